@@ -1,0 +1,100 @@
+"""Pass/fail decision for a judge from its agreement with human labels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calibration.stats.agreement import Agreement
+
+POLICIES = ("point", "lower_bound")
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """``status`` is "pass" or "fail"; ``reasons`` say why in words, one check a line."""
+
+    status: str
+    reasons: tuple[str, ...]
+    policy: str
+    threshold: float
+    value: float | None  # the figure compared with the threshold (kappa or its lower bound)
+
+
+def _pair(value: float, threshold: float) -> tuple[str, str]:
+    """Value and threshold as text, with enough digits that they never print equal when not."""
+    digits = 2
+    while digits < 6 and value != threshold and f"{value:.{digits}f}" == f"{threshold:.{digits}f}":
+        digits += 1
+    return f"{value:.{digits}f}", f"{threshold:.{digits}f}"
+
+
+def _bounds(ci) -> tuple[float | None, float | None] | None:
+    """(lo, hi) from a BootstrapCI-like object, a pair, or None."""
+    if ci is None:
+        return None
+    if hasattr(ci, "lo"):
+        return ci.lo, ci.hi
+    lo, hi = ci
+    return lo, hi
+
+
+def gate_decide(
+    agreement: Agreement,
+    *,
+    threshold: float = 0.7,
+    policy: str = "point",
+    min_n: int = 30,
+    ci=None,
+) -> GateDecision:
+    """Pass only if kappa is defined, n >= min_n and the policy's figure >= threshold.
+
+    ``policy="point"`` compares kappa itself; ``policy="lower_bound"`` compares the lower end of
+    the 95% interval: ``ci`` (a bootstrap interval or a (lo, hi) pair) when given, else the
+    closed-form ``agreement.kappa_ci95``. Every check is reported, passed or failed.
+    """
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    reasons: list[str] = []
+    ok = True
+
+    if agreement.n < min_n:
+        ok = False
+        reasons.append(f"n {agreement.n} below the minimum {min_n}")
+    else:
+        reasons.append(f"n {agreement.n} >= minimum {min_n}")
+
+    value = None
+    if agreement.kappa is None:
+        ok = False
+        reasons.append(f"kappa undefined: {agreement.reason}")
+    elif policy == "point":
+        value = agreement.kappa
+        v, t = _pair(value, threshold)
+        if value >= threshold:
+            reasons.append(f"kappa {v} >= threshold {t}")
+        else:
+            ok = False
+            reasons.append(f"kappa {v} below threshold {t}")
+    else:
+        given = _bounds(ci)
+        source = "bootstrap" if given is not None else "closed-form"
+        bounds = given if given is not None else agreement.kappa_ci95
+        value = bounds[0] if bounds is not None else None
+        if value is None:
+            ok = False
+            reasons.append(f"no {source} 95% interval for kappa, so its lower bound is unknown")
+        else:
+            v, t = _pair(value, threshold)
+            passed = value >= threshold
+            ok = ok and passed
+            reasons.append(
+                f"lower 95% bound of kappa ({source}) {v} {'>=' if passed else 'below'} "
+                f"threshold {t} (kappa {agreement.kappa:.2f})"
+            )
+    return GateDecision(
+        status="pass" if ok else "fail",
+        reasons=tuple(reasons),
+        policy=policy,
+        threshold=threshold,
+        value=value,
+    )
