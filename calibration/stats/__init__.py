@@ -1,0 +1,68 @@
+"""Pure statistics for evalapp: agreement, kappa, bootstrap, paired comparison, manifests.
+
+numpy / scipy only (scikit-learn and statsmodels are the references in tests/stats, not
+dependencies); never Django. Functions take plain arrays and return frozen dataclasses.
+"""
+
+from calibration.stats.agreement import (
+    Agreement,
+    agreement,
+    agreement_from_counts,
+    confusion_matrix,
+)
+from calibration.stats.band import Band, Verdict, difference_verdict, run_band
+from calibration.stats.bootstrap import (
+    BootstrapCI,
+    StratifiedBootstrapCI,
+    bootstrap_kappa_ci,
+    stratified_bootstrap_kappa_ci,
+)
+from calibration.stats.drift import Drift, relabel_drift
+from calibration.stats.gate import GateDecision, gate_decide
+from calibration.stats.manifest import (
+    Decomposition,
+    ManifestDiff,
+    ceiling_after_adding,
+    decompose_movement,
+    diff_manifests,
+)
+from calibration.stats.paired import PairedComparison, n_for_gap, paired_diff, resolvable_gap
+from calibration.stats.report import (
+    agreement_report,
+    agreement_report_from_rows,
+    parse_agreement_lines,
+)
+from calibration.stats.strata import StratumAgreement, per_stratum, strata_tables
+
+__all__ = [
+    "Agreement",
+    "Band",
+    "BootstrapCI",
+    "Decomposition",
+    "Drift",
+    "GateDecision",
+    "ManifestDiff",
+    "PairedComparison",
+    "StratifiedBootstrapCI",
+    "StratumAgreement",
+    "Verdict",
+    "agreement",
+    "agreement_from_counts",
+    "agreement_report",
+    "agreement_report_from_rows",
+    "bootstrap_kappa_ci",
+    "ceiling_after_adding",
+    "confusion_matrix",
+    "decompose_movement",
+    "diff_manifests",
+    "difference_verdict",
+    "gate_decide",
+    "n_for_gap",
+    "paired_diff",
+    "per_stratum",
+    "relabel_drift",
+    "resolvable_gap",
+    "run_band",
+    "strata_tables",
+    "stratified_bootstrap_kappa_ci",
+]

@@ -1,0 +1,162 @@
+"""Paired comparison of two systems scored on the same questions.
+
+Per question the difference B - A is +1 (only B right), -1 (only A right) or 0, so the whole
+comparison lives in three counts. The bootstrap draws those counts, multinomial(n, shares), which
+is resampling questions with replacement at a cost that does not depend on n.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.96  # the textbook constant; the brief's figures (e.g. the naive +-6.9 points) use it
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """B against A on ``n`` shared questions; every ``*_points`` figure is in percentage points.
+
+    ``ci95`` is the percentile bootstrap of the mean paired difference; ``naive_ci95`` treats the
+    two scores as independent samples (wrong for paired data: it ignores that most questions are
+    answered alike, and is usually far too wide); ``se_points`` is the closed-form paired SE.
+    """
+
+    n: int
+    a_score: float
+    b_score: float
+    diff_points: float
+    ci95: tuple[float, float]
+    naive_ci95: tuple[float, float]
+    se_points: float
+    b_only: int
+    a_only: int
+    regressions: tuple[str, ...]
+    resolvable_gap_points: float
+    iters: int
+    seed: int
+
+    def to_dict(self) -> dict:
+        """Exactly the INTERFACES.md ``compare`` object."""
+        return {
+            "n": self.n,
+            "a_score": self.a_score,
+            "b_score": self.b_score,
+            "diff_points": self.diff_points,
+            "ci95": list(self.ci95),
+            "naive_ci95": list(self.naive_ci95),
+            "se_points": self.se_points,
+            "b_only": self.b_only,
+            "a_only": self.a_only,
+            "regressions": list(self.regressions),
+            "resolvable_gap_points": self.resolvable_gap_points,
+        }
+
+
+def _flags(x, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional")
+    if arr.dtype != bool:
+        if arr.size and not np.isin(arr, (0, 1)).all():
+            raise ValueError(f"{name} must hold booleans (or 0/1)")
+        arr = arr.astype(bool)
+    return arr
+
+
+def resolvable_gap(n: int, *, discordant_rate: float, z: float = Z95) -> float:
+    """Smallest gap, in points, a paired comparison of n questions can tell from zero.
+
+    With d the share of questions the systems answer differently, the SE of the paired
+    difference near zero is sqrt(d / n) (McNemar), so a gap needs z * sqrt(d / n) to clear the
+    interval: 100 * z * sqrt(d / n) points. It shrinks with sqrt(n): four times the questions
+    resolve half the gap. (This is the interval's half-width; it is not a power calculation.)
+    """
+    if n <= 0:
+        raise ValueError(f"n must be positive, got {n}")
+    if not 0 <= discordant_rate <= 1:
+        raise ValueError(f"discordant_rate must be in [0, 1], got {discordant_rate}")
+    return 100 * z * math.sqrt(discordant_rate / n)
+
+
+def n_for_gap(gap: float, *, discordant_rate: float, z: float = Z95) -> int:
+    """Questions needed to resolve a gap of ``gap`` points at this discordance rate.
+
+    The inverse of ``resolvable_gap``: n = ceil(d * (100 * z / gap)^2).
+    """
+    if gap <= 0:
+        raise ValueError(f"gap must be positive (in points), got {gap}")
+    if not 0 < discordant_rate <= 1:
+        raise ValueError(f"discordant_rate must be in (0, 1], got {discordant_rate}")
+    # The small allowance keeps an exact n (e.g. 100.00000000000001) from rounding up.
+    return max(1, math.ceil(discordant_rate * (100 * z / gap) ** 2 - 1e-9))
+
+
+def paired_diff(
+    qids: Sequence[str],
+    a_correct,
+    b_correct,
+    *,
+    iters: int = 10_000,
+    seed: int = 0,
+) -> PairedComparison:
+    """Compare system B with system A question by question (positive diff: B is better).
+
+    Closed-form SE of the paired difference of proportions (Agresti, Categorical Data Analysis,
+    10.1): with p10 = b_only / n and p01 = a_only / n,
+    SE = sqrt((p10 + p01 - (p10 - p01)^2) / n).
+    Naive interval: diff +- 1.96 * sqrt(pa(1-pa)/n + pb(1-pb)/n), as if A and B were scored on
+    different questions. ``resolvable_gap_points`` uses the observed discordance rate.
+    """
+    qids = [str(q) for q in qids]
+    a = _flags(a_correct, "a_correct")
+    b = _flags(b_correct, "b_correct")
+    if not len(qids) == a.shape[0] == b.shape[0]:
+        raise ValueError(
+            f"qids, a_correct and b_correct must have the same length, got "
+            f"{len(qids)}, {a.shape[0]}, {b.shape[0]}"
+        )
+    if len(set(qids)) != len(qids):
+        raise ValueError("qids must be distinct: each question is compared once")
+    n = len(qids)
+    if n == 0:
+        raise ValueError("no questions to compare")
+    if iters < 1:
+        raise ValueError(f"iters must be at least 1, got {iters}")
+
+    b_only = int(np.count_nonzero(b & ~a))
+    a_only = int(np.count_nonzero(a & ~b))
+    ties = n - b_only - a_only
+    a_score = int(a.sum()) / n
+    b_score = int(b.sum()) / n
+    # From the integer counts, so 24 / 300 gives exactly 8.0 points.
+    diff_points = 100 * (b_only - a_only) / n
+
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, np.array([b_only, a_only, ties]) / n, size=iters)
+    diffs = 100 * (draws[:, 0] - draws[:, 1]) / n
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+
+    d = (b_only - a_only) / n
+    se = math.sqrt(max((b_only + a_only) / n - d * d, 0.0) / n)
+    naive_half = 100 * Z95 * math.sqrt(a_score * (1 - a_score) / n + b_score * (1 - b_score) / n)
+    regressions = tuple(sorted(q for q, ra, rb in zip(qids, a, b) if ra and not rb))
+
+    return PairedComparison(
+        n=n,
+        a_score=a_score,
+        b_score=b_score,
+        diff_points=diff_points,
+        ci95=(float(lo), float(hi)),
+        naive_ci95=(diff_points - naive_half, diff_points + naive_half),
+        se_points=100 * se,
+        b_only=b_only,
+        a_only=a_only,
+        regressions=regressions,
+        resolvable_gap_points=resolvable_gap(n, discordant_rate=(b_only + a_only) / n),
+        iters=iters,
+        seed=seed,
+    )

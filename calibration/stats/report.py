@@ -1,0 +1,133 @@
+"""The full INTERFACES.md ``agreement`` object, and the JSONL reader behind the command."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from calibration.stats._encode import as_column
+from calibration.stats.agreement import agreement_from_counts, confusion_matrix
+from calibration.stats.bootstrap import bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from calibration.stats.strata import StratumAgreement, strata_tables
+
+# Stratum name for rows that carry none when others do.
+NO_STRATUM = "(none)"
+
+
+def agreement_report(
+    ids: Sequence,
+    a,
+    b,
+    strata=None,
+    *,
+    weights: str | None = None,
+    iters: int = 10_000,
+    seed: int = 0,
+    positive: str | None = "correct",
+    min_n: int = 30,
+) -> dict:
+    """Every agreement figure for two label columns, as the INTERFACES ``agreement`` object.
+
+    ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
+    (observed shares, so its centre is the pooled kappa), the right scheme for a stratified
+    sample. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
+    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share).
+    """
+    a = as_column(a, "a")
+    b = as_column(b, "b")
+    ids = list(ids)
+    if not len(ids) == a.shape[0] == b.shape[0]:
+        raise ValueError(
+            f"ids, a and b must have the same length, got {len(ids)}, {a.shape[0]}, {b.shape[0]}"
+        )
+    if len(set(ids)) != len(ids):
+        raise ValueError("ids must be distinct")
+
+    labels, counts = confusion_matrix(a, b)
+    ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
+    out = ag.to_dict()
+
+    ci = None
+    method = "counts"
+    if strata is not None:
+        _, tables = strata_tables(a, b, strata, labels=labels)
+        out["per_stratum"] = {}
+        for name, table in tables.items():
+            st = agreement_from_counts(table, labels, weights=weights, positive=positive)
+            entry = StratumAgreement(
+                n=st.n, raw_agreement=st.raw_agreement, kappa=st.kappa, reason=st.reason,
+                too_small=st.n < min_n, agreement=st,
+            )
+            out["per_stratum"][name] = entry.to_dict()
+        if ag.kappa is not None:
+            ci = stratified_bootstrap_kappa_ci(tables, None, iters=iters, seed=seed, weights=weights)
+            method = "stratified counts"
+    elif ag.kappa is not None:
+        ci = bootstrap_kappa_ci(counts, iters=iters, seed=seed, weights=weights)
+
+    out["bootstrap_ci95"] = ci.as_list() if ci is not None else None
+    out["bootstrap"] = {
+        "method": method,
+        "iters": iters,
+        "seed": seed,
+        "undefined_share": ci.undefined_share if ci is not None else None,
+    }
+    return out
+
+
+def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[str]]:
+    """Read agreement JSONL: ``{"id", "a", "b", "stratum"?}`` one object a line.
+
+    Returns ``(rows, errors)``; each error names its 1-based line number and the field at fault.
+    Blank lines are skipped. ``id`` may be a string or an integer (kept as its string).
+    """
+    rows: list[dict] = []
+    errors: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {number}: malformed JSON ({exc.msg} at column {exc.colno})")
+            continue
+        if not isinstance(obj, dict):
+            errors.append(f"line {number}: expected a JSON object, got {type(obj).__name__}")
+            continue
+        problems = []
+        ident = obj.get("id")
+        if "id" not in obj or ident is None:
+            problems.append("missing field 'id'")
+        elif isinstance(ident, bool) or not isinstance(ident, (str, int)):
+            problems.append(f"field 'id' must be a string, got {type(ident).__name__}")
+        elif str(ident) in seen:
+            problems.append(f"duplicate id {str(ident)!r} (first on line {seen[str(ident)]})")
+        for key in ("a", "b"):
+            if key not in obj or obj[key] is None:
+                problems.append(f"missing field {key!r}")
+            elif not isinstance(obj[key], str):
+                problems.append(
+                    f"field {key!r} must be a string label, got {type(obj[key]).__name__}"
+                )
+        stratum = obj.get("stratum")
+        if stratum is not None and not isinstance(stratum, str):
+            problems.append(f"field 'stratum' must be a string, got {type(stratum).__name__}")
+        if problems:
+            errors.extend(f"line {number}: {p}" for p in problems)
+            continue
+        seen[str(ident)] = number
+        rows.append({"id": str(ident), "a": obj["a"], "b": obj["b"], "stratum": stratum})
+    return rows, errors
+
+
+def agreement_report_from_rows(rows: Sequence[dict], **kwargs) -> dict:
+    """``agreement_report`` over parsed rows; strata are used when any row has one (rows
+    without are grouped as ``"(none)"``)."""
+    ids = [r["id"] for r in rows]
+    a = [r["a"] for r in rows]
+    b = [r["b"] for r in rows]
+    strata = None
+    if any(r.get("stratum") is not None for r in rows):
+        strata = [r["stratum"] if r.get("stratum") is not None else NO_STRATUM for r in rows]
+    return agreement_report(ids, a, b, strata, **kwargs)
