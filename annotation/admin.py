@@ -1,0 +1,97 @@
+"""Admin for every model; immutable records (versions, examples, audits, label history) are read-only."""
+from django.contrib import admin
+
+from annotation import models as m
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """For records that are never changed or deleted once written."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class NoDeleteAdmin(admin.ModelAdmin):
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(m.Document)
+class DocumentAdmin(NoDeleteAdmin):
+    list_display = ["doc_id", "title", "source", "updated_at"]
+    search_fields = ["doc_id", "title"]
+    list_filter = ["source"]
+    readonly_fields = ["text_sha256", "prechunked"]
+
+
+@admin.register(m.Chunk)
+class ChunkAdmin(ReadOnlyAdmin):
+    list_display = ["chunk_id", "ordinal", "retired", "created_at"]
+    list_filter = ["retired"]
+    search_fields = ["chunk_id"]
+
+
+@admin.register(m.Dataset)
+class DatasetAdmin(NoDeleteAdmin):
+    list_display = ["name", "no_answer_stratum", "created_at"]
+
+
+@admin.register(m.DatasetVersion)
+class DatasetVersionAdmin(ReadOnlyAdmin):
+    list_display = ["dataset", "number", "dataset_hash", "source", "examples", "added", "removed", "modified", "unchanged", "created_at"]
+    list_filter = ["dataset", "source"]
+
+
+@admin.register(m.Example)
+class ExampleAdmin(ReadOnlyAdmin):
+    list_display = ["qid", "stratum", "sha256"]
+    search_fields = ["qid", "sha256"]
+
+
+@admin.register(m.VersionEntry)
+class VersionEntryAdmin(ReadOnlyAdmin):
+    list_display = ["version", "qid", "example"]
+    search_fields = ["qid"]
+
+
+@admin.register(m.WorkingExample)
+class WorkingExampleAdmin(ReadOnlyAdmin):
+    list_display = ["dataset", "qid", "revision", "updated_by", "updated_at"]
+
+
+@admin.register(m.EditAudit)
+class EditAuditAdmin(ReadOnlyAdmin):
+    list_display = ["dataset", "qid", "field", "user", "at", "revision"]
+    list_filter = ["dataset", "field"]
+
+
+@admin.register(m.Run)
+class RunAdmin(ReadOnlyAdmin):
+    list_display = ["run_id", "system", "dataset", "dataset_hash", "started_at"]
+
+
+@admin.register(m.Answer)
+class AnswerAdmin(ReadOnlyAdmin):
+    list_display = ["run", "qid", "correct", "final_verdict", "final_source"]
+    list_filter = ["run", "final_verdict"]
+
+
+@admin.register(m.HumanLabel)
+class HumanLabelAdmin(ReadOnlyAdmin):
+    list_display = ["answer", "annotator", "verdict", "source", "labelled_at", "round"]
+
+
+@admin.register(m.LabelEvent)
+class LabelEventAdmin(ReadOnlyAdmin):
+    list_display = ["answer", "annotator", "old_verdict", "new_verdict", "source", "at"]
+
+
+@admin.register(m.Adjudication)
+class AdjudicationAdmin(ReadOnlyAdmin):
+    list_display = ["answer", "adjudicator", "verdict", "at"]

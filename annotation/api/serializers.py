@@ -1,0 +1,121 @@
+"""Input and output serializers of the annotation API (one per direction, no workflow in them)."""
+from rest_framework import serializers
+
+from annotation.models import Answer, Dataset, DatasetVersion, Document, EditAudit, HumanLabel, Run
+
+
+class HitSerializer(serializers.Serializer):
+    chunk_id = serializers.CharField()
+    doc_id = serializers.CharField()
+    title = serializers.CharField()
+    source = serializers.CharField()
+    rank = serializers.FloatField()
+    snippet_html = serializers.CharField()
+
+
+class ChunkSerializer(serializers.Serializer):
+    chunk_id = serializers.CharField()
+    doc_id = serializers.CharField(source="document.doc_id")
+    title = serializers.CharField(source="document.title")
+    ordinal = serializers.IntegerField()
+    text = serializers.CharField()
+    retired = serializers.BooleanField()
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Document
+        fields = ["doc_id", "title", "source", "text_sha256", "prechunked", "created_at", "updated_at"]
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="dataset.name")
+    created_by = serializers.CharField(source="created_by.username", default=None)
+
+    class Meta:
+        model = DatasetVersion
+        fields = ["dataset", "number", "dataset_hash", "source", "note", "examples", "added", "removed",
+                  "modified", "unchanged", "created_by", "created_at"]
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    latest = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Dataset
+        fields = ["name", "description", "no_answer_stratum", "strata_budget", "created_at", "latest"]
+
+    def get_latest(self, obj) -> dict | None:
+        version = obj.versions.order_by("-number").first()
+        return VersionSerializer(version).data if version else None
+
+
+class VersionResultSerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    dataset_hash = serializers.CharField()
+    version = serializers.IntegerField()
+    examples = serializers.IntegerField()
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+    modified = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    created = serializers.BooleanField()
+
+
+class StrataInSerializer(serializers.Serializer):
+    strata = serializers.DictField(child=serializers.CharField(), help_text="{stratum: percentage}, summing to 100")
+
+
+class PublishInSerializer(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class WorkingItemSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    record = serializers.DictField()
+    revision = serializers.IntegerField()
+    edited = serializers.BooleanField()
+
+
+class WorkingEditInSerializer(serializers.Serializer):
+    changes = serializers.DictField(help_text="fields of the question record to set")
+    base_revision = serializers.IntegerField(required=False, allow_null=True,
+                                             help_text="the revision you edited; a mismatch answers 409")
+    active_seconds = serializers.FloatField(required=False, default=0, min_value=0)
+    client_key = serializers.CharField(required=False, allow_blank=True, default="", max_length=100,
+                                       help_text="idempotency key: a retried save with the same key lands once")
+    delete = serializers.BooleanField(required=False, default=False)
+
+
+class AuditSerializer(serializers.ModelSerializer):
+    user = serializers.CharField(source="user.username", default=None)
+
+    class Meta:
+        model = EditAudit
+        fields = ["qid", "field", "old_value", "new_value", "revision", "user", "at", "active_seconds"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="dataset.name", default=None)
+    answers = serializers.IntegerField(source="answers.count", read_only=True)
+
+    class Meta:
+        model = Run
+        fields = ["run_id", "system", "dataset", "dataset_hash", "model_snapshot", "prompt_hash", "evaluator_version",
+                  "evaluator_config_hash", "harness_commit", "index_id", "started_at", "imported_at", "record", "answers"]
+
+
+class LabelSerializer(serializers.ModelSerializer):
+    annotator = serializers.CharField(source="annotator.username")
+
+    class Meta:
+        model = HumanLabel
+        fields = ["annotator", "verdict", "rationale", "source", "labelled_at", "round"]
+
+
+class AnswerSerializer(serializers.ModelSerializer):
+    labels = LabelSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Answer
+        fields = ["qid", "answer", "correct", "retrieved", "prompt_chunks", "extra", "final_verdict", "final_source", "labels"]

@@ -1,0 +1,262 @@
+"""REST endpoints for the corpus, labelled sets, runs and human labels. Thin: parse, call, render."""
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import search, selectors
+from annotation.api import serializers as s
+from annotation.models import Answer, Dataset, Document, EditAudit, Run
+from annotation.services.corpus import corpus_import
+from annotation.services.datasets import dataset_publish, questions_import, strata_set, working_edit
+from annotation.services.runs import labels_import, run_import
+from evalapp.api import UploadSerializer, uploaded_path
+from evalapp.errors import ServiceError
+from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
+
+READERS = HasRole(EXPERT, ENGINEER, ADJUDICATOR)
+CURATORS = HasRole(EXPERT, ENGINEER)
+RUN_READERS = HasRole(ENGINEER, ADJUDICATOR)
+UPLOAD_PARSERS = [MultiPartParser, FormParser, JSONParser]
+
+
+class ChunkSearchView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(
+        summary="Search live chunks",
+        parameters=[OpenApiParameter("q", str, description="words; the last is matched as a prefix"),
+                    OpenApiParameter("doc_id", str), OpenApiParameter("source", str),
+                    OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
+        responses=s.HitSerializer(many=True),
+    )
+    def get(self, request):
+        limit = max(1, min(int(request.query_params.get("limit", 20) or 20), 100))
+        offset = max(0, int(request.query_params.get("offset", 0) or 0))
+        hits = search.search_chunks(request.query_params.get("q", ""), limit=limit, offset=offset,
+                                    doc_id=request.query_params.get("doc_id", ""),
+                                    source=request.query_params.get("source", ""))
+        return Response(s.HitSerializer(hits, many=True).data)
+
+
+class ChunkDetailView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(summary="A chunk with its neighbours", parameters=[OpenApiParameter("chunk_id", str, required=True)],
+                   responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        found = selectors.chunk_with_neighbours(request.query_params.get("chunk_id", ""))
+        if found is None:
+            raise ServiceError(f"unknown chunk {request.query_params.get('chunk_id', '')!r}", status=404)
+        chunk, neighbours = found
+        return Response({"chunk": s.ChunkSerializer(chunk).data,
+                         "neighbours": s.ChunkSerializer(neighbours, many=True).data})
+
+
+class DocumentListView(generics.ListAPIView):
+    permission_classes = [CURATORS]
+    serializer_class = s.DocumentSerializer
+    queryset = Document.objects.all()
+
+
+class CorpusImportView(APIView):
+    permission_classes = [CURATORS]
+    parser_classes = UPLOAD_PARSERS
+
+    @extend_schema(summary="Import corpus documents", request={"multipart/form-data": UploadSerializer},
+                   responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        with uploaded_path(request) as path:
+            result = corpus_import(path=path)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+
+
+class DatasetListView(generics.ListAPIView):
+    permission_classes = [READERS]
+    serializer_class = s.DatasetSerializer
+    queryset = Dataset.objects.all()
+
+
+class DatasetDetailView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(responses=s.DatasetSerializer)
+    def get(self, request, name):
+        return Response(s.DatasetSerializer(selectors.dataset_get(name)).data)
+
+
+class DatasetImportView(APIView):
+    permission_classes = [CURATORS]
+    parser_classes = UPLOAD_PARSERS
+
+    @extend_schema(summary="Import questions as a new version", request={"multipart/form-data": UploadSerializer},
+                   responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
+    def post(self, request, name):
+        with uploaded_path(request) as path:
+            result = questions_import(path=path, dataset_name=name, user=request.user)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class VersionListView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(responses=s.VersionSerializer(many=True))
+    def get(self, request, name):
+        dataset = selectors.dataset_get(name)
+        return Response(s.VersionSerializer(dataset.versions.select_related("dataset", "created_by"), many=True).data)
+
+
+class VersionDetailView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(responses=s.VersionSerializer)
+    def get(self, request, name, ref):
+        return Response(s.VersionSerializer(selectors.version_get(selectors.dataset_get(name), ref)).data)
+
+
+class VersionExportView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(summary="The version's records as JSON Lines, sorted by qid", responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    def get(self, request, name, ref):
+        version = selectors.version_get(selectors.dataset_get(name), ref)
+        lines = (text + "\n" for _qid, text in selectors.version_records(version))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}-v{version.number}.jsonl"'
+        return response
+
+
+class DatasetDiffView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(parameters=[OpenApiParameter("old", str, required=True), OpenApiParameter("new", str, required=True),
+                               OpenApiParameter("run_old", str), OpenApiParameter("run_new", str)],
+                   responses=OpenApiTypes.OBJECT)
+    def get(self, request, name):
+        params = request.query_params
+        if not params.get("old") or not params.get("new"):
+            raise ServiceError("give both ?old= and ?new= (version hash, prefix or number)")
+        run_old = selectors.run_get(params["run_old"]) if params.get("run_old") else None
+        run_new = selectors.run_get(params["run_new"]) if params.get("run_new") else None
+        return Response(selectors.dataset_diff(selectors.dataset_get(name), params["old"], params["new"],
+                                               run_old=run_old, run_new=run_new))
+
+
+class StrataView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(request=s.StrataInSerializer, responses=OpenApiTypes.OBJECT)
+    def put(self, request, name):
+        data = s.StrataInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response({"dataset": name, "strata": strata_set(dataset_name=name, shares=data.validated_data["strata"])})
+
+
+class PublishView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(request=s.PublishInSerializer, responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
+    def post(self, request, name):
+        data = s.PublishInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = dataset_publish(dataset_name=name, user=request.user, note=data.validated_data["note"])
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class WorkingListView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(responses=s.WorkingItemSerializer(many=True))
+    def get(self, request, name):
+        return Response(s.WorkingItemSerializer(selectors.working_records(selectors.dataset_get(name)), many=True).data)
+
+
+class WorkingItemView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(responses=s.WorkingItemSerializer)
+    def get(self, request, name, qid):
+        for item in selectors.working_records(selectors.dataset_get(name)):
+            if item["qid"] == qid:
+                return Response(s.WorkingItemSerializer(item).data)
+        raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
+
+    @extend_schema(request=s.WorkingEditInSerializer, responses={200: s.WorkingItemSerializer, 409: OpenApiTypes.OBJECT})
+    def patch(self, request, name, qid):
+        data = s.WorkingEditInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        result = working_edit(dataset_name=name, qid=qid, changes=v["changes"], base_revision=v.get("base_revision"),
+                              user=request.user, active_seconds=v["active_seconds"], client_key=v["client_key"],
+                              delete=v["delete"])
+        return Response({"qid": result.qid, "record": result.record, "revision": result.revision,
+                         "edited": True, "replayed": result.replayed})
+
+
+class AuditListView(generics.ListAPIView):
+    permission_classes = [CURATORS]
+    serializer_class = s.AuditSerializer
+
+    def get_queryset(self):
+        dataset = selectors.dataset_get(self.kwargs["name"])
+        qs = EditAudit.objects.filter(dataset=dataset).select_related("user")
+        if self.request.query_params.get("qid"):
+            qs = qs.filter(qid=self.request.query_params["qid"])
+        return qs
+
+
+class CheckLabelsView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(summary="Stale gold labels", responses=OpenApiTypes.OBJECT)
+    def get(self, request, name):
+        version = selectors.version_get(selectors.dataset_get(name), request.query_params.get("version"))
+        return Response(selectors.stale_gold(version))
+
+
+class RunListView(generics.ListAPIView):
+    permission_classes = [RUN_READERS]
+    serializer_class = s.RunSerializer
+    queryset = Run.objects.select_related("dataset")
+
+    @extend_schema(summary="Import a run (first line the run record)", request={"multipart/form-data": UploadSerializer},
+                   responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        if not HasRole(ENGINEER)().has_permission(request, self):
+            return Response({"detail": "Importing runs needs the engineer role."}, status=403)
+        with uploaded_path(request) as path:
+            result = run_import(path=path)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+
+    parser_classes = UPLOAD_PARSERS
+
+
+class RunDetailView(APIView):
+    permission_classes = [RUN_READERS]
+
+    @extend_schema(responses=s.RunSerializer)
+    def get(self, request, run_id):
+        return Response(s.RunSerializer(selectors.run_get(run_id)).data)
+
+
+class AnswerListView(generics.ListAPIView):
+    permission_classes = [RUN_READERS]
+    serializer_class = s.AnswerSerializer
+
+    def get_queryset(self):
+        return Answer.objects.filter(run=selectors.run_get(self.kwargs["run_id"])).prefetch_related("labels__annotator")
+
+
+class LabelImportView(APIView):
+    permission_classes = [RUN_READERS]
+    parser_classes = UPLOAD_PARSERS
+
+    @extend_schema(summary="Import human grades", request={"multipart/form-data": UploadSerializer},
+                   responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        with uploaded_path(request) as path:
+            result = labels_import(path=path)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)

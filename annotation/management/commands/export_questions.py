@@ -1,0 +1,29 @@
+import sys
+
+from annotation import selectors
+from evalapp.commands import EvalCommand
+from evalapp.errors import ServiceError
+
+
+class Command(EvalCommand):
+    help = "Write a dataset version's records as JSON Lines, sorted by qid (canonical JSON: re-importing gives the same hash)."
+    json_option = False
+
+    def add_command_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--version", dest="ref", help="hash (or prefix) or number; default the latest")
+        parser.add_argument("--output", "-o", help="file to write instead of stdout")
+
+    def handle(self, *args, **o):
+        try:
+            version = selectors.version_get(selectors.dataset_get(o["dataset"]), o.get("ref"))
+        except ServiceError as exc:
+            self.stderr.write(f"error: {exc}")
+            sys.exit(exc.code)
+        out = open(o["output"], "w", encoding="utf-8") if o.get("output") else None
+        stream = out or sys.stdout
+        for _qid, text in selectors.version_records(version):
+            stream.write(text + "\n")
+        if out:
+            out.close()
+        stream.flush()

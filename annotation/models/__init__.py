@@ -1,0 +1,16 @@
+"""Corpus, labelled sets (with immutable content-hashed versions), system runs and human labels."""
+from annotation.models.corpus import Chunk, Document
+from annotation.models.datasets import (
+    Dataset,
+    DatasetVersion,
+    EditAudit,
+    Example,
+    VersionEntry,
+    WorkingExample,
+)
+from annotation.models.runs import Adjudication, Answer, HumanLabel, LabelEvent, Run
+
+__all__ = [
+    "Adjudication", "Answer", "Chunk", "Dataset", "DatasetVersion", "Document", "EditAudit",
+    "Example", "HumanLabel", "LabelEvent", "Run", "VersionEntry", "WorkingExample",
+]

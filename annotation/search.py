@@ -1,0 +1,123 @@
+"""Full-text search over live chunks: PostgreSQL full-text search or SQLite FTS5, behind one function.
+
+PostgreSQL: a partial GIN index on to_tsvector('english', text) WHERE NOT retired (migration 0002),
+ranked by ts_rank_cd, snippets by ts_headline. SQLite: an FTS5 table holding live chunks only
+(kept by index_add / index_remove), ranked by bm25, snippets by snippet(). Both treat the query as
+words (the last one as a prefix, for results as you type), all of which must match.
+"""
+import re
+from dataclasses import dataclass
+
+from django.db import connection
+from django.utils.html import escape
+
+FTS_TABLE = "annotation_chunk_fts"
+_OPEN, _CLOSE = "\ue000", "\ue001"  # placeholders turned into <mark> after HTML escaping
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_pk: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    source: str
+    rank: float
+    snippet_html: str
+
+
+def is_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def create_index(schema_editor) -> None:
+    """Create the search structures for this database (called by migration 0002)."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(
+            "CREATE INDEX IF NOT EXISTS annotation_chunk_tsv ON annotation_chunk "
+            "USING GIN (to_tsvector('english', text)) WHERE NOT retired"
+        )
+    elif schema_editor.connection.vendor == "sqlite":
+        schema_editor.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(text, tokenize='porter unicode61')"
+        )
+        schema_editor.execute(f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired")
+
+
+def drop_index(schema_editor) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("DROP INDEX IF EXISTS annotation_chunk_tsv")
+    elif schema_editor.connection.vendor == "sqlite":
+        schema_editor.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+
+
+def index_add(chunks) -> None:
+    """Make new live chunks searchable (PostgreSQL's expression index needs nothing)."""
+    if connection.vendor != "sqlite" or not chunks:
+        return
+    with connection.cursor() as cur:
+        cur.executemany(f"INSERT INTO {FTS_TABLE}(rowid, text) VALUES (%s, %s)", [(c.pk, c.text) for c in chunks])
+
+
+def index_remove(chunk_pks) -> None:
+    """Take retired chunks out of the search index."""
+    if connection.vendor != "sqlite" or not chunk_pks:
+        return
+    with connection.cursor() as cur:
+        cur.executemany(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [(pk,) for pk in chunk_pks])
+
+
+def query_words(q: str) -> list[str]:
+    """The words of a query; punctuation and operators are dropped so no input breaks the parser."""
+    return _WORD.findall(q or "")[:32]
+
+
+def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "", source: str = "") -> list[Hit]:
+    """Ranked live chunks matching every word of q (the last as a prefix), with highlighted snippets."""
+    words = query_words(q)
+    if not words:
+        return []
+    filters, params = [], []
+    if doc_id:
+        filters.append("d.doc_id = %s")
+        params.append(doc_id)
+    if source:
+        filters.append("d.source = %s")
+        params.append(source)
+    extra = "".join(f" AND {f}" for f in filters)
+    if connection.vendor == "postgresql":
+        tsquery = " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+        sql = f"""
+            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, hits.rank,
+                   ts_headline('english', c.text, to_tsquery('english', %s),
+                               'StartSel={_OPEN}, StopSel={_CLOSE}, MaxWords=40, MinWords=15, MaxFragments=2')
+            FROM (
+                SELECT c.id, ts_rank_cd(to_tsvector('english', c.text), to_tsquery('english', %s)) AS rank
+                FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id
+                WHERE NOT c.retired AND to_tsvector('english', c.text) @@ to_tsquery('english', %s){extra}
+                ORDER BY rank DESC, c.id LIMIT %s OFFSET %s
+            ) hits
+            JOIN annotation_chunk c ON c.id = hits.id JOIN annotation_document d ON d.id = c.document_id
+            ORDER BY hits.rank DESC, c.id
+        """
+        args = [tsquery, tsquery, tsquery, *params, limit, offset]
+    else:
+        match = " ".join('"' + w.replace('"', "") + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+        sql = f"""
+            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, -bm25({FTS_TABLE}) AS rank,
+                   snippet({FTS_TABLE}, 0, '{_OPEN}', '{_CLOSE}', '…', 40)
+            FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
+            JOIN annotation_document d ON d.id = c.document_id
+            WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
+            ORDER BY bm25({FTS_TABLE}), c.id LIMIT %s OFFSET %s
+        """
+        args = [match, *params, limit, offset]
+    with connection.cursor() as cur:
+        cur.execute(sql, args)
+        rows = cur.fetchall()
+    return [
+        Hit(chunk_pk=r[0], chunk_id=r[1], doc_id=r[2], title=r[3], source=r[4], rank=float(r[5]),
+            snippet_html=escape(r[6]).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>"))
+        for r in rows
+    ]

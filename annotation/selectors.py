@@ -1,0 +1,185 @@
+"""Reads: datasets, versions and their manifests, the working copy, corpus chunks, final labels."""
+import json
+from collections.abc import Iterator
+
+from django.db.models import QuerySet
+
+from annotation.models import Answer, Chunk, Dataset, DatasetVersion, Run, VersionEntry, WorkingExample
+from evalapp.errors import NotFound
+
+
+def dataset_get(name: str) -> Dataset:
+    """The dataset by name, or NotFound naming it."""
+    dataset = Dataset.objects.filter(name=name).first()
+    if dataset is None:
+        raise NotFound(f"unknown dataset {name!r}")
+    return dataset
+
+
+def latest_version(dataset: Dataset) -> DatasetVersion | None:
+    return dataset.versions.order_by("-number").first()
+
+
+def version_get(dataset: Dataset, ref: str | None = None) -> DatasetVersion:
+    """A version by its hash (with or without `sha256:`, or a unique prefix), number (`v3`/`3`), or the latest."""
+    if not ref:
+        version = latest_version(dataset)
+        if version is None:
+            raise NotFound(f"dataset {dataset.name!r} has no version yet")
+        return version
+    versions = dataset.versions.all()
+    if ref.lstrip("v").isdigit() and len(ref.lstrip("v")) < 8:
+        found = versions.filter(number=int(ref.lstrip("v"))).first()
+        if found:
+            return found
+    digest = ref if ref.startswith("sha256:") else "sha256:" + ref
+    matches = list(versions.filter(dataset_hash__startswith=digest)[:2])
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise NotFound(f"version {ref!r} is ambiguous in dataset {dataset.name!r}; give more of the hash")
+    raise NotFound(f"unknown version {ref!r} of dataset {dataset.name!r}")
+
+
+def version_manifest(version: DatasetVersion) -> dict[str, str]:
+    """qid -> example sha256 for one version."""
+    return dict(VersionEntry.objects.filter(version=version).values_list("qid", "example_id").iterator(chunk_size=10_000))
+
+
+def version_records(version: DatasetVersion) -> Iterator[tuple[str, str]]:
+    """(qid, canonical JSON) for a version, sorted by qid, streamed."""
+    rows = (VersionEntry.objects.filter(version=version).order_by("qid")
+            .values_list("qid", "example__canonical").iterator(chunk_size=2000))
+    yield from rows
+
+
+def version_record(version: DatasetVersion | None, qid: str) -> dict | None:
+    if version is None:
+        return None
+    text = VersionEntry.objects.filter(version=version, qid=qid).values_list("example__canonical", flat=True).first()
+    return json.loads(text) if text is not None else None
+
+
+def working_edits(dataset: Dataset) -> QuerySet[WorkingExample]:
+    """Edits that are pending: made on top of the current latest version."""
+    latest = latest_version(dataset)
+    return WorkingExample.objects.filter(dataset=dataset, base_version=latest) if latest else \
+        WorkingExample.objects.filter(dataset=dataset, base_version__isnull=True)
+
+
+def working_records(dataset: Dataset) -> list[dict]:
+    """The working copy: the latest version with pending edits laid over it, sorted by qid.
+
+    Each item: {"qid", "record", "revision", "edited"}.
+    """
+    latest = latest_version(dataset)
+    records = {qid: {"qid": qid, "record": json.loads(text), "revision": 0, "edited": False}
+               for qid, text in (version_records(latest) if latest else [])}
+    revisions = dict(WorkingExample.objects.filter(dataset=dataset).values_list("qid", "revision"))
+    for qid, item in records.items():
+        item["revision"] = revisions.get(qid, 0)
+    for edit in working_edits(dataset):
+        if edit.record is None:
+            records.pop(edit.qid, None)
+        else:
+            records[edit.qid] = {"qid": edit.qid, "record": edit.record, "revision": edit.revision, "edited": True}
+    return [records[q] for q in sorted(records)]
+
+
+def live_chunk_texts() -> QuerySet:
+    return Chunk.objects.filter(retired=False)
+
+
+def chunk_with_neighbours(chunk_id: str, *, around: int = 1) -> tuple[Chunk, list[Chunk]] | None:
+    """A live chunk (or, failing that, its newest retired version) and its live neighbours in the document."""
+    chunk = (Chunk.objects.select_related("document").filter(chunk_id=chunk_id).order_by("retired", "-id").first())
+    if chunk is None:
+        return None
+    neighbours = list(Chunk.objects.filter(document_id=chunk.document_id, retired=False,
+                                           ordinal__gte=chunk.ordinal - around, ordinal__lte=chunk.ordinal + around))
+    return chunk, neighbours
+
+
+def run_get(run_id: str) -> Run:
+    run = Run.objects.filter(run_id=run_id).first()
+    if run is None:
+        raise NotFound(f"unknown run {run_id!r}")
+    return run
+
+
+def final_labels(run: Run) -> dict[str, str]:
+    """qid -> final human verdict for the answers of a run that have one."""
+    return dict(Answer.objects.filter(run=run).exclude(final_verdict="").values_list("qid", "final_verdict"))
+
+
+def run_scores(run: Run) -> dict[str, float]:
+    """qid -> 1.0 / 0.0 for the answers of a run that are scored: the harness's own `correct`,
+    else the final human label. Unscored answers are left out."""
+    scores = {}
+    for qid, correct, final in Answer.objects.filter(run=run).values_list("qid", "correct", "final_verdict").iterator(chunk_size=10_000):
+        if correct is not None:
+            scores[qid] = 1.0 if correct else 0.0
+        elif final:
+            scores[qid] = 1.0 if final == "correct" else 0.0
+    return scores
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def stale_gold(version: DatasetVersion) -> dict:
+    """Gold labels whose gold_text no longer occurs in the live corpus.
+
+    A label is fresh when its gold chunk is live and holds the text; `moved` when the text is found in
+    another live chunk (the chunk id should be re-tagged); stale when it occurs in no live chunk.
+    """
+    from annotation.search import query_words, search_chunks
+
+    checked, stale, moved = 0, [], []
+    for qid, text in version_records(version):
+        record = json.loads(text)
+        gold_text = record.get("gold_text")
+        if not isinstance(gold_text, str) or not gold_text.strip():
+            continue
+        checked += 1
+        needle = _normalise(gold_text)
+        chunk_id = record.get("gold_chunk_id")
+        live = Chunk.objects.filter(chunk_id=chunk_id, retired=False).values_list("text", flat=True).first() if chunk_id else None
+        if live is not None and needle in _normalise(live):
+            continue
+        found = None
+        if record.get("gold_doc_id"):
+            for cid, ctext in Chunk.objects.filter(document__doc_id=record["gold_doc_id"], retired=False).values_list("chunk_id", "text"):
+                if needle in _normalise(ctext):
+                    found = cid
+                    break
+        if found is None:
+            words = query_words(gold_text)
+            for hit in search_chunks(" ".join(words[:12]) + " ", limit=25) if words else []:
+                ctext = Chunk.objects.filter(pk=hit.chunk_pk).values_list("text", flat=True).first() or ""
+                if needle in _normalise(ctext):
+                    found = hit.chunk_id
+                    break
+        entry = {"qid": qid, "gold_chunk_id": chunk_id}
+        if found is not None:
+            moved.append({**entry, "now_in": found})
+        else:
+            stale.append({**entry, "reason": "gold chunk retired" if live is None and chunk_id else "gold_text not in the live corpus"})
+    return {"dataset_hash": version.dataset_hash, "checked": checked, "stale": stale,
+            "stale_share": round(len(stale) / checked, 4) if checked else 0.0, "moved": moved}
+
+
+def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run | None = None, run_new: Run | None = None) -> dict:
+    """The four partitions between two versions and, given a run on each, the movement decomposed by partition."""
+    from calibration.stats.manifest import decompose_movement, diff_manifests
+
+    old, new = version_get(dataset, old_ref), version_get(dataset, new_ref)
+    diff = diff_manifests(version_manifest(old), version_manifest(new))
+    out = {"dataset": dataset.name, "old": old.dataset_hash, "new": new.dataset_hash,
+           "added": list(diff.added), "removed": list(diff.removed), "modified": list(diff.modified),
+           "unchanged": list(diff.unchanged)}
+    if run_old is not None and run_new is not None:
+        decomposition = decompose_movement(run_scores(run_old), run_scores(run_new), diff)
+        out["movement"] = decomposition.to_dict() if hasattr(decomposition, "to_dict") else decomposition.__dict__
+    return out

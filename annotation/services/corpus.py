@@ -1,0 +1,145 @@
+"""Importing the corpus: documents chunked into passages; changed documents retire old chunks."""
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation import search
+from annotation.chunker import DEFAULT_MAX_CHARS, chunk_id, chunk_text
+from annotation.models import Chunk, Document
+from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import read_jsonl, require_file, require_str
+
+BATCH = 2000
+
+
+@dataclass
+class _Doc:
+    doc_id: str
+    title: str = ""
+    source: str = ""
+    text: str = ""
+    # For pre-chunked lines: (chunk_id, text) in file order.
+    passages: list[tuple[str, str]] = field(default_factory=list)
+    prechunked: bool = False
+
+
+@dataclass(frozen=True)
+class CorpusImportResult:
+    documents: int
+    chunks: int
+    retired: int
+
+    def as_dict(self):
+        return {"documents": self.documents, "chunks": self.chunks, "retired": self.retired}
+
+
+def _parse_corpus(path: Path) -> dict[str, _Doc]:
+    problems: list[Problem] = []
+    docs: dict[str, _Doc] = {}
+    first_line: dict[str, int] = {}
+    seen_chunks: set[str] = set()
+    for line, obj, problem in read_jsonl(path):
+        if problem:
+            problems.append(problem)
+            continue
+        text = obj.get("text")
+        if not isinstance(text, str):
+            problems.append(Problem("missing required key" if "text" not in obj else "must be a string", line=line, field="text"))
+        for key in ("title", "source"):
+            if obj.get(key) is not None and not isinstance(obj[key], str):
+                problems.append(Problem("must be a string", line=line, field=key))
+        if "chunk_id" in obj:
+            cid = require_str(obj, "chunk_id", line, problems)
+            doc_id = obj.get("doc_id") or (cid.split("#", 1)[0] if cid else None)
+            if not isinstance(doc_id, str) or not doc_id:
+                problems.append(Problem("must be a non-empty string", line=line, field="doc_id"))
+                continue
+            if cid is None or not isinstance(text, str):
+                continue
+            if cid in seen_chunks:
+                problems.append(Problem(f"duplicate chunk_id {cid!r}", line=line, field="chunk_id"))
+                continue
+            seen_chunks.add(cid)
+            doc = docs.setdefault(doc_id, _Doc(doc_id=doc_id, prechunked=True))
+            if not doc.prechunked:
+                problems.append(Problem(f"document {doc_id!r} is given both whole (line {first_line[doc_id]}) and as chunks", line=line, field="chunk_id"))
+                continue
+            first_line.setdefault(doc_id, line)
+            doc.passages.append((cid, text))
+            doc.title = doc.title or (obj.get("title") or "")
+            doc.source = doc.source or (obj.get("source") or "")
+            continue
+        doc_id = require_str(obj, "doc_id", line, problems)
+        if doc_id is None or not isinstance(text, str):
+            continue
+        if doc_id in docs:
+            problems.append(Problem(f"duplicate doc_id {doc_id!r} (first on line {first_line[doc_id]})", line=line, field="doc_id"))
+            continue
+        first_line[doc_id] = line
+        docs[doc_id] = _Doc(doc_id=doc_id, title=obj.get("title") or "", source=obj.get("source") or "", text=text)
+    if problems:
+        raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+    return docs
+
+
+def corpus_import(*, path: str | Path, max_chars: int = DEFAULT_MAX_CHARS) -> CorpusImportResult:
+    """Import documents from JSON Lines; chunk them; retire chunks whose text changed. Atomic."""
+    docs = _parse_corpus(require_file(path))
+    now = timezone.now()
+    added_chunks = retired = 0
+    with transaction.atomic():
+        existing = {d.doc_id: d for d in Document.objects.filter(doc_id__in=list(docs))} if len(docs) < 5000 else \
+            {d.doc_id: d for d in Document.objects.all()}
+        new_docs, changed_docs = [], []
+        for doc in docs.values():
+            passages = doc.passages if doc.prechunked else [
+                (chunk_id(doc.doc_id, i), text) for i, text in enumerate(chunk_text(doc.text, max_chars=max_chars))
+            ]
+            full_text = doc.text if not doc.prechunked else "\n\n".join(t for _, t in passages)
+            digest = hashlib.sha256(full_text.encode("utf-8")).hexdigest()
+            row = existing.get(doc.doc_id)
+            if row is None:
+                row = Document(doc_id=doc.doc_id, title=doc.title, source=doc.source, text=full_text,
+                               text_sha256=digest, prechunked=doc.prechunked)
+                new_docs.append((row, passages))
+            elif row.text_sha256 != digest or row.title != doc.title or row.source != doc.source:
+                changed_docs.append((row, doc, full_text, digest, passages))
+        Document.objects.bulk_create([row for row, _ in new_docs], batch_size=BATCH)
+        if new_docs and not all(row.pk for row, _ in new_docs):
+            ids = dict(Document.objects.filter(doc_id__in=[r.doc_id for r, _ in new_docs]).values_list("doc_id", "pk"))
+            for row, _ in new_docs:
+                row.pk = ids[row.doc_id]
+        to_create = [
+            Chunk(document_id=row.pk, chunk_id=cid, ordinal=i, text=text, created_at=now)
+            for row, passages in new_docs for i, (cid, text) in enumerate(passages)
+        ]
+        to_retire: list[int] = []
+        for row, doc, full_text, digest, passages in changed_docs:
+            live = {c.chunk_id: c for c in Chunk.objects.filter(document=row, retired=False)}
+            keep = set()
+            for i, (cid, text) in enumerate(passages):
+                old = live.get(cid)
+                if old is not None and old.text == text:
+                    keep.add(cid)
+                    if old.ordinal != i:
+                        Chunk.objects.filter(pk=old.pk).update(ordinal=i)
+                    continue
+                to_create.append(Chunk(document_id=row.pk, chunk_id=cid, ordinal=i, text=text, created_at=now))
+            to_retire.extend(c.pk for cid, c in live.items() if cid not in keep)
+            row.title, row.source, row.text, row.text_sha256 = doc.title, doc.source, full_text, digest
+            row.prechunked = doc.prechunked
+            row.save(update_fields=["title", "source", "text", "text_sha256", "prechunked", "updated_at"])
+        if to_retire:
+            for start in range(0, len(to_retire), BATCH):
+                batch = to_retire[start:start + BATCH]
+                Chunk.objects.filter(pk__in=batch).update(retired=True, retired_at=now)
+                search.index_remove(batch)
+            retired = len(to_retire)
+        for start in range(0, len(to_create), BATCH):
+            batch = Chunk.objects.bulk_create(to_create[start:start + BATCH])
+            search.index_add(batch)
+        added_chunks = len(to_create)
+    return CorpusImportResult(documents=len(docs), chunks=added_chunks, retired=retired)

@@ -1,0 +1,290 @@
+"""System runs, their answers, and human labels (imported or made in the app), with final labels kept current."""
+from dataclasses import dataclass
+from datetime import datetime, timezone as dt_timezone
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from annotation import selectors
+from annotation.models import Adjudication, Answer, Dataset, HumanLabel, LabelEvent, Run
+from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import read_jsonl, require_file, require_str
+from evalapp.roles import ANNOTATOR
+
+PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
+VERDICT_VALUES = ("correct", "incorrect")
+BATCH = 2000
+
+
+def _parse_time(value, line, field, problems) -> datetime | None:
+    if value is None:
+        return None
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if parsed is None and isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+    if parsed is None:
+        problems.append(Problem(f"not an ISO 8601 date-time: {value!r}", line=line, field=field))
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt_timezone.utc)
+
+
+def _check_answer_line(obj, line, problems) -> None:
+    require_str(obj, "qid", line, problems)
+    if "answer" not in obj or not isinstance(obj.get("answer"), str):
+        problems.append(Problem("missing required key" if "answer" not in obj else "must be a string", line=line, field="answer"))
+    if obj.get("correct") is not None and not isinstance(obj["correct"], bool):
+        problems.append(Problem("must be true, false or absent", line=line, field="correct"))
+    retrieved = obj.get("retrieved", [])
+    if not isinstance(retrieved, list) or any(
+        not isinstance(r, dict) or not isinstance(r.get("chunk_id"), str) or not isinstance(r.get("rank", 0), int)
+        for r in retrieved
+    ):
+        problems.append(Problem('must be a list of {"chunk_id": str, "rank": int}', line=line, field="retrieved"))
+    prompt_chunks = obj.get("prompt_chunks", [])
+    if not isinstance(prompt_chunks, list) or any(not isinstance(c, str) for c in prompt_chunks):
+        problems.append(Problem("must be a list of chunk ids", line=line, field="prompt_chunks"))
+
+
+@dataclass(frozen=True)
+class RunImportResult:
+    run_id: str
+    answers: int
+    dataset: str | None
+    dataset_hash: str
+    unknown_qids: int
+
+    def as_dict(self):
+        return {"run_id": self.run_id, "answers": self.answers, "dataset": self.dataset,
+                "dataset_hash": self.dataset_hash, "unknown_qids": self.unknown_qids}
+
+
+def run_import(*, path: str | Path) -> RunImportResult:
+    """Import a run: the first line is the run record, every later line one answer. Atomic; never overwrites."""
+    path = require_file(path)
+    problems: list[Problem] = []
+    header = None
+    answers: list[tuple[int, dict]] = []
+    seen: dict[str, int] = {}
+    for line, obj, problem in read_jsonl(path):
+        if problem:
+            problems.append(problem)
+            continue
+        if header is None:
+            header = (line, obj)
+            continue
+        _check_answer_line(obj, line, problems)
+        qid = obj.get("qid")
+        if isinstance(qid, str):
+            if qid in seen:
+                problems.append(Problem(f"duplicate qid {qid!r} (first on line {seen[qid]})", line=line, field="qid"))
+            seen[qid] = line
+        answers.append((line, obj))
+    if header is None:
+        raise ServiceError(f"{path}: empty file; the first line must be the run record")
+    hline, record = header
+    run_id = require_str(record, "run_id", hline, problems)
+    require_str(record, "system", hline, problems)
+    for key in (*PINNED, "dataset", "dataset_hash"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            problems.append(Problem("must be a string", line=hline, field=key))
+    started_at = _parse_time(record.get("started_at"), hline, "started_at", problems)
+    dataset = version = None
+    if isinstance(record.get("dataset"), str):
+        dataset = Dataset.objects.filter(name=record["dataset"]).first()
+        if dataset is None:
+            problems.append(Problem(f"unknown dataset {record['dataset']!r}", line=hline, field="dataset"))
+        elif isinstance(record.get("dataset_hash"), str):
+            version = dataset.versions.filter(dataset_hash=record["dataset_hash"]).first()
+            if version is None:
+                problems.append(Problem(f"dataset {dataset.name!r} has no version {record['dataset_hash']!r}",
+                                        line=hline, field="dataset_hash"))
+        else:
+            version = selectors.latest_version(dataset)
+    if run_id and Run.objects.filter(run_id=run_id).exists():
+        problems.append(Problem(f"run {run_id!r} is already imported; runs are never overwritten (use a new run_id)",
+                                line=hline, field="run_id"))
+    unknown = 0
+    if version is not None:
+        manifest = selectors.version_manifest(version)
+        for line, obj in answers:
+            if isinstance(obj.get("qid"), str) and obj["qid"] not in manifest:
+                problems.append(Problem(f"qid {obj['qid']!r} is not in dataset version {version.dataset_hash[:19]}…",
+                                        line=line, field="qid"))
+                unknown += 1
+    if problems:
+        raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+    with transaction.atomic():
+        run = Run.objects.create(
+            run_id=run_id, system=record["system"], dataset=dataset, dataset_version=version,
+            dataset_hash=record.get("dataset_hash") or (version.dataset_hash if version else ""),
+            started_at=started_at, record=record, **{k: record.get(k) or "" for k in PINNED},
+        )
+        known = {"qid", "answer", "correct", "retrieved", "prompt_chunks"}
+        rows = [
+            Answer(run=run, qid=obj["qid"], answer=obj["answer"], correct=obj.get("correct"),
+                   retrieved=obj.get("retrieved") or [], prompt_chunks=obj.get("prompt_chunks") or [],
+                   extra={k: v for k, v in obj.items() if k not in known})
+            for _, obj in answers
+        ]
+        for start in range(0, len(rows), BATCH):
+            Answer.objects.bulk_create(rows[start:start + BATCH])
+    return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash, unknown)
+
+
+def final_label_refresh(*, answer_ids) -> int:
+    """Recompute the denormalised final label of answers: the latest adjudication, else the verdict
+    that two or more annotators all agree on, else none. Returns how many changed."""
+    changed = 0
+    now = timezone.now()
+    for answer in Answer.objects.filter(pk__in=list(answer_ids)).select_for_update():
+        adjudication = Adjudication.objects.filter(answer=answer).order_by("-at", "-id").first()
+        verdicts = list(HumanLabel.objects.filter(answer=answer).values_list("verdict", flat=True))
+        if adjudication is not None:
+            final, source = adjudication.verdict, "adjudication"
+        elif len(verdicts) >= 2 and len(set(verdicts)) == 1:
+            final, source = verdicts[0], "agreement"
+        else:
+            final, source = "", ""
+        if (answer.final_verdict, answer.final_source) != (final, source):
+            answer.final_verdict, answer.final_source, answer.final_changed_at = final, source, now
+            answer.save(update_fields=["final_verdict", "final_source", "final_changed_at"])
+            changed += 1
+    return changed
+
+
+def annotator_get_or_create(username: str):
+    """The user by name; unknown annotators named in an import are created (no password, annotator role)."""
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
+    return user
+
+
+@transaction.atomic
+def label_write(*, answer: Answer, annotator, verdict: str, rationale: str = "", source: str = "app",
+                labelled_at: datetime | None = None, active_seconds: float | None = None, round: int = 1,
+                refresh_final: bool = True) -> tuple[HumanLabel, str]:
+    """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent.
+
+    Returns (label, outcome) where outcome is "created", "changed" or "unchanged".
+    """
+    if verdict not in VERDICT_VALUES:
+        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+                           [Problem("unknown verdict", field="verdict")])
+    labelled_at = labelled_at or timezone.now()
+    label = HumanLabel.objects.select_for_update().filter(answer=answer, annotator=annotator).first()
+    if label is not None and label.verdict == verdict and label.rationale == (rationale or label.rationale):
+        return label, "unchanged"
+    old = label.verdict if label else ""
+    if label is None:
+        label = HumanLabel.objects.create(answer=answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
+                                          source=source, labelled_at=labelled_at, active_seconds=active_seconds, round=round)
+        outcome = "created"
+    else:
+        label.verdict, label.rationale, label.source = verdict, rationale or label.rationale, source
+        label.labelled_at, label.round = labelled_at, max(label.round, round)
+        if active_seconds is not None:
+            label.active_seconds = (label.active_seconds or 0) + active_seconds
+        label.save()
+        outcome = "changed"
+    LabelEvent.objects.create(answer=answer, annotator=annotator, old_verdict=old, new_verdict=verdict,
+                              rationale=rationale or "", source=source, round=label.round)
+    if refresh_final:
+        final_label_refresh(answer_ids=[answer.pk])
+    return label, outcome
+
+
+@transaction.atomic
+def adjudication_record(*, answer: Answer, adjudicator, verdict: str, reason: str = "") -> Adjudication:
+    """Record an adjudicator's final verdict; the policy that they are not one of the annotators is the caller's."""
+    if verdict not in VERDICT_VALUES:
+        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+                           [Problem("unknown verdict", field="verdict")])
+    adjudication = Adjudication.objects.create(answer=answer, adjudicator=adjudicator, verdict=verdict, reason=reason)
+    final_label_refresh(answer_ids=[answer.pk])
+    return adjudication
+
+
+@dataclass(frozen=True)
+class LabelImportResult:
+    labels: int
+    created: int
+    changed: int
+    unchanged: int
+    users_created: list[str]
+
+    def as_dict(self):
+        return {"labels": self.labels, "created": self.created, "changed": self.changed,
+                "unchanged": self.unchanged, "users_created": self.users_created}
+
+
+def labels_import(*, path: str | Path) -> LabelImportResult:
+    """Import human grades; unknown runs or qids are errors by line; nothing is written unless all lines are good."""
+    path = require_file(path)
+    problems: list[Problem] = []
+    rows = []
+    seen: dict[tuple, int] = {}
+    for line, obj, problem in read_jsonl(path):
+        if problem:
+            problems.append(problem)
+            continue
+        run_id = require_str(obj, "run_id", line, problems)
+        qid = require_str(obj, "qid", line, problems)
+        annotator = require_str(obj, "annotator", line, problems)
+        verdict = obj.get("verdict")
+        if verdict not in VERDICT_VALUES:
+            problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {verdict!r}", line=line, field="verdict"))
+        at = _parse_time(obj.get("labelled_at"), line, "labelled_at", problems)
+        if obj.get("rationale") is not None and not isinstance(obj["rationale"], str):
+            problems.append(Problem("must be a string", line=line, field="rationale"))
+        key = (run_id, qid, annotator)
+        if None not in key:
+            if key in seen:
+                problems.append(Problem(f"a second label by {annotator!r} for {run_id}/{qid} (first on line {seen[key]})",
+                                        line=line, field="annotator"))
+            seen[key] = line
+        rows.append((line, run_id, qid, annotator, verdict, at, obj.get("rationale") or ""))
+    answers = {}
+    for run_id in {r[1] for r in rows if r[1]}:
+        run = Run.objects.filter(run_id=run_id).first()
+        if run is None:
+            continue
+        answers.update({(run_id, q): pk for q, pk in Answer.objects.filter(run=run).values_list("qid", "pk")})
+    known_runs = set(Run.objects.filter(run_id__in={r[1] for r in rows if r[1]}).values_list("run_id", flat=True))
+    for line, run_id, qid, *_ in rows:
+        if run_id and run_id not in known_runs:
+            problems.append(Problem(f"unknown run {run_id!r}", line=line, field="run_id"))
+        elif run_id and qid and (run_id, qid) not in answers:
+            problems.append(Problem(f"run {run_id!r} has no answer to {qid!r}", line=line, field="qid"))
+    if problems:
+        raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+    counts = {"created": 0, "changed": 0, "unchanged": 0}
+    users_created = []
+    with transaction.atomic():
+        users = {}
+        User = get_user_model()
+        for name in sorted({r[3] for r in rows}):
+            existed = User.objects.filter(username=name).exists()
+            users[name] = annotator_get_or_create(name)
+            if not existed:
+                users_created.append(name)
+        answer_objs = {a.pk: a for a in Answer.objects.filter(pk__in=list(answers.values()))}
+        touched = set()
+        for _line, run_id, qid, annotator, verdict, at, rationale in rows:
+            answer = answer_objs[answers[(run_id, qid)]]
+            _, outcome = label_write(answer=answer, annotator=users[annotator], verdict=verdict, rationale=rationale,
+                                     source="import", labelled_at=at, refresh_final=False)
+            counts[outcome] += 1
+            touched.add(answer.pk)
+        final_label_refresh(answer_ids=touched)
+    return LabelImportResult(len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created)

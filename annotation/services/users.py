@@ -1,0 +1,47 @@
+"""People: users with roles (Django groups) and their REST tokens."""
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from evalapp.errors import Problem, ServiceError
+from evalapp.roles import ROLES
+
+
+@dataclass(frozen=True)
+class UserResult:
+    username: str
+    roles: list[str]
+    token: str
+    created: bool
+
+    def as_dict(self):
+        return {"username": self.username, "roles": self.roles, "token": self.token}
+
+
+@transaction.atomic
+def user_upsert(*, username: str, roles: list[str], password: str | None = None) -> UserResult:
+    """Create or update a user holding exactly these roles; set the password when given; return the token."""
+    bad = [r for r in roles if r not in ROLES]
+    problems = [Problem(f"unknown role {r!r}; expected one of {', '.join(ROLES)}", field="role") for r in bad]
+    if not username or not username.strip():
+        problems.append(Problem("must not be empty", field="username"))
+    if not roles:
+        problems.append(Problem("give at least one --role", field="role"))
+    if problems:
+        raise ServiceError("cannot create the user", problems)
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username)
+    if password:
+        user.set_password(password)
+    elif created:
+        user.set_unusable_password()
+    user.is_active = True
+    user.save()
+    groups = [Group.objects.get_or_create(name=r)[0] for r in sorted(set(roles))]
+    user.groups.remove(*Group.objects.filter(name__in=ROLES).exclude(name__in=roles))
+    user.groups.add(*groups)
+    token, _ = Token.objects.get_or_create(user=user)
+    return UserResult(username=user.username, roles=sorted(set(roles)), token=token.key, created=created)

@@ -1,0 +1,50 @@
+"""The shared shape of every management command: --json output on stdout, text on stderr, exit codes.
+
+Exit codes (INTERFACES.md): 0 ok, 1 "the answer is no", 2 bad input (nothing written), 3 cannot answer yet.
+"""
+import json
+import sys
+
+from django.core.management.base import BaseCommand
+
+from evalapp.errors import ServiceError
+
+
+class EvalCommand(BaseCommand):
+    """Subclasses implement run(**options) -> (payload dict, exit code) and, optionally, text(payload)."""
+
+    json_option = True
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        # Our commands take --version HASH (a dataset version), which Django's own --version would shadow.
+        kwargs.setdefault("conflict_handler", "resolve")
+        return super().create_parser(prog_name, subcommand, **kwargs)
+
+    def add_arguments(self, parser):
+        if self.json_option:
+            parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+        self.add_command_arguments(parser)
+
+    def add_command_arguments(self, parser):
+        pass
+
+    def run(self, **options) -> tuple[dict, int]:
+        raise NotImplementedError
+
+    def text(self, payload: dict) -> str:
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+
+    def handle(self, *args, **options):
+        try:
+            payload, code = self.run(**options)
+        except ServiceError as exc:
+            if options.get("json"):
+                self.stdout.write(json.dumps(exc.as_dict(), ensure_ascii=False))
+            self.stderr.write(f"error: {exc}")
+            sys.exit(exc.code)
+        if options.get("json"):
+            self.stdout.write(json.dumps(payload, ensure_ascii=False))
+        else:
+            self.stderr.write(self.text(payload)) if code else self.stdout.write(self.text(payload))
+        if code:
+            sys.exit(code)

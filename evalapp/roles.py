@@ -1,0 +1,59 @@
+"""The four roles, as Django groups, and the checks pages and endpoints share."""
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from rest_framework.permissions import BasePermission
+
+EXPERT = "expert"
+ANNOTATOR = "annotator"
+ADJUDICATOR = "adjudicator"
+ENGINEER = "engineer"
+ROLES = (EXPERT, ANNOTATOR, ADJUDICATOR, ENGINEER)
+
+
+def user_roles(user) -> set[str]:
+    """The role names a user holds (superusers hold them all)."""
+    if user is None or not user.is_authenticated:
+        return set()
+    if user.is_superuser:
+        return set(ROLES)
+    cached = getattr(user, "_evalapp_roles", None)
+    if cached is None:
+        cached = set(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
+        user._evalapp_roles = cached
+    return cached
+
+
+def has_role(user, *roles: str) -> bool:
+    """True when the user holds at least one of the roles."""
+    return bool(user_roles(user) & set(roles))
+
+
+def role_required(*roles: str):
+    """Page decorator: sign-in first, then one of the roles, else 403."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not has_role(request.user, *roles):
+                raise PermissionDenied(f"This page needs the role: {' or '.join(roles)}.")
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+def HasRole(*roles: str):
+    """DRF permission class factory: authenticated and holding one of the roles."""
+
+    class _HasRole(BasePermission):
+        message = f"This endpoint needs the role: {' or '.join(roles)}."
+
+        def has_permission(self, request, view):
+            return bool(request.user and request.user.is_authenticated and has_role(request.user, *roles))
+
+    _HasRole.__name__ = "HasRole_" + "_".join(roles)
+    return _HasRole
