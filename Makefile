@@ -1,0 +1,37 @@
+# The two commands the README starts with: `make run` and `make test`.
+# Both need only Python 3.11+; embedded defaults (SQLite and a filesystem Celery broker under var/).
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test venv venv-test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+# Install, migrate, load the demo, then serve the web app and a Celery worker together; Ctrl-C stops both.
+run: venv
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py seed_demo
+	@echo "evalapp on http://$(HOST):$(PORT)/  (Ctrl-C stops the web server and the worker)"
+	@trap 'kill 0' INT TERM EXIT; \
+	  $(VENV)/bin/celery -A evalapp worker --loglevel=INFO --concurrency=2 & \
+	  $(PY) manage.py runserver $(HOST):$(PORT) --noreload
+
+# The whole test suite (browser tests skip with a reason where Chromium is not installed).
+test: venv
+	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+bench: venv
+	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) var
