@@ -1,0 +1,62 @@
+"""The one small interface every judge backend implements."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+VERDICTS = ("correct", "incorrect", "invalid")
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """What a judge sees of one answer: the question, the gold passage, the expected answer, the answer."""
+
+    run_id: str
+    qid: str
+    question: str
+    answer: str
+    expected: str | None = None
+    gold_text: str | None = None
+    stratum: str = ""
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """A judge's verdict ("correct" / "incorrect" / "invalid") and what it said to reach it."""
+
+    verdict: str
+    raw_output: str = ""
+    latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reason: str = ""
+
+
+class TransientJudgeError(Exception):
+    """The judge could not answer now but may later (timeout, HTTP 429 or 5xx, connection refused)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
+
+
+class PermanentJudgeError(Exception):
+    """The judge will never answer this item as configured (HTTP 4xx other than 429, no imported verdict)."""
+
+
+@dataclass
+class Backend:
+    """Base class: `judge(item) -> JudgeResult`, raising TransientJudgeError for what may heal."""
+
+    model: str = ""
+    prompt_template: str = ""
+    params: dict = field(default_factory=dict)
+    judge_version_id: int | None = None
+
+    name = "base"
+
+    def judge(self, item: JudgeItem) -> JudgeResult:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release connections; called once a chunk is done."""
