@@ -1,0 +1,138 @@
+"""The full agreement report and its JSONL reader."""
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from calibration.stats import (
+    agreement_from_counts,
+    agreement_report,
+    agreement_report_from_rows,
+    bootstrap_kappa_ci,
+    parse_agreement_lines,
+    stratified_bootstrap_kappa_ci,
+)
+from calibration.stats.strata import strata_tables
+
+KEYS = {
+    "n", "labels", "raw_agreement", "chance_agreement", "kappa", "kappa_se", "kappa_ci95",
+    "bootstrap_ci95", "pabak", "ac1", "confusion", "per_stratum", "warnings",
+}
+
+
+def columns(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.choice(["correct", "incorrect"], n, p=[0.75, 0.25])
+    b = np.where(rng.random(n) < 0.88, a, rng.choice(["correct", "incorrect"], n))
+    s = rng.choice(["policy_lookup", "how_to"], n, p=[0.8, 0.2])
+    return [f"q-{i:04d}" for i in range(n)], a, b, s
+
+
+def test_report_without_strata():
+    ids, a, b, _ = columns()
+    rep = agreement_report(ids, a, b, iters=2_000, seed=3)
+    assert KEYS <= rep.keys()
+    labels = ["correct", "incorrect"]
+    counts = np.array([[rep["confusion"][f"{x}/{y}"] for y in labels] for x in labels])
+    assert rep["kappa"] == cohen_kappa_score(a, b)
+    assert rep["bootstrap_ci95"] == bootstrap_kappa_ci(counts, iters=2_000, seed=3).as_list()
+    assert rep["per_stratum"] == {}
+    assert rep["bootstrap"] == {
+        "method": "counts", "iters": 2_000, "seed": 3, "undefined_share": 0.0,
+    }
+    assert rep == agreement_report(ids, a, b, iters=2_000, seed=3)
+    json.dumps(rep, allow_nan=False)
+
+
+def test_report_with_strata_resamples_within_them():
+    ids, a, b, s = columns()
+    rep = agreement_report(ids, a, b, s, iters=2_000, seed=0)
+    _, tables = strata_tables(a, b, s)
+    expected = stratified_bootstrap_kappa_ci(tables, None, iters=2_000, seed=0)
+    assert rep["bootstrap_ci95"] == expected.as_list()
+    assert rep["bootstrap"]["method"] == "stratified counts"
+    assert set(rep["per_stratum"]) == {"how_to", "policy_lookup"}
+    for name, entry in rep["per_stratum"].items():
+        mask = s == name
+        assert entry["n"] == int(mask.sum())
+        assert entry["kappa"] == cohen_kappa_score(a[mask], b[mask])
+        assert entry["too_small"] is False
+        assert {"n", "raw_agreement", "kappa"} <= entry.keys()
+
+
+def test_report_weighted():
+    ids = [str(i) for i in range(8)]
+    a = ["1", "2", "3", "2", "1", "3", "2", "2"]
+    b = ["1", "3", "3", "2", "2", "3", "1", "2"]
+    rep = agreement_report(ids, a, b, weights="quadratic", iters=500)
+    assert rep["kappa"] == cohen_kappa_score(a, b, weights="quadratic")
+    assert rep["weights"] == "quadratic"
+
+
+def test_report_of_one_label_is_null_with_reason_and_no_interval():
+    rep = agreement_report(["1", "2"], ["correct", "correct"], ["correct", "correct"])
+    assert rep["kappa"] is None
+    assert rep["reason"]
+    assert rep["bootstrap_ci95"] is None
+    json.dumps(rep, allow_nan=False)
+
+
+def test_report_refuses_duplicate_ids():
+    with pytest.raises(ValueError, match="distinct"):
+        agreement_report(["1", "1"], ["x", "y"], ["x", "y"])
+
+
+# --- JSONL --------------------------------------------------------------------------------------
+
+
+def test_parse_good_lines():
+    lines = [
+        '{"id": "q1", "a": "correct", "b": "incorrect", "stratum": "policy_lookup"}\n',
+        "\n",
+        '{"id": 2, "a": "correct", "b": "correct"}\n',
+    ]
+    rows, errors = parse_agreement_lines(lines)
+    assert errors == []
+    assert rows == [
+        {"id": "q1", "a": "correct", "b": "incorrect", "stratum": "policy_lookup"},
+        {"id": "2", "a": "correct", "b": "correct", "stratum": None},
+    ]
+
+
+def test_parse_reports_every_error_with_its_line_and_field():
+    lines = [
+        '{"id": "q1", "a": "correct", "b": "correct"}',
+        "{not json",
+        '{"a": "correct", "b": "correct"}',
+        '{"id": "q1", "a": "correct", "b": "correct"}',
+        '{"id": "q4", "a": 1, "b": "correct"}',
+        '{"id": "q5", "a": "correct"}',
+        "[1, 2]",
+        '{"id": "q7", "a": "x", "b": "y", "stratum": 3}',
+    ]
+    rows, errors = parse_agreement_lines(lines)
+    assert [r["id"] for r in rows] == ["q1"]
+    assert errors == [
+        "line 2: malformed JSON (Expecting property name enclosed in double quotes at column 2)",
+        "line 3: missing field 'id'",
+        "line 4: duplicate id 'q1' (first on line 1)",
+        "line 5: field 'a' must be a string label, got int",
+        "line 6: missing field 'b'",
+        "line 7: expected a JSON object, got list",
+        "line 8: field 'stratum' must be a string, got int",
+    ]
+
+
+def test_report_from_rows_groups_rows_without_stratum():
+    rows = [
+        {"id": "1", "a": "x", "b": "x", "stratum": "s"},
+        {"id": "2", "a": "y", "b": "y", "stratum": None},
+        {"id": "3", "a": "y", "b": "x", "stratum": "s"},
+    ]
+    rep = agreement_report_from_rows(rows, iters=100)
+    assert set(rep["per_stratum"]) == {"(none)", "s"}
+    rep = agreement_report_from_rows([dict(r, stratum=None) for r in rows], iters=100)
+    assert rep["per_stratum"] == {}
+    assert rep["kappa"] == agreement_from_counts([[1, 0], [1, 1]], ["x", "y"]).kappa
