@@ -21,8 +21,11 @@ class GateDecision:
 
 
 def _pair(value: float, threshold: float) -> tuple[str, str]:
-    """Value and threshold as text, with enough digits that they never print equal when not."""
+    """Value and threshold as text: the threshold as written (0.765 stays 0.765), and enough
+    digits that a value just below it never prints as equal to it."""
     digits = 2
+    while digits < 6 and float(f"{threshold:.{digits}f}") != threshold:
+        digits += 1
     while digits < 6 and value != threshold and f"{value:.{digits}f}" == f"{threshold:.{digits}f}":
         digits += 1
     return f"{value:.{digits}f}", f"{threshold:.{digits}f}"
