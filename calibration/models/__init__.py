@@ -1,0 +1,16 @@
+"""Judges and their immutable versions, calibration samples and runs, measurements, grading runs."""
+from calibration.models.judges import ImportedVerdict, Judge, JudgeVersion
+from calibration.models.runs import (
+    CalibrationRun,
+    CalibrationSample,
+    GradedAnswer,
+    GradingRun,
+    Measurement,
+    SampleItem,
+    Verdict,
+)
+
+__all__ = [
+    "CalibrationRun", "CalibrationSample", "GradedAnswer", "GradingRun", "ImportedVerdict", "Judge",
+    "JudgeVersion", "Measurement", "SampleItem", "Verdict",
+]
