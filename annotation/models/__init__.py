@@ -9,8 +9,18 @@ from annotation.models.datasets import (
     WorkingExample,
 )
 from annotation.models.runs import Adjudication, Answer, HumanLabel, LabelEvent, Run
+from annotation.models.queues import (
+    Assignment,
+    Queue,
+    QueueItem,
+    QueueMember,
+    QueueRubric,
+    RelabelAudit,
+    RelabelAuditItem,
+)
 
 __all__ = [
     "Adjudication", "Answer", "Chunk", "Dataset", "DatasetVersion", "Document", "EditAudit",
     "Example", "HumanLabel", "LabelEvent", "Run", "VersionEntry", "WorkingExample",
+    "Assignment", "Queue", "QueueItem", "QueueMember", "QueueRubric", "RelabelAudit", "RelabelAuditItem",
 ]
