@@ -4,6 +4,7 @@ from contextlib import contextmanager
 
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -15,6 +16,18 @@ def exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         return Response(exc.as_dict(), status=exc.status)
     return drf_exception_handler(exc, context)
+
+
+JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
+
+
+class JSONLinesParser(BaseParser):
+    """Takes a JSON Lines body as raw bytes; the services parse it line by line (and name bad lines)."""
+
+    media_type = "application/x-ndjson"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        return stream.read() if stream is not None else b""
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -29,13 +42,14 @@ class UploadSerializer(serializers.Serializer):
 @contextmanager
 def uploaded_path(request, field: str = "file"):
     """The uploaded JSONL (multipart `file`, or the raw request body) written to a temporary file."""
-    upload = request.FILES.get(field)
+    raw = request.content_type.split(";")[0].strip() in JSONL_TYPES
+    upload = None if raw else request.FILES.get(field)
     with tempfile.NamedTemporaryFile(suffix=".jsonl") as handle:
-        if upload is not None:
+        if raw:
+            handle.write(request.data)
+        elif upload is not None:
             for part in upload.chunks():
                 handle.write(part)
-        elif request.content_type in ("application/x-ndjson", "application/jsonl", "application/json-lines", "text/plain"):
-            handle.write(request.body)
         else:
             raise ValidationError({field: "upload a JSON Lines file as multipart field 'file' or send it as application/x-ndjson"})
         handle.flush()

@@ -13,14 +13,14 @@ from annotation.models import Answer, Dataset, Document, EditAudit, Run
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import dataset_publish, questions_import, strata_set, working_edit
 from annotation.services.runs import labels_import, run_import
-from evalapp.api import UploadSerializer, uploaded_path
+from evalapp.api import JSONLinesParser, UploadSerializer, uploaded_path
 from evalapp.errors import ServiceError
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
 
 READERS = HasRole(EXPERT, ENGINEER, ADJUDICATOR)
 CURATORS = HasRole(EXPERT, ENGINEER)
 RUN_READERS = HasRole(ENGINEER, ADJUDICATOR)
-UPLOAD_PARSERS = [MultiPartParser, FormParser, JSONParser]
+UPLOAD_PARSERS = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
 
 
 class ChunkSearchView(APIView):

@@ -20,10 +20,10 @@ class Command(EvalCommand):
         except ServiceError as exc:
             self.stderr.write(f"error: {exc}")
             sys.exit(exc.code)
-        out = open(o["output"], "w", encoding="utf-8") if o.get("output") else None
-        stream = out or sys.stdout
+        if o.get("output"):
+            with open(o["output"], "w", encoding="utf-8") as out:
+                for _qid, text in selectors.version_records(version):
+                    out.write(text + "\n")
+            return
         for _qid, text in selectors.version_records(version):
-            stream.write(text + "\n")
-        if out:
-            out.close()
-        stream.flush()
+            self.stdout.write(text + "\n")

@@ -1,0 +1,162 @@
+import hashlib
+import json
+
+import pytest
+
+from annotation.hashing import canonical_json
+from annotation.models import DatasetVersion, EditAudit, Example, VersionEntry, WorkingExample
+from annotation.services.datasets import dataset_publish, questions_import, working_edit
+from evalapp.errors import ServiceError
+from tests.annotation.test_corpus import run_cmd
+from tests.conftest import QUESTIONS, question, write_jsonl
+
+
+def manual_dataset_hash(records):
+    lines = sorted(
+        (r["qid"], hashlib.sha256(json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest())
+        for r in records)
+    return "sha256:" + hashlib.sha256("\n".join(f"{q}\t{h}" for q, h in lines).encode()).hexdigest()
+
+
+@pytest.mark.django_db
+def test_import_questions_makes_a_version_with_the_interfaces_hash(questions_file):
+    code, out, _ = run_cmd("import_questions", str(questions_file), "--dataset", "support", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["dataset_hash"] == manual_dataset_hash(QUESTIONS)
+    assert {k: payload[k] for k in ("dataset", "examples", "added", "removed", "modified", "unchanged")} == {
+        "dataset": "support", "examples": 3, "added": 3, "removed": 0, "modified": 0, "unchanged": 0}
+
+
+@pytest.mark.django_db
+def test_second_import_counts_partitions_and_keeps_the_first_version(tmp_path, questions_file):
+    first = questions_import(path=questions_file, dataset_name="support")
+    relabelled = dict(QUESTIONS[0], expected="thirty days")
+    second = write_jsonl(tmp_path / "v2.jsonl", [relabelled, QUESTIONS[1], question("q-0009")])
+    result = questions_import(path=second, dataset_name="support")
+    assert (result.added, result.removed, result.modified, result.unchanged, result.number) == (1, 1, 1, 1, 2)
+    v1 = DatasetVersion.objects.get(number=1)
+    assert v1.dataset_hash == first.dataset_hash and VersionEntry.objects.filter(version=v1).count() == 3
+    # Identical records are stored once across versions.
+    assert Example.objects.count() == 5
+
+
+@pytest.mark.django_db
+def test_export_round_trip_is_byte_stable_and_keeps_unknown_keys(tmp_path, questions_file):
+    first = questions_import(path=questions_file, dataset_name="support")
+    export1 = tmp_path / "export1.jsonl"
+    assert run_cmd("export_questions", "--dataset", "support", "--output", str(export1))[0] == 0
+    lines = export1.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["qid"] for line in lines] == ["q-0001", "q-0002", "q-0003"]
+    assert json.loads(lines[2])["team"] == "billing" and json.loads(lines[2])["gold_text"] is None
+    again = questions_import(path=export1, dataset_name="support")
+    assert again.dataset_hash == first.dataset_hash and not again.created
+    code, out, _ = run_cmd("export_questions", "--dataset", "support", "--version", first.dataset_hash[7:19])
+    assert code == 0 and out == export1.read_text(encoding="utf-8")
+
+
+@pytest.mark.django_db
+def test_bad_questions_are_all_listed_and_nothing_is_written(tmp_path):
+    path = write_jsonl(tmp_path / "bad.jsonl", [
+        question("q-1"),
+        question("q-1"),
+        {"qid": "q-2", "question": "x"},
+        question("q-3", grading="vibes"),
+        "[1, 2]",
+        "{oops",
+    ])
+    code, _, err = run_cmd("import_questions", str(path), "--dataset", "support")
+    assert code == 2
+    for expected in ["line 2, field 'qid': duplicate qid 'q-1' (first on line 1)",
+                     "line 3, field 'stratum': missing required key",
+                     "line 4, field 'grading': unknown grading 'vibes'",
+                     "line 5: each line must be a JSON object",
+                     "line 6: malformed JSON"]:
+        assert expected in err
+    assert DatasetVersion.objects.count() == 0 and Example.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_strata_budget_closes_to_100_and_polices_later_imports(tmp_path, questions_file):
+    questions_import(path=questions_file, dataset_name="support")
+    code, _, err = run_cmd("set_strata", "--dataset", "support", "policy_lookup=60", "no_answer=30")
+    assert code == 2 and "sum to 90, not 100" in err
+    code, out, _ = run_cmd("set_strata", "--dataset", "support", "policy_lookup=66.5", "no_answer=33.5", "--json")
+    assert code == 0 and json.loads(out)["strata"] == {"policy_lookup": 66.5, "no_answer": 33.5}
+    path = write_jsonl(tmp_path / "x.jsonl", [question("q-9", stratum="procedural")])
+    code, _, err = run_cmd("import_questions", str(path), "--dataset", "support")
+    assert code == 2 and "line 1, field 'stratum': stratum 'procedural' is outside the dataset's budget" in err
+    assert run_cmd("set_strata", "--dataset", "nope", "a=100")[0] == 2
+
+
+@pytest.mark.django_db
+def test_working_copy_edits_are_audited_conflict_checked_and_published(tmp_path, loaded, make_user):
+    alice, bob = make_user("alice", "expert"), make_user("bob", "expert")
+    result = working_edit(dataset_name="support", qid="q-0003", changes={"expected": "ask back"}, base_revision=0,
+                          user=alice, active_seconds=12.5, client_key="k1")
+    assert result.revision == 1 and result.record["expected"] == "ask back"
+    # The same save retried lands once.
+    replay = working_edit(dataset_name="support", qid="q-0003", changes={"expected": "ask back"}, base_revision=0,
+                          user=alice, active_seconds=12.5, client_key="k1")
+    assert replay.replayed and EditAudit.objects.count() == 1
+    # Bob edited revision 0 too: a conflict, not an overwrite.
+    with pytest.raises(ServiceError) as exc:
+        working_edit(dataset_name="support", qid="q-0003", changes={"expected": "other"}, base_revision=0, user=bob)
+    assert exc.value.status == 409 and "alice" in exc.value.message
+    assert WorkingExample.objects.get(qid="q-0003").record["expected"] == "ask back"
+    audit = EditAudit.objects.get()
+    assert (audit.field, audit.old_value, audit.new_value, audit.user, audit.active_seconds) == (
+        "expected", None, "ask back", alice, 12.5)
+    # Import refuses while edits are pending.
+    with pytest.raises(ServiceError, match="unpublished working-copy edit"):
+        questions_import(path=write_jsonl(tmp_path / "q.jsonl", QUESTIONS), dataset_name="support")
+    published = dataset_publish(dataset_name="support", user=alice)
+    assert (published.number, published.modified, published.unchanged, published.created) == (2, 1, 2, True)
+    assert dataset_publish(dataset_name="support").created is False
+    v2 = DatasetVersion.objects.get(number=2)
+    text = VersionEntry.objects.get(version=v2, qid="q-0003").example.canonical
+    assert json.loads(text)["expected"] == "ask back" and text == canonical_json(json.loads(text))
+    # After publishing, editing continues from the new version with the revision count kept.
+    again = working_edit(dataset_name="support", qid="q-0003", changes={"expected": "x"}, base_revision=1, user=bob)
+    assert again.revision == 2
+
+
+@pytest.mark.django_db
+def test_invalid_working_edit_is_refused_and_writes_nothing(loaded, make_user):
+    with pytest.raises(ServiceError) as exc:
+        working_edit(dataset_name="support", qid="q-0001", changes={"grading": "vibes"}, base_revision=0,
+                     user=make_user("a", "expert"))
+    assert "grading" in str(exc.value)
+    assert WorkingExample.objects.count() == 0 and EditAudit.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_diff_datasets_lists_the_four_partitions(tmp_path, questions_file):
+    v1 = questions_import(path=questions_file, dataset_name="support")
+    v2 = questions_import(path=write_jsonl(tmp_path / "v2.jsonl",
+                                           [dict(QUESTIONS[0], expected="x"), QUESTIONS[1], question("q-0010")]),
+                          dataset_name="support")
+    code, out, _ = run_cmd("diff_datasets", "--dataset", "support", v1.dataset_hash, v2.dataset_hash, "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert {k: payload[k] for k in ("added", "removed", "modified", "unchanged")} == {
+        "added": ["q-0010"], "removed": ["q-0003"], "modified": ["q-0001"], "unchanged": ["q-0002"]}
+    code, _, err = run_cmd("diff_datasets", "--dataset", "support", v1.dataset_hash, "sha256:deadbeef")
+    assert code == 2 and "unknown version" in err
+
+
+@pytest.mark.django_db
+def test_check_labels_finds_gold_text_gone_from_the_live_corpus(tmp_path, loaded):
+    from annotation.services.corpus import corpus_import
+    from tests.conftest import CORPUS
+
+    code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
+    assert code == 0 and json.loads(out) == {"dataset_hash": loaded.dataset_hash, "checked": 2, "stale": [],
+                                             "stale_share": 0.0, "moved": []}
+    changed = dict(CORPUS[1], text="Passwords rotate every thirty days.\n\nSingle sign-on is available on Enterprise plans.")
+    corpus_import(path=write_jsonl(tmp_path / "c2.jsonl", [changed]))
+    code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
+    assert code == 1
+    payload = json.loads(out)
+    assert payload["stale"] == [{"qid": "q-0002", "gold_chunk_id": "confluence:SEC/12#0000", "reason": "gold_text not in the live corpus"}]
+    assert payload["stale_share"] == 0.5

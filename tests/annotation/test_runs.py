@@ -1,0 +1,117 @@
+import json
+
+import pytest
+
+from annotation.models import Answer, HumanLabel, LabelEvent, Run
+from annotation.services.runs import adjudication_record, label_write
+from tests.annotation.test_corpus import run_cmd
+from tests.conftest import write_jsonl
+
+
+def run_record(run_id="r1", **extra):
+    record = {"run_id": run_id, "system": "rag-v2", "dataset": "support", "model_snapshot": "m-2026-05",
+              "prompt_hash": "p1", "evaluator_version": "e1", "evaluator_config_hash": "c1", "harness_commit": "abc",
+              "index_id": "prod-index@2026-06-02", "started_at": "2026-06-07T02:00:00Z", "owner": "ops"}
+    record.update(extra)
+    return record
+
+
+ANSWERS = [
+    {"qid": "q-0001", "answer": "A month; it will not roll over.", "correct": True,
+     "retrieved": [{"chunk_id": "confluence:PRICE/8821#0001", "rank": 1}], "prompt_chunks": ["confluence:PRICE/8821#0001"]},
+    {"qid": "q-0002", "answer": "Every 30 days.", "correct": False, "retrieved": [], "prompt_chunks": []},
+    {"qid": "q-0003", "answer": "I don't know."},
+]
+
+
+@pytest.fixture
+def run_file(tmp_path, loaded):
+    return write_jsonl(tmp_path / "run.jsonl", [run_record(), *ANSWERS])
+
+
+@pytest.mark.django_db
+def test_import_run_pins_inputs_to_the_latest_version(run_file, loaded):
+    code, out, _ = run_cmd("import_run", str(run_file), "--json")
+    assert code == 0
+    assert json.loads(out) == {"run_id": "r1", "answers": 3, "dataset": "support",
+                               "dataset_hash": loaded.dataset_hash, "unknown_qids": 0}
+    run = Run.objects.get()
+    assert (run.index_id, run.record["owner"], run.dataset_version.number) == ("prod-index@2026-06-02", "ops", 1)
+    assert list(Answer.objects.order_by("qid").values_list("qid", "correct")) == [
+        ("q-0001", True), ("q-0002", False), ("q-0003", None)]
+    # A run is never overwritten.
+    code, _, err = run_cmd("import_run", str(run_file))
+    assert code == 2 and "already imported" in err and Answer.objects.count() == 3
+
+
+@pytest.mark.django_db
+def test_bad_run_lines_are_named_and_nothing_written(tmp_path, loaded):
+    path = write_jsonl(tmp_path / "bad.jsonl", [
+        run_record(dataset_hash="sha256:nope"),
+        {"qid": "q-0001", "answer": 3},
+        {"qid": "q-9999", "answer": "x", "correct": "yes"},
+    ])
+    code, _, err = run_cmd("import_run", str(path))
+    assert code == 2
+    assert "line 1, field 'dataset_hash': dataset 'support' has no version 'sha256:nope'" in err
+    assert "line 2, field 'answer': must be a string" in err
+    assert "line 3, field 'correct': must be true, false or absent" in err
+    assert Run.objects.count() == 0
+    path = write_jsonl(tmp_path / "bad2.jsonl", [run_record(), {"qid": "q-9999", "answer": "x"}])
+    code, _, err = run_cmd("import_run", str(path))
+    assert code == 2 and "line 2, field 'qid': qid 'q-9999' is not in dataset version" in err
+
+
+@pytest.mark.django_db
+def test_import_labels_makes_final_labels_from_agreement_and_keeps_history(tmp_path, run_file):
+    run_cmd("import_run", str(run_file))
+    labels = [
+        {"run_id": "r1", "qid": "q-0001", "annotator": "ann1", "verdict": "correct", "labelled_at": "2026-05-20T10:00:00Z"},
+        {"run_id": "r1", "qid": "q-0001", "annotator": "ann2", "verdict": "correct", "labelled_at": "2026-05-20T10:05:00Z"},
+        {"run_id": "r1", "qid": "q-0002", "annotator": "ann1", "verdict": "incorrect"},
+        {"run_id": "r1", "qid": "q-0002", "annotator": "ann2", "verdict": "correct"},
+    ]
+    code, out, _ = run_cmd("import_labels", str(write_jsonl(tmp_path / "l.jsonl", labels)), "--json")
+    assert code == 0
+    assert json.loads(out) == {"labels": 4, "created": 4, "changed": 0, "unchanged": 0, "users_created": ["ann1", "ann2"]}
+    finals = dict(Answer.objects.values_list("qid", "final_verdict"))
+    assert finals == {"q-0001": "correct", "q-0002": "", "q-0003": ""}
+    # ann1 changes their mind: the label follows, the old verdict stays in the history.
+    labels[2]["verdict"] = "correct"
+    code, out, _ = run_cmd("import_labels", str(write_jsonl(tmp_path / "l2.jsonl", labels[2:3])), "--json")
+    assert json.loads(out)["changed"] == 1
+    assert Answer.objects.get(qid="q-0002").final_verdict == "correct"
+    assert list(LabelEvent.objects.filter(answer__qid="q-0002", annotator__username="ann1")
+                .values_list("old_verdict", "new_verdict")) == [("", "incorrect"), ("incorrect", "correct")]
+
+
+@pytest.mark.django_db
+def test_bad_labels_are_refused_whole(tmp_path, run_file):
+    run_cmd("import_run", str(run_file))
+    path = write_jsonl(tmp_path / "l.jsonl", [
+        {"run_id": "r1", "qid": "q-0001", "annotator": "ann1", "verdict": "correct"},
+        {"run_id": "r1", "qid": "q-0001", "annotator": "ann1", "verdict": "incorrect"},
+        {"run_id": "nope", "qid": "q-0001", "annotator": "ann1", "verdict": "correct"},
+        {"run_id": "r1", "qid": "q-0404", "annotator": "ann1", "verdict": "correct"},
+        {"run_id": "r1", "qid": "q-0002", "annotator": "ann1", "verdict": "maybe"},
+    ])
+    code, _, err = run_cmd("import_labels", str(path))
+    assert code == 2
+    assert "line 2, field 'annotator': a second label by 'ann1'" in err
+    assert "line 3, field 'run_id': unknown run 'nope'" in err
+    assert "line 4, field 'qid': run 'r1' has no answer to 'q-0404'" in err
+    assert "line 5, field 'verdict'" in err
+    assert HumanLabel.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_adjudication_overrides_a_disagreement(run_file, make_user):
+    run_cmd("import_run", str(run_file))
+    answer = Answer.objects.get(qid="q-0002")
+    label_write(answer=answer, annotator=make_user("a1", "annotator"), verdict="correct")
+    label_write(answer=answer, annotator=make_user("a2", "annotator"), verdict="incorrect")
+    answer.refresh_from_db()
+    assert answer.final_verdict == ""
+    adjudication_record(answer=answer, adjudicator=make_user("adj", "adjudicator"), verdict="incorrect", reason="30 != 90")
+    answer.refresh_from_db()
+    assert (answer.final_verdict, answer.final_source) == ("incorrect", "adjudication")
