@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from django.db.models import QuerySet
 
 from annotation.models import Answer, Chunk, Dataset, DatasetVersion, Run, VersionEntry, WorkingExample
-from evalapp.errors import NotFound
+from evalapp.errors import NotFound, Problem, ServiceError
 
 
 def dataset_get(name: str) -> Dataset:
@@ -180,6 +180,17 @@ def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run |
            "added": list(diff.added), "removed": list(diff.removed), "modified": list(diff.modified),
            "unchanged": list(diff.unchanged)}
     if run_old is not None and run_new is not None:
-        decomposition = decompose_movement(run_scores(run_old), run_scores(run_new), diff)
+        # Graded by the question's rule where the harness gave no score (issue 7, calibration.grading).
+        from calibration.comparisons import movement_ceiling
+        from calibration.grading import run_grades
+
+        old_scores = {q: float(v) for q, v in run_grades(run_old, version=old).scores.items()}
+        new_scores = {q: float(v) for q, v in run_grades(run_new, version=new).scores.items()}
+        try:
+            decomposition = decompose_movement(old_scores, new_scores, diff)
+        except ValueError as exc:
+            raise ServiceError(f"cannot decompose the movement: {exc}", [Problem(str(exc), field="run")]) from exc
         out["movement"] = decomposition.to_dict() if hasattr(decomposition, "to_dict") else decomposition.__dict__
+        if diff.added:
+            out["ceiling"] = movement_ceiling(old_scores, diff, decomposition.new_aggregate)
     return out

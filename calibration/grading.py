@@ -1,0 +1,191 @@
+"""Grading a run's answers: the harness's own score where it gave one, else the question's rule.
+
+Rules (INTERFACES.md `grading`): `span` and `extraction` are graded here by the pure rule verdicts
+of calibration.backends; `judge` uses a judge version whose gate passes when issue 4's models offer
+one, else the final human label; `rubric` (and a question without a rule) uses the final human
+label from the queues. An answer none of these can grade is left out and counted, never guessed.
+
+Reads only (values_list iterators, no model instances), so grading a million answers stays cheap.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from annotation.models import Answer, DatasetVersion, Run, VersionEntry
+from calibration.backends import extraction_verdict, span_verdict
+
+RULES = {"span": span_verdict, "extraction": extraction_verdict}
+HARNESS, HUMAN = "harness", "human"
+# Above this many qids a filtered query is slower than streaming the whole version once.
+_IN_CHUNK = 500
+_STREAM_ABOVE = 20_000
+
+
+@dataclass(frozen=True)
+class RunGrades:
+    """qid -> correct for the answers of a run that could be graded, and how each was graded.
+
+    ``answered`` is every qid the run answered; ``ungraded`` counts the answers nothing could grade
+    by reason (``awaiting human label``, ``rule could not grade and no human label``).
+    """
+
+    run_id: str
+    answered: frozenset[str]
+    scores: dict[str, bool]
+    sources: dict[str, int]
+    ungraded: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n_scored(self) -> int:
+        return len(self.scores)
+
+    def score(self) -> float | None:
+        """Share of scored answers that are correct (None when nothing is scored)."""
+        return sum(self.scores.values()) / len(self.scores) if self.scores else None
+
+    def summary(self) -> dict:
+        return {"answered": len(self.answered), "scored": len(self.scores), "score": self.score(),
+                "sources": dict(self.sources), "ungraded": dict(self.ungraded)}
+
+
+def chunked(values: Iterable[str], size: int = _IN_CHUNK) -> Iterator[list[str]]:
+    """Lists of at most `size` items, so `__in` filters stay under every database's parameter limit."""
+    batch: list[str] = []
+    for value in values:
+        batch.append(value)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def version_records_for(version: DatasetVersion | None, qids: set[str]) -> dict[str, dict]:
+    """qid -> question record (parsed) for those qids of a version."""
+    if version is None or not qids:
+        return {}
+    base = VersionEntry.objects.filter(version=version)
+    out: dict[str, dict] = {}
+    if len(qids) > _STREAM_ABOVE:
+        for qid, text in base.values_list("qid", "example__canonical").iterator(chunk_size=5000):
+            if qid in qids:
+                out[qid] = json.loads(text)
+        return out
+    for batch in chunked(sorted(qids)):
+        for qid, text in base.filter(qid__in=batch).values_list("qid", "example__canonical"):
+            out[qid] = json.loads(text)
+    return out
+
+
+def answer_values(run: Run, qids: set[str] | None, *fields: str) -> Iterator[tuple]:
+    """(qid, *fields) of a run's answers, for the given qids (None: all), streamed."""
+    base = Answer.objects.filter(run=run)
+    if qids is None or len(qids) > _STREAM_ABOVE:
+        for row in base.values_list("qid", *fields).iterator(chunk_size=10_000):
+            if qids is None or row[0] in qids:
+                yield row
+        return
+    for batch in chunked(sorted(qids)):
+        yield from base.filter(qid__in=batch).values_list("qid", *fields)
+
+
+def rule_verdict(record: dict | None, answer: str) -> str | None:
+    """"correct"/"incorrect"/"invalid" by the record's span or extraction rule; None for other rules."""
+    if record is None:
+        return None
+    rule = RULES.get(record.get("grading") or "")
+    if rule is None:
+        return None
+    return rule(answer=answer, expected=record.get("expected"), gold_text=record.get("gold_text"))
+
+
+def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], str | None]:
+    """Verdicts of a judge version whose gate passes, for `judge`-graded answers of a run.
+
+    Issue 4 owns judge versions and gates; until its models offer a selector for "the verdicts of a
+    passing judge version on these answers", this returns nothing and the caller falls back to the
+    final human labels.
+    """
+    try:
+        from calibration import selectors as judge_selectors  # issue 4
+    except ImportError:
+        return {}, None
+    fetch = getattr(judge_selectors, "gated_verdicts_for_run", None)
+    if fetch is None:
+        return {}, None
+    verdicts, judge_version = fetch(run=run, qids=qids)
+    return {q: v == "correct" for q, v in verdicts.items() if v in ("correct", "incorrect")}, judge_version
+
+
+def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
+    """Grade every answer of a run (see the module docstring); `version` defaults to the run's own."""
+    version = version if version is not None else run.dataset_version
+    answered: set[str] = set()
+    scores: dict[str, bool] = {}
+    pending: dict[str, str] = {}  # qid -> final human verdict ("" when none)
+    sources: Counter = Counter()
+    for qid, correct, final in Answer.objects.filter(run=run).values_list(
+            "qid", "correct", "final_verdict").iterator(chunk_size=10_000):
+        answered.add(qid)
+        if correct is not None:
+            scores[qid] = correct
+        else:
+            pending[qid] = final
+    sources[HARNESS] = len(scores)
+    ungraded: Counter = Counter()
+    if pending:
+        records = version_records_for(version, set(pending))
+        by_rule: dict[str, set[str]] = {}
+        for qid in pending:
+            record = records.get(qid)
+            by_rule.setdefault((record or {}).get("grading") or "", set()).add(qid)
+        rule_qids = by_rule.get("span", set()) | by_rule.get("extraction", set())
+        if rule_qids:
+            for qid, text in answer_values(run, rule_qids, "answer"):
+                verdict = rule_verdict(records.get(qid), text)
+                if verdict in ("correct", "incorrect"):
+                    scores[qid] = verdict == "correct"
+                    sources[records[qid]["grading"]] += 1
+        judge_qids = by_rule.get("judge", set())
+        if judge_qids:
+            verdicts, judge_version = gated_judge_verdicts(run, judge_qids)
+            for qid, ok in verdicts.items():
+                scores[qid] = ok
+                sources[f"judge:{judge_version}"] += 1
+        for qid, final in pending.items():
+            if qid in scores:
+                continue
+            if final in ("correct", "incorrect"):
+                scores[qid] = final == "correct"
+                sources[HUMAN] += 1
+            elif qid in rule_qids:
+                ungraded["rule could not grade and no human label"] += 1
+            else:
+                ungraded["awaiting human label"] += 1
+    return RunGrades(run_id=run.run_id, answered=frozenset(answered), scores=scores,
+                     sources={k: v for k, v in sources.items() if v}, ungraded=dict(ungraded))
+
+
+def answer_grade(run: Run, qid: str, *, version: DatasetVersion | None = None) -> tuple[bool | None, str | None]:
+    """(correct, source) of one answer of a run, by the same rules as `run_grades`; (None, None) ungraded."""
+    row = Answer.objects.filter(run=run, qid=qid).values_list("answer", "correct", "final_verdict").first()
+    if row is None:
+        return None, None
+    text, correct, final = row
+    if correct is not None:
+        return correct, HARNESS
+    version = version if version is not None else run.dataset_version
+    record = version_records_for(version, {qid}).get(qid)
+    verdict = rule_verdict(record, text)
+    if verdict in ("correct", "incorrect"):
+        return verdict == "correct", record["grading"]
+    if record is not None and record.get("grading") == "judge":
+        verdicts, judge_version = gated_judge_verdicts(run, {qid})
+        if qid in verdicts:
+            return verdicts[qid], f"judge:{judge_version}"
+    if final in ("correct", "incorrect"):
+        return final == "correct", HUMAN
+    return None, None

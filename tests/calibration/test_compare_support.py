@@ -1,0 +1,62 @@
+"""Builders for the comparison tests: question sets and runs written as JSONL and loaded through the
+real commands (import_questions, import_run, import_labels). No tests of its own."""
+import io
+import json
+from pathlib import Path
+
+from django.core.management import call_command
+
+PINNED = {"model_snapshot": "gpt-x-2026-05-01", "prompt_hash": "p1", "evaluator_version": "ev-1",
+          "evaluator_config_hash": "sha256:cfg1", "harness_commit": "abc123", "index_id": "prod-index@2026-06-02"}
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def run_command(name: str, *args, expect: int = 0) -> dict:
+    """Run a management command with --json; return its JSON object; assert the exit code."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command(name, *args, "--json", stdout=out, stderr=err)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == expect, f"{name} exited {code}: {err.getvalue()}"
+    text = out.getvalue().strip()
+    return json.loads(text) if text else {}
+
+
+def q(qid: str, stratum: str = "policy_lookup", **fields) -> dict:
+    record = {"qid": qid, "question": f"question {qid}", "stratum": stratum,
+              "gold_doc_id": "doc:A", "gold_chunk_id": f"doc:A#{int(qid.split('-')[1]) % 10000:04d}",
+              "expected": f"answer {qid}", "grading": "rubric"}
+    record.update(fields)
+    return record
+
+
+def qids(n: int, start: int = 0) -> list[str]:
+    return [f"q-{i:04d}" for i in range(start, start + n)]
+
+
+def import_questions(tmp_path: Path, dataset: str, records: list[dict], tag: str) -> dict:
+    path = write_jsonl(tmp_path / f"questions-{dataset}-{tag}.jsonl", records)
+    return run_command("import_questions", str(path), "--dataset", dataset)
+
+
+def import_run(tmp_path: Path, *, run_id: str, system: str, dataset: str, dataset_hash: str,
+               correct: dict, started_at: str = "2026-06-07T02:00:00Z", answers: dict | None = None,
+               rows: dict | None = None, **pinned) -> dict:
+    """A run answering every qid of `correct` (qid -> True/False/None), correct=None leaves it unscored."""
+    header = {"run_id": run_id, "system": system, "dataset": dataset, "dataset_hash": dataset_hash,
+              "started_at": started_at, **PINNED, **pinned}
+    lines = [header]
+    for qid, ok in correct.items():
+        line = {"qid": qid, "answer": (answers or {}).get(qid, f"answer of {system} to {qid}")}
+        if ok is not None:
+            line["correct"] = ok
+        line.update((rows or {}).get(qid, {}))
+        lines.append(line)
+    path = write_jsonl(tmp_path / f"run-{run_id}.jsonl", lines)
+    return run_command("import_run", str(path))
