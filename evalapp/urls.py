@@ -14,4 +14,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("annotation.api.urls")),
     path("", include("annotation.urls")),
+    path("", include("annotation.tagging_urls")),
 ]
