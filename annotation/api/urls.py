@@ -1,5 +1,6 @@
 from django.urls import path
 
+from annotation.api import queues as q
 from annotation.api import views as v
 
 urlpatterns = [
@@ -24,4 +25,14 @@ urlpatterns = [
     path("runs/<str:run_id>/", v.RunDetailView.as_view(), name="api-run"),
     path("runs/<str:run_id>/answers/", v.AnswerListView.as_view(), name="api-answers"),
     path("labels/import/", v.LabelImportView.as_view(), name="api-labels-import"),
+    path("labels/export/", q.LabelExportView.as_view(), name="api-labels-export"),
+    path("queues/", q.QueueListView.as_view(), name="api-queues"),
+    path("queues/<int:queue_id>/next/", q.NextView.as_view(), name="api-queue-next"),
+    path("queues/<int:queue_id>/stats/", q.StatsView.as_view(), name="api-queue-stats"),
+    path("queues/<int:queue_id>/items/<int:item_id>/", q.ItemView.as_view(), name="api-queue-item"),
+    path("queues/<int:queue_id>/items/<int:item_id>/label/", q.LabelView.as_view(), name="api-queue-label"),
+    path("queues/<int:queue_id>/items/<int:item_id>/renew/", q.RenewView.as_view(), name="api-queue-renew"),
+    path("queues/<int:queue_id>/items/<int:item_id>/adjudicate/", q.AdjudicateView.as_view(), name="api-queue-adjudicate"),
+    path("audits/", q.AuditListView.as_view(), name="api-audits"),
+    path("audits/<int:audit_id>/", q.AuditDetailView.as_view(), name="api-audit-detail"),
 ]

@@ -1,0 +1,201 @@
+"""REST endpoints of the blind annotation queues (INTERFACES.md, "Annotation queues"). Thin: parse, call, render.
+
+Inputs are checked by the services, which name every faulty field; blindness is the selectors'.
+"""
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import policies, queue_selectors as qs
+from annotation.services import audits as audit_services
+from annotation.services import queues as services
+from evalapp.errors import ServiceError
+from evalapp.roles import user_roles
+
+
+class QueueInSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    run_id = serializers.CharField(required=False, help_text="every answer of this run (or a sample of it)")
+    items = serializers.ListField(child=serializers.DictField(), required=False, help_text='[{"run_id", "qid"}]')
+    overlap = serializers.IntegerField(required=False, default=2)
+    annotators = serializers.ListField(child=serializers.CharField())
+    rubric = serializers.CharField(required=False, allow_blank=True)
+    sample = serializers.IntegerField(required=False, help_text="a stratified sample of this many answers of run_id")
+    seed = serializers.IntegerField(required=False)
+    lease_seconds = serializers.IntegerField(required=False, default=1800)
+
+
+class NextSerializer(serializers.Serializer):
+    item_id = serializers.IntegerField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    gold_text = serializers.CharField(allow_null=True)
+    expected = serializers.CharField(allow_null=True)
+    lease_expires_at = serializers.DateTimeField()
+
+
+class LabelInSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
+    rationale = serializers.CharField(required=False, allow_blank=True)
+    active_seconds = serializers.FloatField(required=False, min_value=0)
+
+
+class AdjudicateInSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
+    reason = serializers.CharField()
+
+
+def _data(request) -> dict:
+    if not isinstance(request.data, dict):
+        raise ServiceError("the request body must be a JSON object")
+    return request.data
+
+
+class QueueListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Queues you work in or manage, with progress", responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        rows = qs.queues_for_user(request.user)
+        return Response([{"id": r["queue"].pk, "name": r["queue"].name, "kind": r["queue"].kind,
+                          "overlap": r["queue"].overlap, "items": r["items"], "complete": r["complete"],
+                          "mine": r["mine"], "member": r["member"]} for r in rows])
+
+    @extend_schema(summary="Create a queue (engineer, adjudicator)", request=QueueInSerializer,
+                   responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        policies.check_can_manage_queues(roles=user_roles(request.user))
+        data = _data(request)
+        known = {"name", "run_id", "items", "overlap", "annotators", "rubric", "sample", "seed", "lease_seconds"}
+        queue = services.queue_create(
+            name=data.get("name"), annotators=data.get("annotators"), overlap=data.get("overlap", services.DEFAULT_OVERLAP),
+            rubric=data.get("rubric", "") or "", run_id=data.get("run_id"), items=data.get("items"),
+            sample=data.get("sample"), seed=data.get("seed"),
+            lease_seconds=data.get("lease_seconds", services.DEFAULT_LEASE_SECONDS), created_by=request.user,
+        )
+        body = {"id": queue.pk, "items": queue.items.count()}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            body["ignored"] = unknown
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class NextView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Claim the next item to label (annotator in the pool)", request=None,
+                   responses={200: NextSerializer, 204: None})
+    def post(self, request, queue_id):
+        claim = services.queue_next(queue=qs.queue_get(queue_id), annotator=request.user)
+        if claim is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(qs.next_payload(claim))
+
+
+class ItemView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="An item as you may see it (other labels only once all are in)", responses=OpenApiTypes.OBJECT)
+    def get(self, request, queue_id, item_id):
+        return Response(qs.item_for_user(qs.queue_get(queue_id), item_id, request.user))
+
+
+class LabelView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Label an item you hold", request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, queue_id, item_id):
+        queue = qs.queue_get(queue_id)
+        data = _data(request)
+        label, outcome = services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
+                                               verdict=data.get("verdict"), rationale=data.get("rationale") or "",
+                                               active_seconds=data.get("active_seconds"))
+        return Response({"item_id": int(item_id), "verdict": label.verdict, "rationale": label.rationale,
+                         "outcome": outcome}, status=status.HTTP_201_CREATED)
+
+
+class RenewView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Extend your lease on an item you hold", request=None, responses=OpenApiTypes.OBJECT)
+    def post(self, request, queue_id, item_id):
+        queue = qs.queue_get(queue_id)
+        until = services.lease_renew(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user)
+        return Response({"item_id": int(item_id), "lease_expires_at": until.isoformat()})
+
+
+class AdjudicateView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
+                   request=AdjudicateInSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, queue_id, item_id):
+        queue = qs.queue_get(queue_id)
+        data = _data(request)
+        adjudication = services.item_adjudicate(queue=queue, item_id=qs.item_get(queue, item_id).pk,
+                                                adjudicator=request.user, verdict=data.get("verdict"),
+                                                reason=data.get("reason") or "")
+        return Response({"item_id": int(item_id), "verdict": adjudication.verdict, "reason": adjudication.reason,
+                         "final_verdict": adjudication.answer.final_verdict}, status=status.HTTP_201_CREATED)
+
+
+class StatsView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Progress and human-human agreement (engineer, adjudicator)",
+                   parameters=[OpenApiParameter("iters", int, description="bootstrap resamples (default 2000)")],
+                   responses=OpenApiTypes.OBJECT)
+    def get(self, request, queue_id):
+        policies.check_can_manage_queues(roles=user_roles(request.user))
+        try:
+            iters = max(0, min(int(request.query_params.get("iters", 2000)), 100_000))
+        except ValueError:
+            raise ServiceError("iters must be a whole number")
+        return Response(qs.queue_stats(qs.queue_get(queue_id), iters=iters))
+
+
+class LabelExportView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Human labels as import_labels JSON Lines (engineer, adjudicator)",
+                   parameters=[OpenApiParameter("run_id", str), OpenApiParameter("queue", int)],
+                   responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    def get(self, request):
+        import json
+
+        policies.check_can_manage_queues(roles=user_roles(request.user))
+        queue = qs.queue_get(request.query_params["queue"]) if request.query_params.get("queue") else None
+        rows = qs.labels_for_export(run_id=request.query_params.get("run_id") or None, queue=queue)
+        lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+
+
+class AuditListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Start a relabel audit of a batch of changed labels (engineer, adjudicator)",
+                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        policies.check_can_manage_queues(roles=user_roles(request.user))
+        data = _data(request)
+        audit = audit_services.audit_create(
+            name=data.get("name") or "", auditors=data.get("auditors"), run_id=data.get("run_id"),
+            changed_by=data.get("changed_by"), since=data.get("since"), until=data.get("until"),
+            dataset=data.get("dataset"), old=data.get("old"), new=data.get("new"),
+            sample=data.get("sample", audit_services.DEFAULT_SAMPLE), seed=data.get("seed", 0),
+            rubric=data.get("rubric", ""), created_by=request.user,
+        )
+        return Response(audit_services.audit_summary(audit), status=status.HTTP_201_CREATED)
+
+
+class AuditDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses=OpenApiTypes.OBJECT)
+    def get(self, request, audit_id):
+        policies.check_can_manage_queues(roles=user_roles(request.user))
+        return Response(audit_services.audit_report(audit=audit_services.audit_get(audit_id)))

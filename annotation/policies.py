@@ -1,0 +1,77 @@
+"""Pure permission rules of the annotation queues, in pairs: can_x(...) -> bool, check_can_x(...) raises.
+
+They take plain facts (role names, user ids, counts), never query: selectors and services gather
+the facts and ask here, so the API and the pages cannot drift apart.
+"""
+from django.core.exceptions import PermissionDenied
+
+from evalapp.errors import ServiceError
+from evalapp.roles import ADJUDICATOR, ENGINEER
+
+QUEUE_MANAGERS = (ENGINEER, ADJUDICATOR)
+
+
+def can_manage_queues(*, roles: set[str]) -> bool:
+    """Engineers and adjudicators create queues and read their statistics."""
+    return bool(set(roles) & set(QUEUE_MANAGERS))
+
+
+def check_can_manage_queues(*, roles: set[str]) -> None:
+    if not can_manage_queues(roles=roles):
+        raise PermissionDenied("Creating queues and reading their statistics needs the engineer or adjudicator role.")
+
+
+def can_label(*, user_id: int, pool_ids: set[int]) -> bool:
+    """Only annotators in the queue's pool are handed its items."""
+    return user_id in pool_ids
+
+
+def check_can_label(*, user_id: int, pool_ids: set[int]) -> None:
+    if not can_label(user_id=user_id, pool_ids=pool_ids):
+        raise PermissionDenied("You are not in this queue's annotator pool.")
+
+
+def can_view_item(*, user_id: int, roles: set[str], pool_ids: set[int]) -> bool:
+    """Pool members, engineers and adjudicators may open an item (what they see is the next rule's)."""
+    return user_id in pool_ids or can_manage_queues(roles=roles)
+
+
+def check_can_view_item(*, user_id: int, roles: set[str], pool_ids: set[int]) -> None:
+    if not can_view_item(user_id=user_id, roles=roles, pool_ids=pool_ids):
+        raise PermissionDenied("You are not in this queue's annotator pool.")
+
+
+def can_see_labels(*, labels_in: int, overlap: int) -> bool:
+    """An annotator never sees another annotator's label on an item before all of its labels are in.
+
+    Nobody does, in the queue's own answers: an engineer who peeks could tell an annotator, and the
+    statistics need complete items only.
+    """
+    return labels_in >= overlap
+
+
+def check_can_see_labels(*, labels_in: int, overlap: int) -> None:
+    if not can_see_labels(labels_in=labels_in, overlap=overlap):
+        raise PermissionDenied("Other labels on this item are hidden until all of its labels are in.")
+
+
+def can_adjudicate(*, user_id: int, roles: set[str], annotator_ids: set[int]) -> bool:
+    """An adjudicator is never one of the annotators of the item."""
+    return ADJUDICATOR in roles and user_id not in annotator_ids
+
+
+def check_can_adjudicate(*, user_id: int, roles: set[str], annotator_ids: set[int]) -> None:
+    if ADJUDICATOR not in roles:
+        raise PermissionDenied("Adjudicating needs the adjudicator role.")
+    if user_id in annotator_ids:
+        raise PermissionDenied("You labelled this item, so you cannot adjudicate it; another adjudicator must.")
+
+
+def can_audit(*, user_id: int, original_annotator_ids: set[int]) -> bool:
+    """A relabel auditor is never the annotator whose changes are audited."""
+    return user_id not in original_annotator_ids
+
+
+def check_can_audit(*, user_id: int, original_annotator_ids: set[int], username: str = "") -> None:
+    if not can_audit(user_id=user_id, original_annotator_ids=original_annotator_ids):
+        raise ServiceError(f"{username or 'this user'} made labels in the audited batch and cannot audit them blind")

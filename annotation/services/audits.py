@@ -1,0 +1,240 @@
+"""Relabel audits: a blind second look at a batch of changed labels, tested for interpretation drift.
+
+The batch is either the labels an annotator changed (LabelEvent rows that replaced a verdict, by
+run, person and time window) or the answers to a dataset version diff's `modified` questions with
+the verdict they carry. A random sample (default 30) goes to an audit queue (overlap 1) whose pool
+never holds the people whose changes are audited; once every sampled answer has its blind label,
+calibration.stats.drift.relabel_drift's exact two-sided sign test says whether the disagreements
+lean one way (drift: the batch is kept out of the baseline until resolved) or not (accepted).
+"""
+import random
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from annotation import policies, selectors
+from annotation.models import (
+    Answer,
+    Assignment,
+    HumanLabel,
+    LabelEvent,
+    Queue,
+    QueueItem,
+    RelabelAudit,
+    RelabelAuditItem,
+)
+from annotation.services.queues import queue_create
+from calibration.stats.drift import relabel_drift
+from evalapp.errors import NotFound, Problem, ServiceError
+
+DEFAULT_SAMPLE = 30
+
+
+def _time(value, field: str, problems: list[Problem]) -> datetime | None:
+    if value in (None, ""):
+        return None
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if parsed is None:
+        problems.append(Problem(f"not an ISO 8601 date-time: {value!r}", field=field))
+        return None
+    return parsed if parsed.tzinfo else timezone.make_aware(parsed, timezone.utc)
+
+
+def _changed_label_batch(*, run_id, changed_by, since, until, problems) -> dict[int, tuple[str, int]]:
+    """answer id -> (verdict under audit, annotator id) for labels that were changed (not first written)."""
+    events = LabelEvent.objects.exclude(old_verdict="").exclude(old_verdict__isnull=True)
+    if run_id:
+        events = events.filter(answer__run__run_id=run_id)
+    if changed_by:
+        user = get_user_model().objects.filter(username=changed_by).first()
+        if user is None:
+            problems.append(Problem(f"unknown user {changed_by!r}", field="changed_by"))
+            return {}
+        events = events.filter(annotator=user)
+    if since:
+        events = events.filter(at__gte=since)
+    if until:
+        events = events.filter(at__lt=until)
+    batch = {}
+    for answer_id, annotator_id in events.order_by("at", "id").values_list("answer_id", "annotator_id"):
+        batch[answer_id] = annotator_id  # the latest change on an answer is the one under audit
+    current = {(a, u): v for a, u, v in HumanLabel.objects.filter(answer_id__in=list(batch))
+               .values_list("answer_id", "annotator_id", "verdict")}
+    return {a: (current[(a, u)], u) for a, u in batch.items() if (a, u) in current}
+
+
+def _diff_batch(*, run_id, dataset, old, new, problems) -> dict[int, tuple[str, int | None]]:
+    """answer id -> (verdict the answer carries, None) for the run's answers to the diff's modified qids."""
+    if not run_id:
+        problems.append(Problem("a dataset diff batch needs the run whose answers to re-label", field="run_id"))
+        return {}
+    try:
+        diff = selectors.dataset_diff(selectors.dataset_get(dataset), old, new)
+        run = selectors.run_get(run_id)
+    except ServiceError as exc:
+        problems.append(Problem(exc.message, field="dataset"))
+        return {}
+    batch = {}
+    for pk, final, correct in (Answer.objects.filter(run=run, qid__in=diff["modified"])
+                               .values_list("pk", "final_verdict", "correct")):
+        verdict = final or ({True: "correct", False: "incorrect"}.get(correct))
+        if verdict:
+            batch[pk] = (verdict, None)
+    return batch
+
+
+def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, changed_by: str | None = None,
+                 since=None, until=None, dataset: str | None = None, old: str | None = None, new: str | None = None,
+                 sample: int = DEFAULT_SAMPLE, seed: int = 0, rubric: str = "", alpha: float = 0.05,
+                 created_by=None) -> RelabelAudit:
+    """Draw a random sample of a batch of changed labels and open a blind audit queue for it.
+
+    Nothing is written when any input is wrong; every problem is named.
+    """
+    problems: list[Problem] = []
+    if not isinstance(sample, int) or isinstance(sample, bool) or sample < 1:
+        problems.append(Problem("must be a positive whole number", field="sample"))
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        problems.append(Problem("must be a whole number", field="seed"))
+    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        problems.append(Problem("must be between 0 and 1", field="alpha"))
+    if not isinstance(auditors, list) or not auditors:
+        problems.append(Problem("name at least one auditor", field="auditors"))
+        auditors = []
+    since_at, until_at = _time(since, "since", problems), _time(until, "until", problems)
+    use_diff = bool(dataset or old or new)
+    if use_diff and not (dataset and old and new):
+        problems.append(Problem("a dataset diff batch needs dataset, old and new", field="dataset"))
+    if problems:
+        raise ServiceError(f"cannot start the audit: {len(problems)} problem(s); nothing was written", problems)
+    if use_diff:
+        source = "diff"
+        batch = _diff_batch(run_id=run_id, dataset=dataset, old=old, new=new, problems=problems)
+        criteria = {"dataset": dataset, "old": old, "new": new, "run_id": run_id}
+    else:
+        source = "labels"
+        batch = _changed_label_batch(run_id=run_id, changed_by=changed_by, since=since_at, until=until_at,
+                                     problems=problems)
+        criteria = {"run_id": run_id, "changed_by": changed_by, "since": since, "until": until}
+    if not problems and not batch:
+        problems.append(Problem("the batch is empty: no changed labels match", field="changed_by" if source == "labels" else "dataset"))
+    if problems:
+        raise ServiceError(f"cannot start the audit: {len(problems)} problem(s); nothing was written", problems)
+    ordered = sorted(batch)
+    chosen = sorted(random.Random(seed).sample(ordered, min(sample, len(ordered))))
+    originals = {batch[a][1] for a in chosen if batch[a][1] is not None}
+    User = get_user_model()
+    for i, username in enumerate(auditors):
+        user = User.objects.filter(username=username).first() if isinstance(username, str) else None
+        if user is None:
+            continue  # queue_create names unknown users
+        if not policies.can_audit(user_id=user.pk, original_annotator_ids=originals):
+            problems.append(Problem(f"{username} made changes in this batch and cannot audit them blind",
+                                    field=f"auditors[{i}]"))
+        elif HumanLabel.objects.filter(answer_id__in=chosen, annotator=user).exists():
+            problems.append(Problem(f"{username} already labelled answers in the sample, so cannot re-label them blind",
+                                    field=f"auditors[{i}]"))
+    if problems:
+        raise ServiceError(f"cannot start the audit: {len(problems)} problem(s); nothing was written", problems)
+    answers = {a.pk: a for a in Answer.objects.filter(pk__in=chosen).select_related("run")}
+    with transaction.atomic():
+        queue = queue_create(name=f"audit: {name or source}", annotators=auditors, overlap=1, rubric=rubric,
+                             items=[{"run_id": answers[a].run.run_id, "qid": answers[a].qid} for a in chosen],
+                             seed=seed, created_by=created_by, kind=Queue.KIND_AUDIT)
+        audit = RelabelAudit.objects.create(name=name or f"{source} audit", source=source, criteria=criteria,
+                                            batch_size=len(batch), sample_size=len(chosen), seed=seed, alpha=alpha,
+                                            queue=queue, created_by=created_by)
+        RelabelAuditItem.objects.bulk_create([
+            RelabelAuditItem(audit=audit, answer_id=a, original_verdict=batch[a][0], original_annotator_id=batch[a][1])
+            for a in chosen
+        ])
+    return audit
+
+
+def audit_get(audit_id) -> RelabelAudit:
+    """The audit by id, or NotFound naming it."""
+    audit = RelabelAudit.objects.filter(pk=audit_id).first() if str(audit_id).isdigit() else None
+    if audit is None:
+        raise NotFound(f"unknown relabel audit {audit_id!r}")
+    return audit
+
+
+def audit_summary(audit: RelabelAudit) -> dict:
+    """What was started: ids, batch and sample sizes, the audit queue and its auditors."""
+    return {"audit": audit.pk, "name": audit.name, "source": audit.source, "criteria": audit.criteria,
+            "batch": audit.batch_size, "sample": audit.sample_size, "queue": audit.queue_id,
+            "auditors": sorted(audit.queue.members.values_list("user__username", flat=True))}
+
+
+def _relabels(audit: RelabelAudit) -> list[dict]:
+    items = list(audit.items.select_related("answer__run", "original_annotator"))
+    done = {(a.item.answer_id): a.annotator for a in Assignment.objects.filter(queue=audit.queue, state=Assignment.DONE)
+            .select_related("item", "annotator")}
+    labels = {(l.answer_id, l.annotator_id): l for l in HumanLabel.objects.filter(answer_id__in=list(done))}
+    out = []
+    for it in items:
+        auditor = done.get(it.answer_id)
+        label = labels.get((it.answer_id, auditor.pk)) if auditor else None
+        out.append({"run_id": it.answer.run.run_id, "qid": it.answer.qid, "original": it.original_verdict,
+                    "original_annotator": it.original_annotator.username if it.original_annotator else None,
+                    "relabel": label.verdict if label else None, "auditor": auditor.username if auditor else None,
+                    "rationale": label.rationale if label else ""})
+    return out
+
+
+@transaction.atomic
+def audit_evaluate(*, audit: RelabelAudit) -> RelabelAudit:
+    """Once every sampled answer has its blind label, run the sign test and record accept or drift."""
+    audit = RelabelAudit.objects.select_for_update().get(pk=audit.pk)
+    if audit.status != RelabelAudit.PENDING:
+        return audit
+    if QueueItem.objects.filter(queue=audit.queue, status=QueueItem.OPEN).exists():
+        return audit
+    rows = _relabels(audit)
+    drift = relabel_drift([r["original"] for r in rows], [r["relabel"] for r in rows], alpha=audit.alpha)
+    audit.result = {"n": drift.n, "disagreements": drift.disagreements, "to_correct": drift.to_positive,
+                    "to_incorrect": drift.to_negative, "p_value": drift.p_value, "alpha": drift.alpha,
+                    "verdict": drift.verdict, "words": drift.words}
+    audit.status = RelabelAudit.DRIFT if drift.verdict == "drift" else RelabelAudit.ACCEPTED
+    audit.save(update_fields=["result", "status"])
+    return audit
+
+
+@transaction.atomic
+def audit_resolve(*, audit: RelabelAudit, user, note: str) -> RelabelAudit:
+    """Mark a drifted batch resolved (the guideline was clarified and the labels fixed), with a note."""
+    if not isinstance(note, str) or not note.strip():
+        raise ServiceError("say how the drift was resolved", [Problem("must be a non-empty string", field="note")])
+    audit = RelabelAudit.objects.select_for_update().get(pk=audit.pk)
+    if audit.status != RelabelAudit.DRIFT:
+        raise ServiceError(f"only a batch flagged as drift can be resolved; this one is {audit.status}", code=1, status=409)
+    audit.status, audit.resolution, audit.resolved_by, audit.resolved_at = RelabelAudit.RESOLVED, note.strip(), user, timezone.now()
+    audit.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
+    return audit
+
+
+def audit_report(*, audit: RelabelAudit) -> dict:
+    """The audit's state and, once every blind label is in, the sign test and the disagreements.
+
+    Evaluates a finished audit first (so a report is never staler than the labels)."""
+    audit = audit_evaluate(audit=audit)
+    rows = _relabels(audit)
+    labelled = sum(1 for r in rows if r["relabel"] is not None)
+    out = {**audit_summary(audit), "status": audit.status, "labelled": labelled,
+           "in_baseline": audit.status in (RelabelAudit.ACCEPTED, RelabelAudit.RESOLVED)}
+    if audit.result is not None:
+        out.update(audit.result)
+        out["items"] = rows
+        out["disagreement_items"] = [r for r in rows if r["relabel"] != r["original"]]
+    if audit.status == RelabelAudit.RESOLVED:
+        out["resolution"] = audit.resolution
+        out["resolved_by"] = audit.resolved_by.username if audit.resolved_by else None
+    return out
+
+
+def audit_exit_code(report: dict) -> int:
+    """0 accepted or resolved, 1 drift (the answer is no), 3 blind labels still missing."""
+    return {"pending": 3, "drift": 1}.get(report["status"], 0)
