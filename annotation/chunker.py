@@ -1,10 +1,15 @@
-"""The corpus chunker: paragraphs, with long paragraphs split at sentence ends under a size cap."""
+"""The corpus chunker: paragraphs, with long paragraphs split at sentence ends under a size cap.
+
+Every chunk is a verbatim slice of its paragraph (whitespace inside it kept), so a sentence copied
+from a chunk is also found in the document.
+"""
 import re
 
 DEFAULT_MAX_CHARS = 1200
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE = re.compile(r".+?(?:[.!?](?=\s)|$)", re.DOTALL)
+_WORD = re.compile(r"\S+")
 
 
 def chunk_text(text: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> list[str]:
@@ -20,30 +25,40 @@ def chunk_text(text: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> list[str]:
         if len(paragraph) <= max_chars:
             chunks.append(paragraph)
             continue
-        chunks.extend(_pack(_SENTENCE_END.split(paragraph), max_chars))
+        spans = [m.span() for m in _SENTENCE.finditer(paragraph) if m.group().strip()]
+        chunks.extend(_pack(paragraph, spans, max_chars))
     return chunks
 
 
-def _pack(pieces: list[str], max_chars: int) -> list[str]:
-    """Greedily join pieces into passages no longer than max_chars; cut an over-long piece at words."""
+def _pack(text: str, spans: list[tuple[int, int]], max_chars: int) -> list[str]:
+    """Greedily join consecutive spans of text into slices no longer than max_chars (after stripping);
+    a span longer than the cap is cut at words, and a word longer than the cap at the cap."""
     out: list[str] = []
-    current = ""
-    for piece in pieces:
-        if len(piece) > max_chars:
-            if current:
-                out.append(current)
-                current = ""
-            out.extend(_pack(piece.split(" "), max_chars) if " " in piece else
-                       [piece[i:i + max_chars] for i in range(0, len(piece), max_chars)])
+    start = end = None
+    for s, e in spans:
+        piece = text[s:e].strip()
+        if not piece:
             continue
-        candidate = f"{current} {piece}" if current else piece
-        if len(candidate) <= max_chars:
-            current = candidate
+        s = s + (len(text[s:e]) - len(text[s:e].lstrip()))
+        if len(piece) > max_chars:
+            if start is not None:
+                out.append(text[start:end].strip())
+                start = None
+            words = [m.span() for m in _WORD.finditer(text, s, e)]
+            if len(words) > 1:
+                out.extend(_pack(text, words, max_chars))
+            else:
+                out.extend(piece[i:i + max_chars] for i in range(0, len(piece), max_chars))
+            continue
+        if start is None:
+            start, end = s, e
+        elif len(text[start:e].strip()) <= max_chars:
+            end = e
         else:
-            out.append(current)
-            current = piece
-    if current:
-        out.append(current)
+            out.append(text[start:end].strip())
+            start, end = s, e
+    if start is not None:
+        out.append(text[start:end].strip())
     return out
 
 

@@ -36,11 +36,24 @@ class CorpusImportResult:
         return {"documents": self.documents, "chunks": self.chunks, "retired": self.retired}
 
 
+def _check_chunk_owners(docs: dict[str, _Doc], chunk_lines: dict[str, int]) -> list[Problem]:
+    """A pre-chunked id that is live under another document would be two passages with one id."""
+    problems = []
+    ids = list(chunk_lines)
+    for start in range(0, len(ids), BATCH):
+        for cid, owner in Chunk.objects.filter(chunk_id__in=ids[start:start + BATCH], retired=False).values_list(
+                "chunk_id", "document__doc_id"):
+            if docs.get(owner) is None or cid not in {c for c, _ in docs[owner].passages}:
+                problems.append(Problem(f"chunk_id {cid!r} is already a live chunk of document {owner!r}",
+                                        line=chunk_lines[cid], field="chunk_id"))
+    return problems
+
+
 def _parse_corpus(path: Path) -> dict[str, _Doc]:
     problems: list[Problem] = []
     docs: dict[str, _Doc] = {}
     first_line: dict[str, int] = {}
-    seen_chunks: set[str] = set()
+    chunk_lines: dict[str, int] = {}
     for line, obj, problem in read_jsonl(path):
         if problem:
             problems.append(problem)
@@ -59,10 +72,10 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
                 continue
             if cid is None or not isinstance(text, str):
                 continue
-            if cid in seen_chunks:
-                problems.append(Problem(f"duplicate chunk_id {cid!r}", line=line, field="chunk_id"))
+            if cid in chunk_lines:
+                problems.append(Problem(f"duplicate chunk_id {cid!r} (first on line {chunk_lines[cid]})", line=line, field="chunk_id"))
                 continue
-            seen_chunks.add(cid)
+            chunk_lines[cid] = line
             doc = docs.setdefault(doc_id, _Doc(doc_id=doc_id, prechunked=True))
             if not doc.prechunked:
                 problems.append(Problem(f"document {doc_id!r} is given both whole (line {first_line[doc_id]}) and as chunks", line=line, field="chunk_id"))
@@ -80,6 +93,8 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
             continue
         first_line[doc_id] = line
         docs[doc_id] = _Doc(doc_id=doc_id, title=obj.get("title") or "", source=obj.get("source") or "", text=text)
+    if not problems:
+        problems = _check_chunk_owners(docs, chunk_lines)
     if problems:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     return docs

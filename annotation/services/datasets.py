@@ -144,16 +144,15 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
                 f"dataset {dataset.name!r} has {pending} unpublished working-copy edit(s); publish them first "
                 "(publish_dataset) or pass --discard-working-copy"
             )
-        known = set(Example.objects.filter(sha256__in=list(manifest.values())).values_list("sha256", flat=True)) \
-            if len(manifest) <= 50_000 else None
-        fresh = (e for e in _iter_examples(path) if known is None or e.sha256 not in known)
-        _bulk(Example, fresh, ignore_conflicts=True)
+        # Content-addressed: a record already stored (by any version or dataset) is skipped by its key.
+        _bulk(Example, _iter_examples(path), ignore_conflicts=True)
         return _create_version(dataset=dataset, manifest=manifest, source="import", user=user)
 
 
 def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]:
-    """Set the dataset's strata budget; shares are percentages that must sum to exactly 100."""
-    dataset = selectors.dataset_get(dataset_name)
+    """Set the dataset's strata budget (creating the dataset if new); shares are percentages that must
+    sum to exactly 100, and must cover every stratum the latest version already uses."""
+    dataset = Dataset.objects.filter(name=dataset_name).first()
     problems, parsed = [], {}
     for stratum, raw in shares.items():
         try:
@@ -171,7 +170,17 @@ def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]
     total = sum(parsed.values(), Decimal(0))
     if total != 100:
         raise ServiceError(f"the strata shares sum to {total.normalize():f}, not 100; nothing was changed")
+    latest = selectors.latest_version(dataset) if dataset else None
+    if latest is not None:
+        used = selectors.version_strata_counts(latest)
+        left_out = {k: n for k, n in used.items() if k not in parsed}
+        if left_out:
+            raise ServiceError(
+                f"the latest version of {dataset_name!r} has questions in strata the budget leaves out; nothing was changed",
+                [Problem(f"{n} question(s) in this stratum", field=k) for k, n in sorted(left_out.items())])
     with transaction.atomic():
+        if dataset is None:
+            dataset = Dataset.objects.create(name=dataset_name)
         dataset.strata_budget = {k: float(v) for k, v in parsed.items()}
         dataset.save(update_fields=["strata_budget"])
     return dataset.strata_budget

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotation import selectors
-from annotation.models import Adjudication, Answer, Dataset, HumanLabel, LabelEvent, Run
+from annotation.models import Adjudication, Answer, Dataset, DatasetVersion, HumanLabel, LabelEvent, Run
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import read_jsonl, require_file, require_str
 from evalapp.roles import ANNOTATOR
@@ -58,11 +58,10 @@ class RunImportResult:
     answers: int
     dataset: str | None
     dataset_hash: str
-    unknown_qids: int
 
     def as_dict(self):
         return {"run_id": self.run_id, "answers": self.answers, "dataset": self.dataset,
-                "dataset_hash": self.dataset_hash, "unknown_qids": self.unknown_qids}
+                "dataset_hash": self.dataset_hash}
 
 
 def run_import(*, path: str | Path) -> RunImportResult:
@@ -96,7 +95,14 @@ def run_import(*, path: str | Path) -> RunImportResult:
             problems.append(Problem("must be a string", line=hline, field=key))
     started_at = _parse_time(record.get("started_at"), hline, "started_at", problems)
     dataset = version = None
-    if isinstance(record.get("dataset"), str):
+    if record.get("dataset") is None and isinstance(record.get("dataset_hash"), str):
+        # A hash alone still pins the run: find the version (and so the dataset) it names.
+        version = DatasetVersion.objects.filter(dataset_hash=record["dataset_hash"]).select_related("dataset").first()
+        if version is None:
+            problems.append(Problem(f"no dataset version has the hash {record['dataset_hash']!r}", line=hline, field="dataset_hash"))
+        else:
+            dataset = version.dataset
+    elif isinstance(record.get("dataset"), str):
         dataset = Dataset.objects.filter(name=record["dataset"]).first()
         if dataset is None:
             problems.append(Problem(f"unknown dataset {record['dataset']!r}", line=hline, field="dataset"))
@@ -110,14 +116,12 @@ def run_import(*, path: str | Path) -> RunImportResult:
     if run_id and Run.objects.filter(run_id=run_id).exists():
         problems.append(Problem(f"run {run_id!r} is already imported; runs are never overwritten (use a new run_id)",
                                 line=hline, field="run_id"))
-    unknown = 0
     if version is not None:
         manifest = selectors.version_manifest(version)
         for line, obj in answers:
             if isinstance(obj.get("qid"), str) and obj["qid"] not in manifest:
                 problems.append(Problem(f"qid {obj['qid']!r} is not in dataset version {version.dataset_hash[:19]}…",
                                         line=line, field="qid"))
-                unknown += 1
     if problems:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     with transaction.atomic():
@@ -135,7 +139,7 @@ def run_import(*, path: str | Path) -> RunImportResult:
         ]
         for start in range(0, len(rows), BATCH):
             Answer.objects.bulk_create(rows[start:start + BATCH])
-    return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash, unknown)
+    return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash)
 
 
 def final_label_refresh(*, answer_ids) -> int:

@@ -99,3 +99,23 @@ def test_snippets_escape_html_in_the_corpus(tmp_path):
     corpus_import(path=write_jsonl(tmp_path / "c.jsonl", [{"doc_id": "x", "text": "<script>alert(1)</script> widget"}]))
     [hit] = search_chunks("widget")
     assert "<script>" not in hit.snippet_html and "&lt;script&gt;" in hit.snippet_html
+
+
+@pytest.mark.django_db
+def test_prechunked_id_owned_by_another_document_is_refused_by_line(tmp_path):
+    corpus_import(path=write_jsonl(tmp_path / "a.jsonl", [{"doc_id": "kb:1", "chunk_id": "kb:1#a", "text": "one"}]))
+    path = write_jsonl(tmp_path / "b.jsonl", [{"doc_id": "kb:2", "chunk_id": "kb:2#a", "text": "fine"},
+                                              {"doc_id": "kb:2", "chunk_id": "kb:1#a", "text": "clash"}])
+    with pytest.raises(ServiceError) as exc:
+        corpus_import(path=path)
+    assert [str(p) for p in exc.value.problems] == [
+        "line 2, field 'chunk_id': chunk_id 'kb:1#a' is already a live chunk of document 'kb:1'"]
+    assert Document.objects.count() == 1 and Chunk.objects.count() == 1
+
+
+def test_chunks_are_verbatim_slices_of_the_document():
+    from annotation.chunker import chunk_text
+
+    text = "Line one ends.\nLine two ends here.  Three? " * 60
+    chunks = chunk_text(text, max_chars=200)
+    assert len(chunks) > 5 and all(c in text and len(c) <= 200 for c in chunks)

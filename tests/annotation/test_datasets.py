@@ -86,7 +86,8 @@ def test_strata_budget_closes_to_100_and_polices_later_imports(tmp_path, questio
     path = write_jsonl(tmp_path / "x.jsonl", [question("q-9", stratum="procedural")])
     code, _, err = run_cmd("import_questions", str(path), "--dataset", "support")
     assert code == 2 and "line 1, field 'stratum': stratum 'procedural' is outside the dataset's budget" in err
-    assert run_cmd("set_strata", "--dataset", "nope", "a=100")[0] == 2
+    code, _, err = run_cmd("set_strata", "--dataset", "support", "policy_lookup=abc", "no_answer=x=1")
+    assert code == 2 and "share 'abc' is not a number" in err
 
 
 @pytest.mark.django_db
@@ -160,3 +161,13 @@ def test_check_labels_finds_gold_text_gone_from_the_live_corpus(tmp_path, loaded
     payload = json.loads(out)
     assert payload["stale"] == [{"qid": "q-0002", "gold_chunk_id": "confluence:SEC/12#0000", "reason": "gold_text not in the live corpus"}]
     assert payload["stale_share"] == 0.5
+
+
+@pytest.mark.django_db
+def test_strata_budget_can_come_first_and_must_cover_the_strata_in_use(tmp_path, questions_file):
+    assert run_cmd("set_strata", "--dataset", "fresh", "policy_lookup=90", "no_answer=10")[0] == 0
+    assert questions_import(path=questions_file, dataset_name="fresh").examples == 3
+    code, _, err = run_cmd("set_strata", "--dataset", "fresh", "policy_lookup=100")
+    assert code == 2 and "field 'no_answer': 1 question(s) in this stratum" in err
+    from annotation.models import Dataset
+    assert Dataset.objects.get(name="fresh").strata_budget == {"policy_lookup": 90.0, "no_answer": 10.0}

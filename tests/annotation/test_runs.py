@@ -34,7 +34,7 @@ def test_import_run_pins_inputs_to_the_latest_version(run_file, loaded):
     code, out, _ = run_cmd("import_run", str(run_file), "--json")
     assert code == 0
     assert json.loads(out) == {"run_id": "r1", "answers": 3, "dataset": "support",
-                               "dataset_hash": loaded.dataset_hash, "unknown_qids": 0}
+                               "dataset_hash": loaded.dataset_hash}
     run = Run.objects.get()
     assert (run.index_id, run.record["owner"], run.dataset_version.number) == ("prod-index@2026-06-02", "ops", 1)
     assert list(Answer.objects.order_by("qid").values_list("qid", "correct")) == [
@@ -115,3 +115,14 @@ def test_adjudication_overrides_a_disagreement(run_file, make_user):
     adjudication_record(answer=answer, adjudicator=make_user("adj", "adjudicator"), verdict="incorrect", reason="30 != 90")
     answer.refresh_from_db()
     assert (answer.final_verdict, answer.final_source) == ("incorrect", "adjudication")
+
+
+@pytest.mark.django_db
+def test_a_dataset_hash_alone_pins_the_run(tmp_path, loaded):
+    record = run_record(dataset=None, dataset_hash=loaded.dataset_hash)
+    del record["dataset"]
+    code, out, _ = run_cmd("import_run", str(write_jsonl(tmp_path / "r.jsonl", [record, ANSWERS[0]])), "--json")
+    assert code == 0 and json.loads(out)["dataset"] == "support"
+    record["run_id"], record["dataset_hash"] = "r2", "sha256:0000"
+    code, _, err = run_cmd("import_run", str(write_jsonl(tmp_path / "r2.jsonl", [record, ANSWERS[0]])))
+    assert code == 2 and "line 1, field 'dataset_hash': no dataset version has the hash 'sha256:0000'" in err
