@@ -16,7 +16,7 @@ BACKENDS = ("span", "extraction", "openai", "replay")
 
 
 def backend_for(name: str, *, model: str = "", prompt_template: str = "", params: dict | None = None,
-                judge_version_id: int | None = None) -> Backend:
+                judge_version_id: int | None = None, rubric: str = "") -> Backend:
     """A backend instance by name, configured as a judge version is."""
     from calibration.backends.openai import OpenAIBackend
     from calibration.backends.replay import ReplayBackend
@@ -26,7 +26,7 @@ def backend_for(name: str, *, model: str = "", prompt_template: str = "", params
     if name not in classes:
         raise ValueError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
     return classes[name](model=model, prompt_template=prompt_template, params=dict(params or {}),
-                         judge_version_id=judge_version_id)
+                         judge_version_id=judge_version_id, rubric=rubric)
 
 
 __all__ = [

@@ -52,8 +52,12 @@ class Backend:
     prompt_template: str = ""
     params: dict = field(default_factory=dict)
     judge_version_id: int | None = None
+    rubric: str = ""
 
     name = "base"
+    # Whether judge() may run in several threads at once (False for backends that read the database
+    # or only compute: they run in the calling thread).
+    concurrent = True
 
     def judge(self, item: JudgeItem) -> JudgeResult:  # pragma: no cover - interface
         raise NotImplementedError

@@ -7,6 +7,7 @@ from calibration.backends.rules import extraction_verdict, span_verdict
 
 class SpanBackend(Backend):
     name = "span"
+    concurrent = False
 
     def judge(self, item: JudgeItem) -> JudgeResult:
         start = time.perf_counter()
@@ -18,6 +19,7 @@ class SpanBackend(Backend):
 
 class ExtractionBackend(Backend):
     name = "extraction"
+    concurrent = False
 
     def judge(self, item: JudgeItem) -> JudgeResult:
         start = time.perf_counter()

@@ -131,6 +131,12 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
+if CELERY_RESULT_BACKEND is None and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Calibration runs fan in with a chord, which needs a result backend; Redis joins chords natively.
+    CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_RESULT_EXPIRES = env.int("CELERY_RESULT_EXPIRES", default=86400)
+# A running calibration with no heartbeat for this long is resumed when a worker starts.
+CALIBRATION_STALL_SECONDS = env.int("CALIBRATION_STALL_SECONDS", default=120)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

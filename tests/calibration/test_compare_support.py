@@ -60,3 +60,31 @@ def import_run(tmp_path: Path, *, run_id: str, system: str, dataset: str, datase
         lines.append(line)
     path = write_jsonl(tmp_path / f"run-{run_id}.jsonl", lines)
     return run_command("import_run", str(path))
+
+
+def build_series(tmp_path: Path) -> dict:
+    """`support` in three versions and five runs of rag-v2 graded by the span rule (no harness score):
+    v1 (10 questions) -> v2 (q-0001 relabelled) -> v3 (two added); the evaluator config changes at r5.
+    Breaks: r2|r3 (dataset v1 -> v2), r3|r4 (v2 -> v3), r4|r5 (evaluator config)."""
+    base = [q(i, grading="span", expected=f"fact {i}") for i in qids(10)]
+    v1 = import_questions(tmp_path, "support", base, "s1")
+    relabel = [dict(r, expected="fact corrected") if r["qid"] == "q-0001" else r for r in base]
+    v2 = import_questions(tmp_path, "support", relabel, "s2")
+    grown = relabel + [q(i, grading="span", expected=f"fact {i}") for i in qids(2, start=10)]
+    v3 = import_questions(tmp_path, "support", grown, "s3")
+
+    def answers(ids, right):
+        # Right answers contain the expected fact; q-0001 answered "fact corrected" (right only under v2+).
+        out = {}
+        for n, i in enumerate(ids):
+            out[i] = ("It is fact corrected." if i == "q-0001" else f"It is fact {i}.") if n < right else "No idea."
+        return out
+
+    ids10, ids12 = qids(10), qids(12)
+    specs = [("r1", v1, ids10, 6, "2026-06-01T02:00:00Z", {}), ("r2", v1, ids10, 7, "2026-06-02T02:00:00Z", {}),
+             ("r3", v2, ids10, 8, "2026-06-03T02:00:00Z", {}), ("r4", v3, ids12, 9, "2026-06-04T02:00:00Z", {}),
+             ("r5", v3, ids12, 10, "2026-06-05T02:00:00Z", {"evaluator_config_hash": "sha256:cfg2"})]
+    for run_id, v, ids, right, at, extra in specs:
+        import_run(tmp_path, run_id=run_id, system="rag-v2", dataset="support", dataset_hash=v["dataset_hash"],
+                   correct=dict.fromkeys(ids), answers=answers(ids, right), started_at=at, **extra)
+    return {"v1": v1, "v2": v2, "v3": v3}

@@ -1,0 +1,140 @@
+"""`openai`: any OpenAI-compatible chat-completions server (vLLM, Ollama, llama.cpp, OpenAI itself).
+
+The prompt gives the judge the question, the gold passage, the expected answer and the answer, and
+asks whether the answer is consistent with the passage, as a JSON verdict. Temperature 0. What
+cannot be parsed is `invalid` with the raw output kept; 429, 5xx, timeouts and refused connections
+raise TransientJudgeError (the caller retries with backoff), other 4xx PermanentJudgeError.
+"""
+from __future__ import annotations
+
+import json
+import re
+import string
+import time
+
+import httpx
+
+from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError, TransientJudgeError
+
+DEFAULT_PROMPT = """Question:
+$question
+
+Gold passage:
+$gold_text
+
+Expected answer:
+$expected
+
+Answer to grade:
+$answer
+
+Is the answer consistent with the gold passage and does it answer the question?
+Reply with one JSON object only: {"verdict": "correct"} or {"verdict": "incorrect"}, optionally with "reason"."""
+
+DEFAULT_SYSTEM = "You are a strict grader of answers against a reference passage."
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def parse_verdict(content: str | None) -> str:
+    """"correct" / "incorrect" from a judge's reply holding a JSON object with `verdict`; else "invalid"."""
+    if not isinstance(content, str):
+        return "invalid"
+    text = content.strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    candidates = [text]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    for candidate in candidates:
+        try:
+            obj = json.loads(candidate)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        if not isinstance(obj, dict):
+            continue
+        value = obj.get("verdict", obj.get("label"))
+        if isinstance(value, str) and value.strip().lower() in ("correct", "incorrect"):
+            return value.strip().lower()
+        if isinstance(obj.get("correct"), bool):
+            return "correct" if obj["correct"] else "incorrect"
+        return "invalid"
+    return "invalid"
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class OpenAIBackend(Backend):
+    name = "openai"
+
+    def __post_init__(self):
+        from django.conf import settings
+
+        base = self.params.get("base_url") or getattr(settings, "JUDGE_OPENAI_BASE_URL", "")
+        self.url = base.rstrip("/") + "/chat/completions"
+        key = self.params.get("api_key") or getattr(settings, "JUDGE_OPENAI_API_KEY", "")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        timeout = float(self.params.get("timeout", 30))
+        concurrency = int(self.params.get("concurrency", 8))
+        self.client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        )
+
+    def messages(self, item: JudgeItem) -> list[dict]:
+        template = string.Template(self.prompt_template or DEFAULT_PROMPT)
+        user = template.safe_substitute(
+            question=item.question, answer=item.answer, expected=item.expected or "(none given)",
+            gold_text=item.gold_text or "(no gold passage)", stratum=item.stratum,
+        )
+        system = self.params.get("system") or DEFAULT_SYSTEM
+        rubric = self.rubric
+        return [{"role": "system", "content": system + ("\n\nRubric:\n" + rubric if rubric else "")},
+                {"role": "user", "content": user}]
+
+    def judge(self, item: JudgeItem) -> JudgeResult:
+        body = {"model": self.model, "messages": self.messages(item), "temperature": 0}
+        if "max_tokens" in self.params:
+            body["max_tokens"] = int(self.params["max_tokens"])
+        if self.params.get("json_mode") in (True, "true", "1"):
+            body["response_format"] = {"type": "json_object"}
+        start = time.perf_counter()
+        try:
+            response = self.client.post(self.url, json=body)
+        except httpx.TimeoutException as exc:
+            raise TransientJudgeError(f"timeout after {time.perf_counter() - start:.1f}s: {exc}") from exc
+        except httpx.TransportError as exc:
+            raise TransientJudgeError(f"cannot reach the judge at {self.url}: {exc}") from exc
+        latency = (time.perf_counter() - start) * 1000
+        if response.status_code == 429 or response.status_code >= 500:
+            raise TransientJudgeError(f"HTTP {response.status_code} from the judge",
+                                      retry_after=_retry_after(response), status=response.status_code)
+        if response.status_code >= 400:
+            raise PermanentJudgeError(f"HTTP {response.status_code} from the judge: {response.text[:500]}")
+        raw = response.text
+        try:
+            payload = response.json()
+            content = payload["choices"][0]["message"]["content"]
+            usage = payload.get("usage") or {}
+        except (ValueError, KeyError, IndexError, TypeError):
+            return JudgeResult(verdict="invalid", raw_output=raw[:10_000], latency_ms=latency,
+                               reason="the response is not a chat completion")
+        verdict = parse_verdict(content)
+        return JudgeResult(
+            verdict=verdict, raw_output=(content if isinstance(content, str) else raw)[:10_000], latency_ms=latency,
+            prompt_tokens=usage.get("prompt_tokens") if isinstance(usage, dict) else None,
+            completion_tokens=usage.get("completion_tokens") if isinstance(usage, dict) else None,
+            reason="" if verdict != "invalid" else "no JSON verdict in the judge's reply",
+        )
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,129 @@
+"""Judging many items concurrently with retries, backoff with jitter, and a rate limit. No Django.
+
+Used by the Celery chunk task and by bench/judge_bench.py: one code path for both.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError, TransientJudgeError
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter, capped; a server's Retry-After is honoured when longer."""
+
+    attempts: int = 4
+    base: float = 0.5
+    cap: float = 20.0
+
+    def delay(self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
+        """Seconds to wait before attempt number `attempt + 1` (attempt counts from 1)."""
+        rng = rng or random
+        backoff = rng.uniform(0, min(self.cap, self.base * (2 ** (attempt - 1))))
+        return max(backoff, min(retry_after or 0.0, self.cap))
+
+
+class RateLimiter:
+    """A token bucket shared by the threads of one process: at most `rate` calls a second on average."""
+
+    def __init__(self, rate: float | None, burst: int | None = None):
+        self.rate = rate if rate and rate > 0 else None
+        self.capacity = float(burst or max(1, int(rate or 1)))
+        self.tokens = self.capacity
+        self.updated = time.monotonic()
+        self.lock = threading.Lock()
+
+    def acquire(self) -> None:
+        if self.rate is None:
+            return
+        while True:
+            with self.lock:
+                now = time.monotonic()
+                self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+                self.updated = now
+                if self.tokens >= 1:
+                    self.tokens -= 1
+                    return
+                wait = (1 - self.tokens) / self.rate
+            time.sleep(wait)
+
+
+_LIMITERS: dict[str, RateLimiter] = {}
+_LIMITERS_LOCK = threading.Lock()
+
+
+def limiter_for(key: str, rate: float | None) -> RateLimiter:
+    """The process-wide limiter of one backend configuration (so chunks in one worker share it)."""
+    with _LIMITERS_LOCK:
+        limiter = _LIMITERS.get(key)
+        if limiter is None or limiter.rate != (rate if rate and rate > 0 else None):
+            limiter = _LIMITERS[key] = RateLimiter(rate)
+        return limiter
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One item's end state: a judge result, or `error` with the last error message."""
+
+    key: object
+    result: JudgeResult | None
+    error: str = ""
+    attempts: int = 1
+    transient: bool = False
+
+
+def judge_one(backend: Backend, item: JudgeItem, *, retry: RetryPolicy, limiter: RateLimiter | None = None,
+              should_stop: Callable[[], bool] | None = None, sleep=time.sleep) -> tuple[JudgeResult | None, str, int, bool]:
+    """Judge one item, retrying transient failures. Returns (result, error, attempts, last_error_was_transient)."""
+    error = ""
+    for attempt in range(1, retry.attempts + 1):
+        if should_stop is not None and should_stop():
+            return None, "cancelled", attempt - 1, True
+        if limiter is not None:
+            limiter.acquire()
+        try:
+            return backend.judge(item), "", attempt, False
+        except PermanentJudgeError as exc:
+            return None, str(exc), attempt, False
+        except TransientJudgeError as exc:
+            error = str(exc)
+            if attempt < retry.attempts:
+                sleep(retry.delay(attempt, exc.retry_after))
+    return None, error, retry.attempts, True
+
+
+def judge_items(backend: Backend, items: Iterable[tuple[object, JudgeItem]], *, concurrency: int = 8,
+                retry: RetryPolicy | None = None, limiter: RateLimiter | None = None,
+                on_outcome: Callable[[Outcome], None] | None = None,
+                should_stop: Callable[[], bool] | None = None) -> list[Outcome]:
+    """Judge (key, item) pairs with up to `concurrency` requests in flight; `on_outcome` is called as each
+    finishes (from the calling thread, so it may write to the database)."""
+    retry = retry or RetryPolicy()
+    items = list(items)
+    outcomes: list[Outcome] = []
+
+    def work(pair):
+        key, item = pair
+        result, error, attempts, transient = judge_one(backend, item, retry=retry, limiter=limiter,
+                                                       should_stop=should_stop)
+        return Outcome(key, result, error, attempts, transient)
+
+    if concurrency <= 1 or len(items) <= 1 or not backend.concurrent:
+        for pair in items:
+            outcome = work(pair)
+            outcomes.append(outcome)
+            if on_outcome:
+                on_outcome(outcome)
+        return outcomes
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
+        for outcome in pool.map(work, items):
+            outcomes.append(outcome)
+            if on_outcome:
+                on_outcome(outcome)
+    return outcomes

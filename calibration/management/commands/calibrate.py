@@ -1,0 +1,71 @@
+import argparse
+import time
+
+from calibration import selectors, services
+from calibration.management.commands.judge_gate import gate_text
+from calibration.policies import GATE_EXIT
+from evalapp.commands import EvalCommand
+from evalapp.errors import Problem, ServiceError
+
+
+class Command(EvalCommand):
+    help = ("Run a judge version over a stratified sample of human-labelled answers in the Celery workers and "
+            "measure agreement. With --wait, print the gate object when done (exit as judge_gate; 3 if still running).")
+
+    def add_command_arguments(self, parser):
+        parser.add_argument("judge_version")
+        parser.add_argument("--dataset", help="dataset whose labelled answers are sampled")
+        parser.add_argument("--sample", type=int, default=100, help="sample size (default 100)")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--chunk-size", type=int, default=services.DEFAULT_CHUNK)
+        parser.add_argument("--resample", action="store_true", help="draw a new sample instead of reusing the judge's")
+        parser.add_argument("--resume", action="store_true", help="resume this version's unfinished run")
+        parser.add_argument("--cancel", action="store_true", help="cancel this version's unfinished run")
+        parser.add_argument("--wait", action="store_true", help="wait for the run and print the gate object")
+        parser.add_argument("--timeout", type=float, default=600, help="seconds --wait waits (default 600)")
+        parser.add_argument("--poll", type=float, default=0.5, help=argparse.SUPPRESS)
+
+    def run(self, **o):
+        version = selectors.judge_version_get(o["judge_version"])
+        if o["resume"] or o["cancel"]:
+            run = version.runs.exclude(status="done").order_by("-created_at", "-id").first()
+            if run is None:
+                raise ServiceError(f"judge version {version.pk} has no unfinished calibration run")
+            run = services.calibration_resume(run_id=run.pk) if o["resume"] else services.calibration_cancel(run_id=run.pk)
+            created = False
+        else:
+            if not o.get("dataset"):
+                raise ServiceError("give --dataset NAME", [Problem("required", field="dataset")])
+            run, created = services.calibration_start(judge_version_id=version.pk, dataset_name=o["dataset"],
+                                                      size=o["sample"], seed=o["seed"], chunk_size=o["chunk_size"],
+                                                      resample=o["resample"])
+        if not o["wait"] or o["cancel"]:
+            return {**selectors.run_progress(run), "created": created}, 0
+        deadline = time.monotonic() + o["timeout"]
+        last = None
+        while True:
+            run.refresh_from_db()
+            progress = selectors.run_progress(run)
+            if run.status in ("done", "failed", "cancelled"):
+                break
+            if time.monotonic() >= deadline:
+                self.stderr.write(f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
+                                  f"is a worker running? (celery -A evalapp worker)")
+                return {**progress, "created": created}, 3
+            if (progress["done"], progress["errors"]) != last and not o.get("json"):
+                self.stderr.write(f"{progress['done']}/{progress['total']} judged, {progress['invalid']} invalid, "
+                                  f"{progress['errors']} errors" + (f", ETA {progress['eta_seconds']}s" if progress['eta_seconds'] else ""))
+                last = (progress["done"], progress["errors"])
+            time.sleep(o["poll"])
+        if run.status != "done":
+            self.stderr.write(f"calibration run {run.pk} {run.status}: {run.message}")
+            payload = selectors.gate(version)
+            return {**payload, "calibration_run": selectors.run_progress(run)}, 3
+        payload = selectors.gate(version)
+        return payload, GATE_EXIT[payload["status"]]
+
+    def text(self, p):
+        if "judge_version" in p and "status" in p and "config_hash" in p:
+            return gate_text(p)
+        return (f"calibration run {p['run']} of judge version {p['judge_version']}: {p['status']}, "
+                f"{p['done']}/{p['total']} judged, {p['invalid']} invalid, {p['errors']} errors")

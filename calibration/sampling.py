@@ -1,0 +1,75 @@
+"""Stratified allocation and seeded draws. Pure Python, no Django.
+
+Allocation: every stratum first gets its floor (capped by what exists), the rest is shared by the
+budget with the largest-remainder method, capped by what exists; what a full stratum cannot take
+goes to the others by their shares, until the sample is full or nothing is left.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+
+
+def _largest_remainder(total: int, weights: Mapping[str, float], capacity: Mapping[str, int]) -> dict[str, int]:
+    """Share `total` by weight, whole numbers, never above capacity; leftovers flow to strata with room."""
+    given = {s: 0 for s in weights}
+    left = total
+    while left > 0:
+        open_ = [s for s in weights if weights[s] > 0 and capacity[s] - given[s] > 0]
+        if not open_:
+            break
+        weight = sum(weights[s] for s in open_)
+        quotas = {s: left * weights[s] / weight for s in open_}
+        step = {s: min(math.floor(quotas[s]), capacity[s] - given[s]) for s in open_}
+        rest = left - sum(step.values())
+        # Largest fractional remainder first; ties by name so the result never depends on dict order.
+        for s in sorted(open_, key=lambda s: (-(quotas[s] - math.floor(quotas[s])), s)):
+            if rest <= 0:
+                break
+            if capacity[s] - given[s] - step[s] > 0:
+                step[s] += 1
+                rest -= 1
+        if sum(step.values()) == 0:
+            break
+        for s in open_:
+            given[s] += step[s]
+        left -= sum(step.values())
+    return given
+
+
+def allocate(size: int, available: Mapping[str, int], budget: Mapping[str, float] | None = None,
+             *, floor: int = 1) -> dict[str, int]:
+    """How many items to draw from each stratum.
+
+    `budget` maps stratum -> share (any unit; percentages in practice); without one the shares are
+    proportional to what is available. Strata outside the budget get nothing; strata in the budget with
+    no items get 0. The result sums to min(size, everything available in budgeted strata).
+    """
+    if size < 0:
+        raise ValueError("size must not be negative")
+    shares = {s: float(w) for s, w in (budget or {}).items() if float(w) > 0} if budget else \
+        {s: float(n) for s, n in available.items() if n > 0}
+    strata = sorted(shares)
+    capacity = {s: int(available.get(s, 0)) for s in strata}
+    size = min(size, sum(capacity.values()))
+    alloc = {s: 0 for s in strata}
+    # Floors: biggest shares first when the sample cannot give every stratum its floor.
+    for s in sorted(strata, key=lambda s: (-shares[s], s)):
+        take = min(floor, capacity[s], size - sum(alloc.values()))
+        alloc[s] = max(0, take)
+    rest = size - sum(alloc.values())
+    extra = _largest_remainder(rest, shares, {s: capacity[s] - alloc[s] for s in strata})
+    return {s: alloc[s] + extra[s] for s in strata}
+
+
+def draw(candidates: Mapping[str, Sequence], allocation: Mapping[str, int], *, seed: int) -> list[tuple[str, object]]:
+    """A seeded draw: (stratum, candidate) pairs, strata in name order, each stratum's candidates
+    sorted before drawing so the same inputs and seed always give the same sample."""
+    out = []
+    for stratum in sorted(allocation):
+        pool = sorted(candidates.get(stratum, ()))
+        k = min(allocation[stratum], len(pool))
+        rng = random.Random(f"{seed}:{stratum}")
+        out.extend((stratum, c) for c in rng.sample(pool, k))
+    return out

@@ -1,0 +1,580 @@
+"""Writes for judges, calibration runs, verdicts, measurements and gradings.
+
+Every service is keyword-only and raises ServiceError for input the caller must fix. Celery work is
+scheduled only after the transaction commits (transaction.on_commit), never from inside it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.text import slugify
+
+from annotation import selectors as annotation_selectors
+from annotation.models import Answer, Dataset, Run
+from calibration import policies, sampling, selectors
+from calibration.backends import BACKENDS, JudgeItem, backend_for
+from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
+from calibration.models import (
+    CalibrationRun,
+    CalibrationSample,
+    GradedAnswer,
+    GradingRun,
+    ImportedVerdict,
+    Judge,
+    JudgeVersion,
+    Measurement,
+    SampleItem,
+    Verdict,
+)
+from calibration.stats import agreement, stratified_bootstrap_kappa_ci, strata_tables
+from evalapp.errors import NotFound, Problem, ServiceError
+from evalapp.jsonl import read_jsonl, require_file, require_str
+
+log = logging.getLogger(__name__)
+
+# Parameters that change how a judge is reached, not what it says: left out of the config hash.
+OPERATIONAL_PARAMS = ("base_url", "api_key", "timeout", "concurrency", "rate_limit", "max_attempts")
+FINAL_VERDICTS = ("correct", "incorrect", "invalid")
+DEFAULT_CHUNK = 20
+BOOTSTRAP_ITERS = 2000
+
+
+def config_hash(*, backend: str, model: str, prompt_template: str, params: dict, rubric: str) -> str:
+    """`sha256:` + sha256 of the canonical JSON of what decides the judge's verdicts."""
+    config = {"backend": backend, "model": model or "", "prompt_template": prompt_template or "",
+              "params": {k: v for k, v in sorted((params or {}).items()) if k not in OPERATIONAL_PARAMS},
+              "rubric": rubric or ""}
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _coerce_param(value):
+    """Command-line k=v values: numbers and booleans as JSON would read them, else the string."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = json.loads(value)
+    except (json.JSONDecodeError, ValueError):
+        return value
+    return parsed if isinstance(parsed, (int, float, bool)) or parsed is None else value
+
+
+@transaction.atomic
+def judge_version_create(*, judge_name: str, backend: str, model: str = "", prompt_template: str = "",
+                         params: dict | None = None, rubric: str = "", threshold: float | None = None,
+                         policy: str | None = None, min_n: int | None = None, user=None) -> tuple[JudgeVersion, bool]:
+    """The judge version with this configuration, created (with the judge if new) unless it exists.
+
+    Returns (version, created). Threshold, policy and minimum n belong to the judge and are updated
+    when given.
+    """
+    problems = []
+    if not judge_name or slugify(judge_name) != judge_name:
+        problems.append(Problem("must be a slug (letters, digits, - and _)", field="judge"))
+    if backend not in BACKENDS:
+        problems.append(Problem(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}", field="backend"))
+    if threshold is not None and not -1 <= threshold <= 1:
+        problems.append(Problem(f"kappa threshold {threshold} is outside -1..1", field="threshold"))
+    if policy is not None and policy not in policies.GATE_POLICIES:
+        problems.append(Problem(f"unknown policy {policy!r}; expected one of {', '.join(policies.GATE_POLICIES)}",
+                                field="policy"))
+    if min_n is not None and min_n < 1:
+        problems.append(Problem("must be at least 1", field="min_n"))
+    if backend == "openai" and not model:
+        problems.append(Problem("the openai backend needs --model (the model snapshot to call)", field="model"))
+    params = {k: _coerce_param(v) for k, v in (params or {}).items()}
+    for key in ("concurrency", "timeout", "rate_limit", "max_attempts"):
+        if key in params and (not isinstance(params[key], (int, float)) or isinstance(params[key], bool) or params[key] < 0):
+            problems.append(Problem("must be a non-negative number", field=f"param {key}"))
+    if problems:
+        raise ServiceError("cannot create the judge version; nothing was written", problems)
+    judge, _ = Judge.objects.get_or_create(name=judge_name)
+    judge = Judge.objects.select_for_update().get(pk=judge.pk)
+    changed = []
+    for field, value in (("threshold", threshold), ("policy", policy), ("min_n", min_n)):
+        if value is not None and getattr(judge, field) != value:
+            setattr(judge, field, value)
+            changed.append(field)
+    if changed:
+        judge.save(update_fields=changed)
+    digest = config_hash(backend=backend, model=model, prompt_template=prompt_template, params=params, rubric=rubric)
+    existing = JudgeVersion.objects.filter(judge=judge, config_hash=digest).first()
+    if existing is not None:
+        return existing, False
+    number = (judge.versions.aggregate(m=Max("number"))["m"] or 0) + 1
+    version = JudgeVersion.objects.create(judge=judge, number=number, backend=backend, model=model or "",
+                                          prompt_template=prompt_template or "", params=params, rubric=rubric or "",
+                                          config_hash=digest, created_by=user)
+    return version, True
+
+
+def judge_version_get(judge_version_id) -> JudgeVersion:
+    """A judge version by id, or NotFound naming it."""
+    return selectors.judge_version_get(judge_version_id)
+
+
+@dataclass(frozen=True)
+class VerdictImportResult:
+    judge_version: int
+    verdicts: int
+    created: int
+    unchanged: int
+
+    def as_dict(self):
+        return {"judge_version": self.judge_version, "verdicts": self.verdicts, "created": self.created,
+                "unchanged": self.unchanged}
+
+
+def verdicts_import(*, path: str | Path, judge_version_id) -> VerdictImportResult:
+    """Import a replay judge's verdicts; every bad line is named and nothing is written unless all are good.
+
+    Imported verdicts are immutable: a line that contradicts an earlier import is an error.
+    """
+    path = require_file(path)
+    version = selectors.judge_version_get(judge_version_id)
+    if version.backend != "replay":
+        raise ServiceError(f"judge version {version.pk} uses the {version.backend!r} backend; "
+                           "only a replay judge version takes imported verdicts")
+    problems: list[Problem] = []
+    rows, seen = [], {}
+    for line, obj, problem in read_jsonl(path):
+        if problem:
+            problems.append(problem)
+            continue
+        run_id = require_str(obj, "run_id", line, problems)
+        qid = require_str(obj, "qid", line, problems)
+        verdict = obj.get("verdict")
+        if verdict not in ("correct", "incorrect"):
+            problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {verdict!r}", line=line, field="verdict"))
+        if run_id and qid:
+            if (run_id, qid) in seen:
+                problems.append(Problem(f"a second verdict for {run_id}/{qid} (first on line {seen[(run_id, qid)]})",
+                                        line=line, field="qid"))
+            seen[(run_id, qid)] = line
+        rows.append((line, run_id, qid, verdict, obj))
+    run_ids = {r[1] for r in rows if r[1]}
+    known = {}
+    for run_id, qid in Answer.objects.filter(run__run_id__in=run_ids).values_list("run__run_id", "qid"):
+        known[(run_id, qid)] = True
+    known_runs = set(Run.objects.filter(run_id__in=run_ids).values_list("run_id", flat=True))
+    existing = {(r, q): v for r, q, v in ImportedVerdict.objects.filter(judge_version=version, run_id__in=run_ids)
+                .values_list("run_id", "qid", "verdict")}
+    for line, run_id, qid, verdict, _obj in rows:
+        if run_id and run_id not in known_runs:
+            problems.append(Problem(f"unknown run {run_id!r}", line=line, field="run_id"))
+        elif run_id and qid and (run_id, qid) not in known:
+            problems.append(Problem(f"run {run_id!r} has no answer to {qid!r}", line=line, field="qid"))
+        elif (run_id, qid) in existing and existing[(run_id, qid)] != verdict:
+            problems.append(Problem(f"{run_id}/{qid} was imported as {existing[(run_id, qid)]!r}; imported verdicts "
+                                    "never change (make a new judge version)", line=line, field="verdict"))
+    if problems:
+        raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+    fresh = [ImportedVerdict(judge_version=version, run_id=r, qid=q, verdict=v, record=obj)
+             for _line, r, q, v, obj in rows if (r, q) not in existing]
+    with transaction.atomic():
+        ImportedVerdict.objects.bulk_create(fresh, batch_size=2000)
+    return VerdictImportResult(version.pk, len(rows), len(fresh), len(rows) - len(fresh))
+
+
+# --- samples ------------------------------------------------------------------------------------
+
+def _labelled_population(dataset: Dataset) -> dict[str, list[tuple[str, str, int]]]:
+    """stratum -> [(run_id, qid, answer pk)] of the dataset's answers that carry a final human label.
+
+    A stratum is the one of the question in the answer's own run's dataset version.
+    """
+    from annotation.models import VersionEntry
+
+    answers = list(Answer.objects.filter(run__dataset=dataset).exclude(final_verdict="")
+                   .values_list("pk", "run__run_id", "qid", "run__dataset_version_id"))
+    latest = annotation_selectors.latest_version(dataset)
+    version_ids = {v or (latest.pk if latest else None) for *_, v in answers} - {None}
+    strata = {}
+    for version_id, qid, stratum in (VersionEntry.objects.filter(version_id__in=version_ids)
+                                     .values_list("version_id", "qid", "example__stratum").iterator(chunk_size=10_000)):
+        strata[(version_id, qid)] = stratum
+    population: dict[str, list] = {}
+    for pk, run_id, qid, version_id in answers:
+        stratum = strata.get((version_id or (latest.pk if latest else None), qid), "(unknown)")
+        population.setdefault(stratum, []).append((run_id, qid, pk))
+    return population
+
+
+def sample_draw(*, judge: Judge, dataset: Dataset, size: int, seed: int = 0, floor: int = 1) -> CalibrationSample:
+    """Draw and store a stratified sample of labelled answers for a judge (see calibration.sampling)."""
+    if size < 1:
+        raise ServiceError("the sample size must be at least 1", [Problem("must be at least 1", field="sample")])
+    population = _labelled_population(dataset)
+    available = {s: len(v) for s, v in population.items()}
+    if not available:
+        raise ServiceError(f"dataset {dataset.name!r} has no answers with a final human label to calibrate on",
+                           code=3, status=409)
+    budget = dict(dataset.strata_budget or {})
+    allocation = sampling.allocate(size, available, budget or None, floor=floor)
+    picked = sampling.draw(population, allocation, seed=seed)
+    latest = annotation_selectors.latest_version(dataset)
+    sample = CalibrationSample.objects.create(
+        judge=judge, dataset=dataset, dataset_hash=latest.dataset_hash if latest else "", size=size, seed=seed,
+        allocation=allocation, available=available, budget=budget)
+    SampleItem.objects.bulk_create([
+        SampleItem(sample=sample, answer_id=pk, stratum=stratum, position=i)
+        for i, (stratum, (_run_id, _qid, pk)) in enumerate(picked)
+    ], batch_size=2000)
+    return sample
+
+
+def sample_for(*, judge: Judge, dataset: Dataset, size: int, seed: int, resample: bool = False) -> CalibrationSample:
+    """The judge's stored sample for (dataset, size, seed), reused across its versions; drawn when missing."""
+    if not resample:
+        found = CalibrationSample.objects.filter(judge=judge, dataset=dataset, size=size, seed=seed).first()
+        if found is not None:
+            return found
+    return sample_draw(judge=judge, dataset=dataset, size=size, seed=seed)
+
+
+# --- calibration runs ---------------------------------------------------------------------------
+
+@transaction.atomic
+def calibration_start(*, judge_version_id, dataset_name: str, size: int = 100, seed: int = 0,
+                      chunk_size: int = DEFAULT_CHUNK, resample: bool = False, user=None) -> tuple[CalibrationRun, bool]:
+    """Start calibrating a judge version on a dataset's labelled answers; the work goes to Celery on commit.
+
+    Returns (run, created). A run of this version on this sample that is still queued or running is
+    returned instead of starting a second one.
+    """
+    version = selectors.judge_version_get(judge_version_id)
+    dataset = annotation_selectors.dataset_get(dataset_name)
+    if chunk_size < 1:
+        raise ServiceError("chunk size must be at least 1", [Problem("must be at least 1", field="chunk_size")])
+    judge = Judge.objects.select_for_update().get(pk=version.judge_id)
+    sample = sample_for(judge=judge, dataset=dataset, size=size, seed=seed, resample=resample)
+    active = CalibrationRun.objects.filter(judge_version=version, sample=sample, status__in=("queued", "running")).first()
+    if active is not None:
+        return active, False
+    total = sample.items.count()
+    if total == 0:
+        raise ServiceError("the sample is empty: no labelled answers in the budgeted strata", code=3, status=409)
+    run = CalibrationRun.objects.create(judge_version=version, sample=sample, total=total, chunk_size=chunk_size,
+                                        created_by=user, dispatches=1)
+    transaction.on_commit(lambda: _dispatch(run.pk))
+    return run, True
+
+
+def _dispatch(run_pk: int) -> None:
+    from calibration import tasks
+
+    tasks.dispatch_run(run_pk)
+
+
+def pending_item_ids(run: CalibrationRun) -> list[int]:
+    """Sample items of a run with no final verdict yet (missing, or an error to try again)."""
+    done = Verdict.objects.filter(run=run, verdict__in=FINAL_VERDICTS).values_list("item_id", flat=True)
+    return list(SampleItem.objects.filter(sample_id=run.sample_id).exclude(pk__in=done)
+                .order_by("position").values_list("pk", flat=True))
+
+
+@transaction.atomic
+def calibration_cancel(*, run_id: int) -> CalibrationRun:
+    """Stop a run: chunk tasks check the status before each item and stop. Verdicts so far are kept."""
+    run = CalibrationRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"unknown calibration run {run_id!r}")
+    if run.status in ("queued", "running"):
+        run.status, run.finished_at, run.message = "cancelled", timezone.now(), "cancelled"
+        run.save(update_fields=["status", "finished_at", "message"])
+    return run
+
+
+@transaction.atomic
+def calibration_resume(*, run_id: int) -> CalibrationRun:
+    """Re-dispatch the items of a run that have no final verdict (after a worker died, errors, or a cancel).
+
+    Safe to call any time: verdicts are unique per (run, item) and chunk tasks skip items already judged.
+    """
+    run = CalibrationRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"unknown calibration run {run_id!r}")
+    if run.status == "done":
+        return run
+    Verdict.objects.filter(run=run, verdict="error").delete()
+    run.status, run.finished_at, run.message = "running", None, ""
+    run.dispatches += 1
+    run.heartbeat_at = timezone.now()
+    run.save(update_fields=["status", "finished_at", "message", "dispatches", "heartbeat_at"])
+    transaction.on_commit(lambda: _dispatch(run.pk))
+    return run
+
+
+def calibration_resume_stalled(*, stalled_for: timedelta) -> list[int]:
+    """Resume runs that are running but have shown no sign of life for `stalled_for` (their worker died)."""
+    cutoff = timezone.now() - stalled_for
+    ids = list(CalibrationRun.objects.filter(status__in=("queued", "running"))
+               .filter(heartbeat_at__lt=cutoff).values_list("pk", flat=True))
+    ids += list(CalibrationRun.objects.filter(status="queued", heartbeat_at__isnull=True, created_at__lt=cutoff)
+                .values_list("pk", flat=True))
+    for pk in ids:
+        calibration_resume(run_id=pk)
+    return ids
+
+
+def _judge_item(item: SampleItem, questions: dict) -> JudgeItem:
+    record = questions.get(item.answer_id) or {}
+    return JudgeItem(run_id=item.answer.run.run_id, qid=item.answer.qid, question=record.get("question") or "",
+                     answer=item.answer.answer, expected=record.get("expected"), gold_text=record.get("gold_text"),
+                     stratum=item.stratum)
+
+
+def _question_records(answers) -> dict:
+    """answer pk -> its question record in the answer's run's dataset version (latest version as fallback)."""
+    from annotation.models import VersionEntry
+
+    by_version: dict = {}
+    for answer in answers:
+        version_id = answer.run.dataset_version_id
+        if version_id is None and answer.run.dataset_id:
+            latest = annotation_selectors.latest_version(answer.run.dataset)
+            version_id = latest.pk if latest else None
+        by_version.setdefault(version_id, []).append(answer)
+    out = {}
+    for version_id, group in by_version.items():
+        if version_id is None:
+            continue
+        texts = dict(VersionEntry.objects.filter(version_id=version_id, qid__in={a.qid for a in group})
+                     .values_list("qid", "example__canonical"))
+        for answer in group:
+            if answer.qid in texts:
+                out[answer.pk] = json.loads(texts[answer.qid])
+    return out
+
+
+def verdict_record(*, run: CalibrationRun, item_id: int, outcome: Outcome) -> Verdict:
+    """Write one item's verdict exactly once: an existing final verdict wins, an error row is replaced."""
+    result = outcome.result
+    fields = {
+        "verdict": result.verdict if result else "error",
+        "raw_output": result.raw_output if result else "",
+        "reason": (result.reason if result else outcome.error)[:5000],
+        "latency_ms": result.latency_ms if result else None,
+        "prompt_tokens": result.prompt_tokens if result else None,
+        "completion_tokens": result.completion_tokens if result else None,
+        "attempts": outcome.attempts,
+    }
+    try:
+        with transaction.atomic():
+            existing = Verdict.objects.select_for_update().filter(run=run, item_id=item_id).first()
+            if existing is not None:
+                if existing.verdict in FINAL_VERDICTS:
+                    return existing
+                for key, value in fields.items():
+                    setattr(existing, key, value)
+                existing.save()
+                return existing
+            return Verdict.objects.create(run=run, item_id=item_id, **fields)
+    except IntegrityError:
+        # Another worker wrote this item between our check and our insert: theirs stands.
+        return Verdict.objects.get(run=run, item_id=item_id)
+
+
+def _still_running(run_pk: int) -> bool:
+    return CalibrationRun.objects.filter(pk=run_pk, status__in=("queued", "running")).exists()
+
+
+def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
+    """Judge one chunk of a run's items (the body of the chunk task). Idempotent: items with a final
+    verdict are skipped; each verdict is written as soon as it is known; a cancel stops the chunk.
+
+    Raises TransientJudgeError when every attempted item failed transiently (the judge is down), so the
+    task can retry the chunk later; the items stay pending.
+    """
+    from calibration.backends import TransientJudgeError
+
+    run = CalibrationRun.objects.select_related("judge_version").filter(pk=run_id).first()
+    if run is None or run.status not in ("queued", "running"):
+        return {"skipped": len(item_ids), "reason": "run is not active"}
+    done = set(Verdict.objects.filter(run=run, item_id__in=item_ids, verdict__in=FINAL_VERDICTS)
+               .values_list("item_id", flat=True))
+    todo = [i for i in item_ids if i not in done]
+    now = timezone.now()
+    CalibrationRun.objects.filter(pk=run.pk, status="queued").update(status="running", started_at=now)
+    CalibrationRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
+    CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=now)
+    if not todo:
+        return {"judged": 0, "skipped": len(item_ids)}
+    items = list(SampleItem.objects.filter(pk__in=todo).select_related("answer__run__dataset").order_by("position"))
+    questions = _question_records([i.answer for i in items])
+    version = run.judge_version
+    params = version.params or {}
+    backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
+                          params=params, judge_version_id=version.pk, rubric=version.rubric)
+    limiter = limiter_for(version.config_hash + str(params.get("base_url", "")), params.get("rate_limit"))
+    retry = RetryPolicy(attempts=int(params.get("max_attempts", 4)))
+    counts = {"judged": 0, "errors": 0, "transient": 0}
+    last_check = [time.monotonic()]
+    stop = threading.Event()  # judge threads read it; only this thread touches the database
+
+    def on_outcome(outcome: Outcome) -> None:
+        if outcome.error == "cancelled":
+            return
+        if outcome.result is None and outcome.transient:
+            counts["transient"] += 1
+        else:
+            verdict_record(run=run, item_id=outcome.key, outcome=outcome)
+            counts["judged" if outcome.result else "errors"] += 1
+        if time.monotonic() - last_check[0] > 1.0:
+            last_check[0] = time.monotonic()
+            CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+            if not _still_running(run.pk):
+                stop.set()
+
+    if not _still_running(run.pk):
+        return {"skipped": len(item_ids), "reason": "run is not active"}
+    try:
+        judge_items(backend, [(i.pk, _judge_item(i, questions)) for i in items],
+                    concurrency=int(params.get("concurrency", 8)), retry=retry, limiter=limiter,
+                    on_outcome=on_outcome, should_stop=stop.is_set)
+    finally:
+        backend.close()
+    CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+    if counts["transient"]:
+        raise TransientJudgeError(f"{counts['transient']} item(s) of the chunk could not reach the judge")
+    return counts
+
+
+def pending_among(run_id: int, item_ids: list[int]) -> list[int]:
+    """The items of this list that have no final verdict in the run."""
+    done = set(Verdict.objects.filter(run_id=run_id, item_id__in=item_ids, verdict__in=FINAL_VERDICTS)
+               .values_list("item_id", flat=True))
+    return [i for i in item_ids if i not in done]
+
+
+def calibration_chunk_give_up(*, run_id: int, item_ids: list[int], error: str) -> None:
+    """After the last retry: the chunk's pending items become `error` verdicts so the run can close."""
+    run = CalibrationRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return
+    for item_id in item_ids:
+        verdict_record(run=run, item_id=item_id, outcome=Outcome(item_id, None, error or "gave up", 0, True))
+
+
+@transaction.atomic
+def calibration_close(*, run_id: int) -> CalibrationRun | None:
+    """Close a run once every item has a verdict: measure agreement (or fail when items errored).
+
+    Idempotent and safe to call from every chunk task and from a chord: the run row is locked and a
+    closed run is left alone; a run with items still pending is left running.
+    """
+    run = CalibrationRun.objects.select_for_update().select_related("judge_version", "sample").filter(pk=run_id).first()
+    if run is None or run.status not in ("queued", "running"):
+        return run
+    verdicts = list(Verdict.objects.filter(run=run).select_related("item__answer"))
+    if len(verdicts) < run.total:
+        return run
+    errors = [v for v in verdicts if v.verdict == "error"]
+    now = timezone.now()
+    if errors:
+        run.status, run.finished_at = "failed", now
+        run.message = (f"{len(errors)} of {run.total} item(s) could not be judged (e.g. {errors[0].reason[:200]}); "
+                       "resume the run to try them again")
+        run.save(update_fields=["status", "finished_at", "message"])
+        return run
+    human, judge, strata = [], [], []
+    excluded = 0
+    for v in verdicts:
+        v.human_verdict = v.item.answer.final_verdict
+        if not v.human_verdict:
+            excluded += 1
+            continue
+        human.append(v.human_verdict)
+        judge.append(v.verdict)
+        strata.append(v.item.stratum)
+    Verdict.objects.bulk_update(verdicts, ["human_verdict"], batch_size=2000)
+    invalid = sum(1 for v in judge if v == "invalid")
+    labels = ["correct", "incorrect"] + (["invalid"] if invalid else [])
+    ag = agreement(human, judge, labels=labels, positive="correct")
+    tables = {}
+    ci = None
+    if human:
+        _, tables = strata_tables(human, judge, strata, labels=labels)
+        try:
+            boot = stratified_bootstrap_kappa_ci(tables, iters=BOOTSTRAP_ITERS, seed=run.sample.seed)
+            ci = boot.as_list()
+        except ValueError:
+            ci = None
+    Measurement.objects.create(
+        judge_version=run.judge_version, run=run, n=ag.n, labels=list(ag.labels),
+        confusion=[list(r) for r in ag.confusion], strata={s: t.tolist() for s, t in tables.items()},
+        bootstrap_ci95=ci, invalid=invalid, excluded=excluded, dataset_hash=run.sample.dataset_hash, measured_at=now)
+    run.status, run.finished_at, run.message = "done", now, ""
+    run.save(update_fields=["status", "finished_at", "message"])
+    return run
+
+
+# --- grading ------------------------------------------------------------------------------------
+
+@transaction.atomic
+def grading_start(*, judge_version_id, run_id: str, force: bool = False, reason: str = "", user=None,
+                  run_now: bool = False) -> GradingRun:
+    """Grade a system run's answers with a judge version. Refused (exit 1 / HTTP 409) unless the version's
+    gate is `pass`, or `force` is given with a reason; a forced grading records who, why and the gate.
+
+    With run_now the answers are graded in this process; otherwise a Celery task does it on commit.
+    """
+    version = selectors.judge_version_get(judge_version_id)
+    run = annotation_selectors.run_get(run_id)
+    gate = selectors.gate(version)
+    policies.check_can_grade(gate_status=gate["status"], force=force, reason=reason)
+    grading = GradingRun.objects.create(
+        judge_version=version, run=run, gate_status=gate["status"], gate=gate,
+        forced=gate["status"] != "pass", forced_by=user if gate["status"] != "pass" else None,
+        force_reason=reason if gate["status"] != "pass" else "", total=run.answers.count())
+    if run_now:
+        transaction.on_commit(lambda: grading_execute(grading_id=grading.pk))
+    else:
+        from calibration import tasks
+
+        transaction.on_commit(lambda: tasks.grade_run.delay(grading.pk))
+    return grading
+
+
+def grading_execute(*, grading_id: int) -> dict:
+    """Grade every answer of a grading run that has no verdict yet (idempotent), then mark it done."""
+    grading = GradingRun.objects.select_related("judge_version", "run").get(pk=grading_id)
+    if grading.status in ("done", "cancelled"):
+        return {"graded": 0}
+    version = grading.judge_version
+    done = set(GradedAnswer.objects.filter(grading=grading).values_list("answer_id", flat=True))
+    answers = [a for a in Answer.objects.filter(run=grading.run).select_related("run__dataset") if a.pk not in done]
+    questions = _question_records(answers)
+    backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
+                          params=version.params, judge_version_id=version.pk, rubric=version.rubric)
+    GradingRun.objects.filter(pk=grading.pk).update(status="running")
+
+    def item_for(answer):
+        record = questions.get(answer.pk) or {}
+        return JudgeItem(run_id=answer.run.run_id, qid=answer.qid, question=record.get("question") or "",
+                         answer=answer.answer, expected=record.get("expected"), gold_text=record.get("gold_text"))
+
+    def on_outcome(outcome: Outcome) -> None:
+        result = outcome.result
+        GradedAnswer.objects.get_or_create(grading=grading, answer_id=outcome.key, defaults={
+            "verdict": result.verdict if result else "error", "raw_output": result.raw_output if result else outcome.error,
+            "latency_ms": result.latency_ms if result else None})
+
+    try:
+        judge_items(backend, [(a.pk, item_for(a)) for a in answers],
+                    concurrency=int(version.params.get("concurrency", 8)),
+                    retry=RetryPolicy(attempts=int(version.params.get("max_attempts", 4))), on_outcome=on_outcome)
+    finally:
+        backend.close()
+    GradingRun.objects.filter(pk=grading.pk).update(status="done", finished_at=timezone.now())
+    return {"graded": len(answers)}

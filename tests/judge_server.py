@@ -1,0 +1,143 @@
+"""A local OpenAI-compatible chat-completions server for tests and the bench: a real socket, the real protocol.
+
+It grades the way a careful judge would on our prompt: "correct" when the expected answer occurs in the
+answer to grade. Behaviour is configurable while it runs (the attributes are read per request):
+
+    latency        seconds to wait before answering
+    fail_429       answer HTTP 429 (with Retry-After: 0) to the first N requests
+    fail_500       answer HTTP 500 to the next N requests
+    hang           sleep `hang_seconds` (past any client timeout) on the next N requests
+    markers        answers containing "[[GARBAGE]]" get a reply with no JSON in it, "[[MALFORMED]]" a
+                   body that is not a chat completion at all, "[[FLIP]]" the opposite verdict
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+_SECTION = re.compile(r"Expected answer:\n(?P<expected>.*?)\n\nAnswer to grade:\n(?P<answer>.*?)\n\nIs the answer", re.S)
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+class JudgeServer:
+    def __init__(self, *, latency: float = 0.0, port: int = 0):
+        self.latency = latency
+        self.fail_429 = 0
+        self.fail_500 = 0
+        self.hang = 0
+        self.hang_seconds = 5.0
+        self.requests = 0
+        self.completions = 0
+        self.lock = threading.Lock()
+        self.auth_headers: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status: int, body: bytes, content_type="application/json", headers=None):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                if not self.path.endswith("/chat/completions"):
+                    return self._send(404, b'{"error": "not found"}')
+                with server.lock:
+                    server.requests += 1
+                    server.auth_headers.append(self.headers.get("Authorization", ""))
+                    if server.fail_429 > 0:
+                        server.fail_429 -= 1
+                        action = "429"
+                    elif server.fail_500 > 0:
+                        server.fail_500 -= 1
+                        action = "500"
+                    elif server.hang > 0:
+                        server.hang -= 1
+                        action = "hang"
+                    else:
+                        action = "ok"
+                if action == "429":
+                    return self._send(429, b'{"error": {"message": "rate limited"}}', headers={"Retry-After": "0"})
+                if action == "500":
+                    return self._send(500, b'{"error": {"message": "boom"}}')
+                if action == "hang":
+                    time.sleep(server.hang_seconds)
+                    return self._send(503, b'{"error": "too late"}')
+                if server.latency:
+                    time.sleep(server.latency)
+                try:
+                    body = json.loads(raw)
+                    prompt = body["messages"][-1]["content"]
+                except (ValueError, KeyError, IndexError, TypeError):
+                    return self._send(400, b'{"error": {"message": "bad request"}}')
+                match = _SECTION.search(prompt)
+                expected, answer = (match.group("expected"), match.group("answer")) if match else ("", "")
+                if "[[MALFORMED]]" in answer:
+                    return self._send(200, b"<html>upstream proxy error</html>", content_type="text/html")
+                if "[[GARBAGE]]" in answer:
+                    content = "I think the answer is probably fine, but I am not sure."
+                else:
+                    ok = bool(_norm(expected)) and _norm(expected) in _norm(answer)
+                    if "[[FLIP]]" in answer:
+                        ok = not ok
+                    content = json.dumps({"verdict": "correct" if ok else "incorrect", "reason": "checked against the passage"})
+                with server.lock:
+                    server.completions += 1
+                reply = {"id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model", ""),
+                         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                      "finish_reason": "stop"}],
+                         "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(content.split()),
+                                   "total_tokens": len(prompt.split()) + len(content.split())}}
+                return self._send(200, json.dumps(reply).encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.request_queue_size = 128
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> JudgeServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+if __name__ == "__main__":  # pragma: no cover - manual use: python tests/judge_server.py 8765 0.05
+    import sys
+
+    srv = JudgeServer(port=int(sys.argv[1]) if len(sys.argv) > 1 else 8765,
+                      latency=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0).start()
+    print(srv.url, flush=True)
+    srv.thread.join()
