@@ -139,6 +139,7 @@ class AdjudicateView(APIView):
         adjudication = services.item_adjudicate(queue=queue, item_id=qs.item_get(queue, item_id).pk,
                                                 adjudicator=request.user, verdict=data.get("verdict"),
                                                 reason=data.get("reason") or "")
+        adjudication.answer.refresh_from_db(fields=["final_verdict"])
         return Response({"item_id": int(item_id), "verdict": adjudication.verdict, "reason": adjudication.reason,
                          "final_verdict": adjudication.answer.final_verdict}, status=status.HTTP_201_CREATED)
 
