@@ -26,7 +26,13 @@ from calibration.stats.manifest import (
     decompose_movement,
     diff_manifests,
 )
-from calibration.stats.paired import PairedComparison, n_for_gap, paired_diff, resolvable_gap
+from calibration.stats.paired import (
+    PairedComparison,
+    n_for_gap,
+    paired_bootstrap_ci,
+    paired_diff,
+    resolvable_gap,
+)
 from calibration.stats.report import (
     agreement_report,
     agreement_report_from_rows,
@@ -58,6 +64,7 @@ __all__ = [
     "difference_verdict",
     "gate_decide",
     "n_for_gap",
+    "paired_bootstrap_ci",
     "paired_diff",
     "per_stratum",
     "relabel_drift",

@@ -95,6 +95,27 @@ def n_for_gap(gap: float, *, discordant_rate: float, z: float = Z95) -> int:
     return max(1, math.ceil(discordant_rate * (100 * z / gap) ** 2 - 1e-9))
 
 
+def paired_bootstrap_ci(
+    b_only: int, a_only: int, n: int, *, iters: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile 95% bootstrap interval, in points, of the mean paired difference B - A.
+
+    One replicate draws (b_only, a_only, ties) ~ multinomial(n, observed shares), which is
+    resampling the n questions with replacement; its difference is 100 * (b_only - a_only) / n.
+    """
+    if n <= 0:
+        raise ValueError("no questions to compare")
+    if iters < 1:
+        raise ValueError(f"iters must be at least 1, got {iters}")
+    if b_only < 0 or a_only < 0 or b_only + a_only > n:
+        raise ValueError("b_only and a_only must be non-negative and sum to at most n")
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, np.array([b_only, a_only, n - b_only - a_only]) / n, size=iters)
+    diffs = 100 * (draws[:, 0] - draws[:, 1]) / n
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def paired_diff(
     qids: Sequence[str],
     a_correct,
@@ -124,33 +145,27 @@ def paired_diff(
     n = len(qids)
     if n == 0:
         raise ValueError("no questions to compare")
-    if iters < 1:
-        raise ValueError(f"iters must be at least 1, got {iters}")
 
     b_only = int(np.count_nonzero(b & ~a))
     a_only = int(np.count_nonzero(a & ~b))
-    ties = n - b_only - a_only
     a_score = int(a.sum()) / n
     b_score = int(b.sum()) / n
     # From the integer counts, so 24 / 300 gives exactly 8.0 points.
     diff_points = 100 * (b_only - a_only) / n
 
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n, np.array([b_only, a_only, ties]) / n, size=iters)
-    diffs = 100 * (draws[:, 0] - draws[:, 1]) / n
-    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    ci95 = paired_bootstrap_ci(b_only, a_only, n, iters=iters, seed=seed)
 
     d = (b_only - a_only) / n
     se = math.sqrt(max((b_only + a_only) / n - d * d, 0.0) / n)
     naive_half = 100 * Z95 * math.sqrt(a_score * (1 - a_score) / n + b_score * (1 - b_score) / n)
-    regressions = tuple(sorted(q for q, ra, rb in zip(qids, a, b) if ra and not rb))
+    regressions = tuple(sorted(qids[i] for i in np.flatnonzero(a & ~b)))
 
     return PairedComparison(
         n=n,
         a_score=a_score,
         b_score=b_score,
         diff_points=diff_points,
-        ci95=(float(lo), float(hi)),
+        ci95=ci95,
         naive_ci95=(diff_points - naive_half, diff_points + naive_half),
         se_points=100 * se,
         b_only=b_only,
