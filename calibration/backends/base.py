@@ -59,6 +59,9 @@ class Backend:
     # or only compute: they run in the calling thread).
     concurrent = True
 
+    def __post_init__(self):
+        """Subclasses set up clients here (the dataclass __init__ calls it)."""
+
     def judge(self, item: JudgeItem) -> JudgeResult:  # pragma: no cover - interface
         raise NotImplementedError
 

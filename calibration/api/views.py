@@ -1,0 +1,113 @@
+"""REST endpoints for judges, calibration runs, gates and gradings. Thin: parse, call, render."""
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from calibration import selectors, services
+from calibration.api import serializers as s
+from calibration.models import JudgeVersion
+from evalapp.api import UploadSerializer, uploaded_path
+from evalapp.roles import ADJUDICATOR, ENGINEER, HasRole
+
+READERS = HasRole(ENGINEER, ADJUDICATOR)
+WRITERS = HasRole(ENGINEER)
+
+
+class _ReadWrite(APIView):
+    def get_permissions(self):
+        return [READERS()] if self.request.method in ("GET", "HEAD", "OPTIONS") else [WRITERS()]
+
+
+class JudgeVersionListView(_ReadWrite):
+    @extend_schema(summary="Judge versions with their gate status", responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
+        return Response([{**s.JudgeVersionSerializer(v).data, "status": selectors.gate(v)["status"]} for v in versions])
+
+    @extend_schema(summary="Create (or find) the judge version with this configuration",
+                   request=s.JudgeVersionCreateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
+    def post(self, request):
+        data = s.JudgeVersionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        version, created = services.judge_version_create(
+            judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
+            rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
+            min_n=d.get("min_n"), user=request.user)
+        return Response({"judge_version": version.pk, "config_hash": version.config_hash, "created": created},
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class JudgeVersionDetailView(_ReadWrite):
+    @extend_schema(summary="A judge version and its gate", responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk):
+        version = selectors.judge_version_get(pk)
+        return Response({**s.JudgeVersionSerializer(version).data, "gate": selectors.gate(version)})
+
+
+class GateView(_ReadWrite):
+    @extend_schema(summary="The gate object (HTTP 200 whatever the status)", responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk):
+        return Response(selectors.gate(selectors.judge_version_get(pk)))
+
+
+class CalibrateView(_ReadWrite):
+    @extend_schema(summary="Start calibrating a judge version (work goes to Celery)", request=s.CalibrateSerializer,
+                   responses={202: OpenApiTypes.OBJECT})
+    def post(self, request, pk):
+        data = s.CalibrateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        run, created = services.calibration_start(judge_version_id=pk, dataset_name=d["dataset"], size=d["sample"],
+                                                  seed=d["seed"], chunk_size=d["chunk_size"], resample=d["resample"],
+                                                  user=request.user)
+        return Response({**selectors.run_progress(run), "created": created}, status=status.HTTP_202_ACCEPTED)
+
+
+class VerdictImportView(_ReadWrite):
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
+                   request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, pk):
+        with uploaded_path(request) as path:
+            result = services.verdicts_import(path=path, judge_version_id=pk)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+
+
+class CalibrationRunView(_ReadWrite):
+    @extend_schema(summary="Progress of a calibration run: done / total / invalid / errors, ETA",
+                   responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk):
+        return Response(selectors.run_progress(selectors.run_get(pk)))
+
+
+class CalibrationCancelView(_ReadWrite):
+    @extend_schema(summary="Cancel a calibration run", request=None, responses=OpenApiTypes.OBJECT)
+    def post(self, request, pk):
+        selectors.run_get(pk)
+        return Response(selectors.run_progress(services.calibration_cancel(run_id=int(pk))))
+
+
+class CalibrationResumeView(_ReadWrite):
+    @extend_schema(summary="Resume a calibration run (items without a verdict are sent again)", request=None,
+                   responses={202: OpenApiTypes.OBJECT})
+    def post(self, request, pk):
+        selectors.run_get(pk)
+        return Response(selectors.run_progress(services.calibration_resume(run_id=int(pk))),
+                        status=status.HTTP_202_ACCEPTED)
+
+
+class GradeView(_ReadWrite):
+    @extend_schema(summary="Grade a run's answers with this judge version; 409 unless its gate passes or forced",
+                   request=s.GradeSerializer, responses={201: s.GradingRunSerializer})
+    def post(self, request, pk):
+        data = s.GradeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        grading = services.grading_start(judge_version_id=pk, run_id=d["run_id"], force=d["force"], reason=d["reason"],
+                                         user=request.user)
+        return Response(s.GradingRunSerializer(grading).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,139 @@
+"""The calibration API and the engineer pages."""
+import json
+
+import pytest
+
+from annotation.models import Run
+from calibration import selectors, services
+from calibration.models import GradedAnswer, GradingRun, ImportedVerdict, JudgeVersion
+from evalapp.errors import ServiceError
+from tests.calibration.world import human_verdict
+
+
+def span(**kw):
+    return services.judge_version_create(judge_name="span-judge", backend="span", **kw)[0]
+
+
+def test_gate_endpoint_returns_the_gate_object_with_200_whatever_the_status(world, run_inline, api_client_for):
+    api = api_client_for("eng", "engineer")
+    v = span(min_n=10)
+    unmeasured = api.get(f"/api/judge-versions/{v.pk}/gate/")
+    assert unmeasured.status_code == 200 and unmeasured.json()["status"] == "unmeasured"
+    strict = services.judge_version_create(judge_name="strict", backend="span", threshold=0.99, min_n=10)[0]
+    run_inline(strict, size=30)
+    failed = api.get(f"/api/judge-versions/{strict.pk}/gate/")
+    assert failed.status_code == 200
+    assert failed.json() == json.loads(json.dumps(selectors.gate(strict)))
+    assert failed.json()["status"] == "fail"
+    assert api.get("/api/judge-versions/999/gate/").status_code == 404
+
+
+def test_api_roles(world, api_client_for):
+    v = span()
+    assert api_client_for("ann", "annotator").get(f"/api/judge-versions/{v.pk}/gate/").status_code == 403
+    adjudicator = api_client_for("adj", "adjudicator")
+    assert adjudicator.get(f"/api/judge-versions/{v.pk}/gate/").status_code == 200
+    assert adjudicator.post("/api/judge-versions/", {"judge": "x", "backend": "span"}, format="json").status_code == 403
+
+
+def test_create_version_and_start_calibration_over_the_api(world, api_client_for, django_capture_on_commit_callbacks):
+    api = api_client_for("eng", "engineer")
+    created = api.post("/api/judge-versions/", {"judge": "llm", "backend": "openai", "model": "m",
+                                                "params": {"api_key": "sk-secret"}}, format="json")
+    assert created.status_code == 201
+    pk = created.json()["judge_version"]
+    again = api.post("/api/judge-versions/", {"judge": "llm", "backend": "openai", "model": "m"}, format="json")
+    assert again.status_code == 200 and again.json()["judge_version"] == pk
+    assert api.get(f"/api/judge-versions/{pk}/").json()["params"] == {"api_key": "***"}
+    bad = api.post("/api/judge-versions/", {"judge": "llm", "backend": "openai"}, format="json")
+    assert bad.status_code == 400 and JudgeVersion.objects.count() == 1
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        started = api.post(f"/api/judge-versions/{pk}/calibrate/", {"dataset": "support", "sample": 12}, format="json")
+    assert started.status_code == 202
+    body = started.json()
+    assert (body["status"], body["total"], body["done"], body["invalid"], body["errors"]) == ("queued", 12, 0, 0, 0)
+    assert len(callbacks) == 1
+    progress = api.get(f"/api/calibration-runs/{body['run']}/").json()
+    assert progress["pending"] == 12
+    cancelled = api.post(f"/api/calibration-runs/{body['run']}/cancel/")
+    assert cancelled.json()["status"] == "cancelled"
+    missing = api.post(f"/api/judge-versions/{pk}/calibrate/", {"dataset": "nope"}, format="json")
+    assert missing.status_code == 404
+
+
+def test_grading_is_refused_unless_the_gate_passes_or_it_is_forced(world, run_inline, make_user, django_capture_on_commit_callbacks):
+    v = span(min_n=10, threshold=0.0)
+    eng = make_user("eng", "engineer")
+    with pytest.raises(ServiceError) as refused:
+        services.grading_start(judge_version_id=v.pk, run_id="run-a")
+    assert refused.value.code == 1 and refused.value.status == 409
+    assert GradingRun.objects.count() == 0
+    with pytest.raises(ServiceError):
+        services.grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="  ")
+    assert GradingRun.objects.count() == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        forced = services.grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke test",
+                                        user=eng, run_now=True)
+    forced.refresh_from_db()
+    assert (forced.forced, forced.forced_by, forced.force_reason, forced.gate_status, forced.status) == \
+        (True, eng, "smoke test", "unmeasured", "done")
+    assert GradedAnswer.objects.filter(grading=forced).count() == 60
+    run_inline(v, size=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        clean = services.grading_start(judge_version_id=v.pk, run_id="run-a", run_now=True)
+    assert (clean.forced, clean.gate_status, clean.force_reason) == (False, "pass", "")
+
+
+def test_grade_endpoint_409_then_forced(world, api_client_for, django_capture_on_commit_callbacks):
+    api = api_client_for("eng", "engineer")
+    v = span()
+    refused = api.post(f"/api/judge-versions/{v.pk}/grade/", {"run_id": "run-a"}, format="json")
+    assert refused.status_code == 409 and GradingRun.objects.count() == 0
+    with django_capture_on_commit_callbacks(execute=False):
+        forced = api.post(f"/api/judge-versions/{v.pk}/grade/", {"run_id": "run-a", "force": True,
+                                                                  "reason": "needed tonight"}, format="json")
+    assert forced.status_code == 201
+    assert forced.json()["forced"] is True and forced.json()["forced_by"] == "eng"
+
+
+def test_replay_judge_imports_verdicts_and_calibrates(world, tmp_path, run_inline, capsys):
+    from django.core.management import call_command
+
+    v, _ = services.judge_version_create(judge_name="external", backend="replay", min_n=10)
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": human_verdict(i)}) + "\n"
+                            for i in range(60)))
+    call_command("import_verdicts", str(path), "--judge-version", str(v.pk), "--json")
+    assert json.loads(capsys.readouterr().out) == {"judge_version": v.pk, "verdicts": 60, "created": 60, "unchanged": 0}
+    run = run_inline(v, size=30)
+    gate = selectors.gate(v)
+    assert run.status == "done" and gate["kappa"] == 1.0 and gate["raw_agreement"] == 1.0 and gate["status"] == "pass"
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"run_id": "run-a", "qid": "q-0000", "verdict": "correct" if human_verdict(0) == "incorrect" else "incorrect"})
+                   + "\n" + json.dumps({"run_id": "nope", "qid": "q-0001", "verdict": "correct"}) + "\n{oops\n")
+    with pytest.raises(SystemExit) as err:
+        call_command("import_verdicts", str(bad), "--judge-version", str(v.pk), "--json")
+    assert err.value.code == 2
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert [(p["line"], p["field"]) for p in problems] == [(3, None), (1, "verdict"), (2, "run_id")]
+    assert ImportedVerdict.objects.count() == 60
+
+
+def test_pages(world, run_inline, client, make_user):
+    v = span(min_n=10)
+    run = run_inline(v, size=30)
+    make_user("eng", "engineer", password="pw-xxxxxxxx")
+    client.login(username="eng", password="pw-xxxxxxxx")
+    listing = client.get("/judges/")
+    assert listing.status_code == 200 and b"span-judge" in listing.content
+    page = client.get(f"/judges/versions/{v.pk}/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Disagreements" in text and "Length bias" in text and "<svg" in text and "Human–human kappa" in text
+    assert text.count('data-testid="disagreement"') == sum(1 for r in selectors.disagreements(v.measurements.get())) > 0
+    progress = client.get(f"/judges/runs/{run.pk}/progress/")
+    assert progress.status_code == 200 and b"30 / 30" in progress.content
+    make_user("ann", "annotator", password="pw-xxxxxxxx")
+    client.login(username="ann", password="pw-xxxxxxxx")
+    assert client.get("/judges/").status_code == 403
