@@ -12,7 +12,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include("calibration.api.urls")),
     path("api/", include("annotation.api.urls")),
+    path("", include("calibration.urls")),
     path("", include("annotation.urls")),
     path("", include("annotation.tagging_urls")),
 ]
