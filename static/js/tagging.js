@@ -119,6 +119,10 @@
       FIELDS.forEach((k) => {
         if (!same(k, draft[k], saved[k])) out[k] = draft[k] === undefined ? null : draft[k];
       });
+      // Not answerable: the gold fields are written as explicit nulls, as the record format asks.
+      if (draft.stratum === page.no_answer_stratum && !draft.gold_chunk_id) {
+        ["gold_doc_id", "gold_chunk_id", "gold_text"].forEach((k) => { if (!(k in saved)) out[k] = null; });
+      }
       if (Object.keys(out).length) {
         if (saved.labelled_by !== page.username) out.labelled_by = page.username;
         if (saved.labelled_at !== page.today) out.labelled_at = page.today;
@@ -449,7 +453,7 @@
         if (ev.key === "ArrowDown") { selectHit(hitIndex + 1); ev.preventDefault(); }
         else if (ev.key === "ArrowUp") { selectHit(hitIndex - 1); ev.preventDefault(); }
         else if (ev.key === "Enter") { ev.preventDefault(); openSelected(); }
-        else if (ev.key === "Escape") { el.search.blur(); }
+        else if (ev.key === "Escape") { ev.preventDefault(); el.search.blur(); }  // a search box would clear itself
         return;
       }
       if (isTyping(target)) { if (ev.key === "Escape") target.blur(); return; }
