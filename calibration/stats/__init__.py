@@ -34,6 +34,7 @@ from calibration.stats.paired import (
     resolvable_gap,
 )
 from calibration.stats.report import (
+    LineError,
     agreement_report,
     agreement_report_from_rows,
     parse_agreement_lines,
@@ -47,6 +48,7 @@ __all__ = [
     "Decomposition",
     "Drift",
     "GateDecision",
+    "LineError",
     "ManifestDiff",
     "PairedComparison",
     "StratifiedBootstrapCI",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from calibration.stats._encode import as_column
 from calibration.stats.agreement import agreement_from_counts, confusion_matrix
@@ -75,14 +76,28 @@ def agreement_report(
     return out
 
 
-def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[str]]:
+@dataclass(frozen=True)
+class LineError:
+    """One fault in an agreement JSONL file: its 1-based line, the field at fault (None for the
+    whole line) and what is wrong. ``str()`` gives "line 4: field 'a' must be a string label"."""
+
+    line: int
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: " + (f"field {self.field!r} " if self.field else "") + self.message
+
+
+def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[LineError]]:
     """Read agreement JSONL: ``{"id", "a", "b", "stratum"?}`` one object a line.
 
-    Returns ``(rows, errors)``; each error names its 1-based line number and the field at fault.
-    Blank lines are skipped. ``id`` may be a string or an integer (kept as its string).
+    Returns ``(rows, errors)``; every fault is reported, each with its line number and field.
+    Blank lines are skipped. ``id`` may be a string or an integer (kept as its string); ``a`` and
+    ``b`` must be strings; ``stratum`` a string or null.
     """
     rows: list[dict] = []
-    errors: list[str] = []
+    errors: list[LineError] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -90,31 +105,35 @@ def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[str]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            errors.append(f"line {number}: malformed JSON ({exc.msg} at column {exc.colno})")
+            errors.append(LineError(number, None, f"malformed JSON ({exc.msg} at column {exc.colno})"))
             continue
         if not isinstance(obj, dict):
-            errors.append(f"line {number}: expected a JSON object, got {type(obj).__name__}")
+            errors.append(LineError(number, None, f"expected a JSON object, got {type(obj).__name__}"))
             continue
         problems = []
         ident = obj.get("id")
-        if "id" not in obj or ident is None:
-            problems.append("missing field 'id'")
+        if ident is None:
+            problems.append(LineError(number, "id", "is missing"))
         elif isinstance(ident, bool) or not isinstance(ident, (str, int)):
-            problems.append(f"field 'id' must be a string, got {type(ident).__name__}")
+            problems.append(LineError(number, "id", f"must be a string, got {type(ident).__name__}"))
         elif str(ident) in seen:
-            problems.append(f"duplicate id {str(ident)!r} (first on line {seen[str(ident)]})")
+            problems.append(
+                LineError(number, "id", f"repeats {str(ident)!r} (first on line {seen[str(ident)]})")
+            )
         for key in ("a", "b"):
-            if key not in obj or obj[key] is None:
-                problems.append(f"missing field {key!r}")
+            if obj.get(key) is None:
+                problems.append(LineError(number, key, "is missing"))
             elif not isinstance(obj[key], str):
                 problems.append(
-                    f"field {key!r} must be a string label, got {type(obj[key]).__name__}"
+                    LineError(number, key, f"must be a string label, got {type(obj[key]).__name__}")
                 )
         stratum = obj.get("stratum")
         if stratum is not None and not isinstance(stratum, str):
-            problems.append(f"field 'stratum' must be a string, got {type(stratum).__name__}")
+            problems.append(
+                LineError(number, "stratum", f"must be a string, got {type(stratum).__name__}")
+            )
         if problems:
-            errors.extend(f"line {number}: {p}" for p in problems)
+            errors.extend(problems)
             continue
         seen[str(ident)] = number
         rows.append({"id": str(ident), "a": obj["a"], "b": obj["b"], "stratum": stratum})

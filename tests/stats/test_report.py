@@ -114,14 +114,17 @@ def test_parse_reports_every_error_with_its_line_and_field():
     ]
     rows, errors = parse_agreement_lines(lines)
     assert [r["id"] for r in rows] == ["q1"]
-    assert errors == [
+    assert [str(e) for e in errors] == [
         "line 2: malformed JSON (Expecting property name enclosed in double quotes at column 2)",
-        "line 3: missing field 'id'",
-        "line 4: duplicate id 'q1' (first on line 1)",
+        "line 3: field 'id' is missing",
+        "line 4: field 'id' repeats 'q1' (first on line 1)",
         "line 5: field 'a' must be a string label, got int",
-        "line 6: missing field 'b'",
+        "line 6: field 'b' is missing",
         "line 7: expected a JSON object, got list",
         "line 8: field 'stratum' must be a string, got int",
+    ]
+    assert [(e.line, e.field) for e in errors] == [
+        (2, None), (3, "id"), (4, "id"), (5, "a"), (6, "b"), (7, None), (8, "stratum"),
     ]
 
 

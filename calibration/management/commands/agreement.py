@@ -1,0 +1,87 @@
+"""`agreement FILE`: every agreement figure between two raters' label columns in a JSONL file."""
+
+from calibration.stats.report import agreement_report_from_rows, parse_agreement_lines
+from evalapp.commands import EvalCommand
+from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import require_file
+
+
+def _pct(x):
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x):
+    return "—" if x is None else f"{x:.2f}"
+
+
+def _interval(ci):
+    return "—" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+class Command(EvalCommand):
+    help = (
+        "Agreement between two raters from JSONL lines {\"id\", \"a\", \"b\", \"stratum\"?}: raw and "
+        "chance agreement, Cohen's kappa with its standard error and intervals, PABAK, AC1, the "
+        "confusion counts (a/b) and the same per stratum."
+    )
+
+    def add_command_arguments(self, parser):
+        parser.add_argument("file", metavar="FILE")
+        parser.add_argument("--weights", choices=["linear", "quadratic"], default=None,
+                            help="weighted kappa; label order is alphabetical")
+        parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws (default 10000)")
+        parser.add_argument("--seed", type=int, default=0)
+
+    def run(self, **o):
+        if o["iters"] < 1:
+            raise ServiceError("bad option", [Problem("must be at least 1", field="--iters")])
+        path = require_file(o["file"])
+        try:
+            with open(path, encoding="utf-8") as handle:
+                rows, errors = parse_agreement_lines(handle)
+        except UnicodeDecodeError as exc:
+            raise ServiceError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        if errors:
+            raise ServiceError(
+                f"{path}: {len(errors)} problem(s); nothing was measured",
+                [Problem(e.message, line=e.line, field=e.field) for e in errors],
+            )
+        report = agreement_report_from_rows(rows, weights=o["weights"], iters=o["iters"], seed=o["seed"])
+        return report, 0
+
+    def text(self, p):
+        labels = p["labels"]
+        kind = f"{p['weights']}-weighted kappa" if p["weights"] else "kappa"
+        lines = [f"{p['n']} items, labels: {', '.join(labels) if labels else '—'}"]
+        baseline = ""
+        if p["always_correct_agreement"] is not None:
+            baseline = f"   always-{p['positive']!r} baseline {_pct(p['always_correct_agreement'])}"
+        lines.append(
+            f"  raw agreement {_pct(p['raw_agreement'])}   chance {_pct(p['chance_agreement'])}{baseline}"
+        )
+        if p["kappa"] is None:
+            lines.append(f"  {kind}: undefined ({p['reason']})")
+        else:
+            lines.append(
+                f"  {kind} {p['kappa']:.3f}   se {_num(p['kappa_se'])}   95% CI {_interval(p['kappa_ci95'])}"
+                f"   bootstrap {_interval(p['bootstrap_ci95'])} ({p['bootstrap']['iters']} draws, "
+                f"seed {p['bootstrap']['seed']})"
+            )
+        lines.append(f"  PABAK {_num(p['pabak'])}   AC1 {_num(p['ac1'])}")
+        if labels:
+            width = max(9, *(len(x) for x in labels)) + 2
+            lines.append("  confusion (rows a, columns b):")
+            lines.append("    " + " " * width + "".join(f"{x:>{width}}" for x in labels))
+            for la in labels:
+                cells = "".join(f"{p['confusion'][f'{la}/{lb}']:>{width}}" for lb in labels)
+                lines.append(f"    {la:<{width}}{cells}")
+        if p["per_stratum"]:
+            lines.append("  per stratum:")
+            for name, s in p["per_stratum"].items():
+                kappa = _num(s["kappa"]) if s["kappa"] is not None else "undefined"
+                flag = "   too small to conclude" if s["too_small"] else ""
+                lines.append(
+                    f"    {name:24} n={s['n']:<6} raw {_pct(s['raw_agreement']):>6}   kappa {kappa}{flag}"
+                )
+        lines += [f"  WARNING: {w}" for w in p["warnings"]]
+        return "\n".join(lines)

@@ -1,0 +1,129 @@
+"""`manage.py agreement FILE`: the INTERFACES object on stdout, bad input exit 2 by line number."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from sklearn.metrics import cohen_kappa_score
+
+from calibration.stats import agreement_report
+
+
+def write(path, lines):
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def rows_file(tmp_path, *, strata=True):
+    # 20 both correct, 3 a-correct/b-incorrect, 2 a-incorrect/b-correct, 5 both incorrect.
+    pairs = [("correct", "correct")] * 20 + [("correct", "incorrect")] * 3
+    pairs += [("incorrect", "correct")] * 2 + [("incorrect", "incorrect")] * 5
+    lines = []
+    for i, (a, b) in enumerate(pairs):
+        row = {"id": f"q-{i:03d}", "a": a, "b": b}
+        if strata:
+            row["stratum"] = "policy_lookup" if i % 3 else "no_answer"
+        lines.append(json.dumps(row) + "\n")
+    return write(tmp_path / "labels.jsonl", lines), pairs
+
+
+def run(capsys, *args):
+    code = 0
+    try:
+        call_command("agreement", *args)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_output_is_the_agreement_object(tmp_path, capsys):
+    path, pairs = rows_file(tmp_path)
+    code, out, _ = run(capsys, str(path), "--json", "--iters", "2000", "--seed", "3")
+    assert code == 0
+    payload = json.loads(out)
+    a = [x for x, _ in pairs]
+    b = [y for _, y in pairs]
+    assert payload["n"] == 30
+    assert payload["labels"] == ["correct", "incorrect"]
+    assert payload["kappa"] == cohen_kappa_score(a, b)
+    assert payload["confusion"] == {
+        "correct/correct": 20, "correct/incorrect": 3, "incorrect/correct": 2,
+        "incorrect/incorrect": 5,
+    }
+    assert set(payload["per_stratum"]) == {"no_answer", "policy_lookup"}
+    assert payload["per_stratum"]["no_answer"]["n"] == 10
+    strata = ["policy_lookup" if i % 3 else "no_answer" for i in range(30)]
+    expected = agreement_report([f"q-{i:03d}" for i in range(30)], a, b, strata, iters=2000, seed=3)
+    assert payload == json.loads(json.dumps(expected))
+    for key in ("raw_agreement", "chance_agreement", "kappa_se", "kappa_ci95", "bootstrap_ci95",
+                "pabak", "ac1", "warnings"):
+        assert key in payload
+
+
+def test_weights_option(tmp_path, capsys):
+    lines = [json.dumps({"id": str(i), "a": a, "b": b}) + "\n"
+             for i, (a, b) in enumerate([("1", "1"), ("2", "3"), ("3", "3"), ("1", "2"), ("2", "2")])]
+    path = write(tmp_path / "ordinal.jsonl", lines)
+    code, out, _ = run(capsys, str(path), "--json", "--weights", "quadratic", "--iters", "200")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["kappa"] == cohen_kappa_score(["1", "2", "3", "1", "2"], ["1", "3", "3", "2", "2"],
+                                                 weights="quadratic")
+    assert payload["per_stratum"] == {}
+
+
+def test_text_summary_goes_to_stdout(tmp_path, capsys):
+    path, _ = rows_file(tmp_path)
+    code, out, _ = run(capsys, str(path), "--iters", "500")
+    assert code == 0
+    assert out.startswith("30 items, labels: correct, incorrect\n")
+    assert "raw agreement 83.3%" in out
+    assert "no_answer" in out and "too small to conclude" in out
+
+
+def test_undefined_kappa_is_null_with_reason(tmp_path, capsys):
+    lines = [json.dumps({"id": str(i), "a": "correct", "b": "correct"}) + "\n" for i in range(5)]
+    path = write(tmp_path / "one.jsonl", lines)
+    code, out, _ = run(capsys, str(path), "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["kappa"] is None
+    assert "only one label" in payload["reason"]
+    assert payload["bootstrap_ci95"] is None
+
+
+def test_bad_input_exits_2_with_every_error_by_line(tmp_path, capsys):
+    path = write(tmp_path / "bad.jsonl", [
+        '{"id": "q1", "a": "correct", "b": "correct"}\n',
+        "{not json\n",
+        '{"id": "q1", "a": "correct", "b": "correct"}\n',
+        '{"id": "q4", "a": 1}\n',
+    ])
+    code, out, err = run(capsys, str(path))
+    assert code == 2
+    assert out == ""
+    assert "line 2: malformed JSON" in err
+    assert "line 3, field 'id': repeats 'q1' (first on line 1)" in err
+    assert "line 4, field 'a': must be a string label, got int" in err
+    assert "line 4, field 'b': is missing" in err
+
+
+def test_missing_file_exits_2(tmp_path, capsys):
+    code, out, err = run(capsys, str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert "no such file" in err
+
+
+def test_bad_iters_exits_2(tmp_path, capsys):
+    path, _ = rows_file(tmp_path)
+    code, _, err = run(capsys, str(path), "--iters", "0")
+    assert code == 2
+    assert "--iters" in err
+
+
+def test_unknown_weights_is_refused(tmp_path):
+    path, _ = rows_file(tmp_path)
+    # From a shell argparse exits 2; through call_command it is a CommandError.
+    with pytest.raises(CommandError, match="invalid choice: 'cubic'"):
+        call_command("agreement", str(path), "--weights", "cubic")
