@@ -248,7 +248,7 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None):
     if queue is not None:
         rows = rows.filter(Q(answer__queue_items__queue=queue)
                            & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
-                           & Q(answer__queue_items__assignments__state=Assignment.DONE))
+                           & Q(answer__queue_items__assignments__state=Assignment.DONE)).distinct()
     for label in rows.iterator(chunk_size=2000):
         yield {"run_id": label.answer.run.run_id, "qid": label.answer.qid, "annotator": label.annotator.username,
                "verdict": label.verdict, "labelled_at": label.labelled_at.isoformat().replace("+00:00", "Z"),
