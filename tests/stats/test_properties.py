@@ -10,7 +10,12 @@ from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from calibration.stats import agreement, agreement_from_counts, confusion_matrix
+from calibration.stats import (
+    agreement,
+    agreement_from_counts,
+    confusion_matrix,
+    stratified_bootstrap_kappa_ci,
+)
 from calibration.stats.agreement import kappa_batch, weight_matrix
 
 ALPHABET = ["correct", "incorrect", "partial", "n/a"]
@@ -133,3 +138,19 @@ def test_no_nan_ever_leaves_the_package(table):
             assert math.isfinite(value), key
     for name in ("raw_agreement", "chance_agreement", "pabak", "ac1"):
         assert d[name] is None or -1.0 - 1e-12 <= d[name] <= 1.0 + 1e-12
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(["s1", "s2", "s3"]), tables.filter(lambda t: len(t) == 2),
+                       min_size=1))
+def test_stratified_point_with_observed_shares_is_the_pooled_kappa(strata):
+    counts = {s: np.array(t) for s, t in strata.items()}
+    if sum(int(t.sum()) for t in counts.values()) == 0:
+        return
+    pooled = agreement_from_counts(sum(counts.values()), ["x", "y"]).kappa
+    res = stratified_bootstrap_kappa_ci(counts, None, iters=50, seed=0)
+    if pooled is None:
+        assert res.kappa is None
+    else:
+        assert abs(res.kappa - pooled) < 1e-12
+    assert res == stratified_bootstrap_kappa_ci(counts, None, iters=50, seed=0)
