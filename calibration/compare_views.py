@@ -92,6 +92,8 @@ def _series_chart(data: dict) -> dict:
     def y(s: float) -> float:
         return round(top + (hi - s) / (hi - lo) * (height - top - bottom), 2)
 
+    every = max(1, len(times) // 10)
+    xticks = [{"x": x(t.isoformat()), "label": t.strftime("%m-%d")} for i, t in enumerate(times) if i % every == 0]
     yticks = []
     for k in range(5):
         v = lo + (hi - lo) * k / 4
@@ -119,7 +121,7 @@ def _series_chart(data: dict) -> dict:
                            "label_x": bx - 4 if bx > width * 0.6 else bx + 4})
         lines.append({"system": line["system"], "colour": colour, "segments": segs})
     return {"empty": False, "width": width, "height": height, "left": left, "right_edge": width - right,
-            "top": top, "bottom_edge": height - bottom, "yticks": yticks, "lines": lines, "breaks": breaks}
+            "top": top, "bottom_edge": height - bottom, "yticks": yticks, "xticks": xticks, "lines": lines, "breaks": breaks}
 
 
 # ---------------------------------------------------------------------------------------------

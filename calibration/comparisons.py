@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from annotation import selectors
 from annotation.models import Dataset, DatasetVersion, Run, VersionEntry
-from calibration.grading import RunGrades, answer_grade, answer_values, rule_verdict, run_grades, version_records_for
+from calibration.grading import RunGrades, answer_grade, answer_values, raw_values, rule_verdict, run_grades, version_records_for
 from calibration.stats.band import difference_verdict, run_band
 from calibration.stats.manifest import ceiling_after_adding, diff_manifests
 from calibration.stats.paired import n_for_gap, paired_diff, resolvable_gap
@@ -55,8 +55,7 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     """qid -> stratum of a version's questions."""
     if version is None:
         return {}
-    return dict(VersionEntry.objects.filter(version=version)
-                .values_list("qid", "example__stratum").iterator(chunk_size=20_000))
+    return dict(raw_values(VersionEntry.objects.filter(version=version), "qid", "example__stratum"))
 
 
 def _points(x: float) -> float:
@@ -87,11 +86,14 @@ def repeat_runs(run: Run) -> list[Run]:
                 .select_related("dataset_version").order_by("started_at", "run_id"))
 
 
-def run_band_for(runs: Sequence[Run]) -> dict | None:
-    """The run-to-run band (calibration.stats.band.run_band) of repeat runs, in points; None under 2."""
+def run_band_for(runs: Sequence[Run], known: dict[str, RunGrades] | None = None) -> dict | None:
+    """The run-to-run band (calibration.stats.band.run_band) of repeat runs, in points; None under 2.
+    `known` holds grades already computed (run_id -> RunGrades) so they are not read twice."""
+    if len(runs) < 2:
+        return None
     scored = []
     for r in runs:
-        score = run_grades(r).score()
+        score = ((known or {}).get(r.run_id) or run_grades(r)).score()
         if score is not None:
             scored.append((r.run_id, 100 * score))
     if len(scored) < 2:
@@ -156,7 +158,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     if not both_answered:
         raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} answered no question in common",
                            [Problem("no shared qid", field="b")])
-    paired = sorted(q for q in both_answered if q in ga.scores and q in gb.scores)
+    paired = sorted(ga.scores.keys() & gb.scores.keys())
     if not paired:
         raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} share {len(both_answered)} questions but none "
                            f"is scored in both yet (awaiting grades)", code=3, status=409)
@@ -194,8 +196,9 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
                                     f"is no longer in the live corpus")
 
     # Strata from B's version (A's where B has none): the population the newer number claims to measure.
-    strata = version_strata(a.dataset_version)
-    strata.update(version_strata(b.dataset_version))
+    strata = version_strata(b.dataset_version or a.dataset_version)
+    if a.dataset_version_id and b.dataset_version_id and a.dataset_version_id != b.dataset_version_id:
+        strata = {**version_strata(a.dataset_version), **strata}
     groups: dict[str, list[str]] = defaultdict(list)
     for q in paired:
         groups[strata.get(q, "(unknown)")].append(q)
@@ -215,7 +218,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     else:
         band = None
         for base, label in ((a, "a"), (b, "b")):
-            band = run_band_for(repeat_runs(base))
+            band = run_band_for(repeat_runs(base), known={a.run_id: ga, b.run_id: gb})
             if band is not None:
                 band["from"] = f"repeats of run {label}"
                 break
@@ -251,7 +254,14 @@ def regression_detail(*, run_a: str, run_b: str, qid: str) -> dict:
                         "retrieved": row[4], "prompt_chunks": row[5]}
     for key, run in (("a", a), ("b", b)):
         answers[key]["graded"], answers[key]["graded_by"] = answer_grade(run, qid)
+    passage = (record or {}).get("gold_text")
+    passage_from = "gold_text" if passage else None
+    if not passage and (record or {}).get("gold_chunk_id"):
+        found = selectors.chunk_with_neighbours(record["gold_chunk_id"], around=0)
+        if found is not None:
+            passage, passage_from = found[0].text, ("retired chunk" if found[0].retired else "live chunk")
     return {"qid": qid, "question": (record or {}).get("question"), "stratum": (record or {}).get("stratum"),
+            "gold_passage": passage, "gold_passage_from": passage_from,
             "gold_chunk_id": (record or {}).get("gold_chunk_id"), "gold_text": (record or {}).get("gold_text"),
             "expected": (record or {}).get("expected"), "grading": (record or {}).get("grading"),
             "a": answers["a"], "b": answers["b"]}

@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from django.db import connections
+
 from annotation.models import Answer, DatasetVersion, Run, VersionEntry
 from calibration.backends import extraction_verdict, span_verdict
 
@@ -61,6 +63,17 @@ def chunked(values: Iterable[str], size: int = _IN_CHUNK) -> Iterator[list[str]]
             batch = []
     if batch:
         yield batch
+
+
+def raw_values(qs, *fields: str, chunk: int = 20_000) -> Iterator[tuple]:
+    """Rows of `qs.values_list(*fields)` straight from the database cursor: no model instances and no
+    per-value converters (booleans come back as the backend gives them: 0/1 on SQLite). For the hot
+    paths over a million answers, where Django's per-row conversion costs more than the query."""
+    sql, params = qs.values_list(*fields).query.sql_with_params()
+    with connections[qs.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(chunk):
+            yield from rows
 
 
 def version_records_for(version: DatasetVersion | None, qids: set[str]) -> dict[str, dict]:
@@ -127,11 +140,10 @@ def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
     scores: dict[str, bool] = {}
     pending: dict[str, str] = {}  # qid -> final human verdict ("" when none)
     sources: Counter = Counter()
-    for qid, correct, final in Answer.objects.filter(run=run).values_list(
-            "qid", "correct", "final_verdict").iterator(chunk_size=10_000):
+    for qid, correct, final in raw_values(Answer.objects.filter(run=run), "qid", "correct", "final_verdict"):
         answered.add(qid)
         if correct is not None:
-            scores[qid] = correct
+            scores[qid] = bool(correct)
         else:
             pending[qid] = final
     sources[HARNESS] = len(scores)

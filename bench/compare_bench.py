@@ -1,0 +1,204 @@
+"""`compare` and `diff_datasets` on 1,000,000 examples: seconds and peak memory, DB read vs stats.
+
+Builds (once, cached under var/bench/) a SQLite database holding a dataset of N examples in two versions
+(v2: 5% relabelled, 2% added, 1% removed) and three runs (A and B on v1, C on v2), written with raw
+executemany so the setup does not take longer than the thing measured. Then, each in a fresh child
+process so peak RSS is its own:
+
+  compare   calibration.comparisons.compare_runs(A, B, iters=10000) without the stale-gold check,
+            split into DB read (grading both runs + strata) and stats (paired_diff overall and per stratum)
+  diff      annotation.selectors.dataset_diff(v1, v2, run_old=A, run_new=C) (manifests, grading, decomposition)
+  stale     the stale-gold check alone on v1 (annotation.selectors.stale_gold), which compare runs first
+
+Peak Python heap is tracemalloc's (measured in a second pass: tracemalloc slows Python down, so the
+seconds come from the pass without it). Target: compare and diff under 5 s; memory proportional to the
+manifest (qid + hash + a bool per example), not to the answer or record text.
+
+    .venv/bin/python bench/compare_bench.py [--n 1000000] [--only compare,diff,stale] [--rebuild]
+"""
+import argparse
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STRATA = ["single_fact", "procedural", "constrained", "comparison", "no_answer", "ambiguous"]
+
+
+def setup_django(db: Path):
+    os.environ["DJANGO_SETTINGS_MODULE"] = "evalapp.settings.base"
+    os.environ["DATABASE_URL"] = f"sqlite:///{db}"
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def record(i: int, relabelled: bool = False) -> dict:
+    return {"qid": f"q-{i:07d}", "question": f"how long is the trial number {i} on the legacy plan",
+            "asked_by": "support", "source": f"conversation_log:{i}", "stratum": STRATA[i % 6],
+            "gold_doc_id": f"doc:{i % 20000}", "gold_chunk_id": f"doc:{i % 20000}#0001",
+            "gold_text": f"Trials of kind {i} run for thirty (30) days.",
+            "expected": "thirty days" if relabelled else "30 days", "grading": "rubric",
+            "labelled_by": "bench", "labelled_at": "2026-05-20"}
+
+
+def build(db: Path, n: int) -> None:
+    """The dataset, its two versions and three runs, written straight into the tables."""
+    setup_django(db)
+    from django.core.management import call_command
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotation.hashing import canonical_json, dataset_hash
+    from annotation.models import Dataset, DatasetVersion, Run
+
+    call_command("migrate", verbosity=0)
+    t0 = time.perf_counter()
+    n_mod, n_add, n_rem = n // 20, n // 50, n // 100
+    v1_ids = range(n)
+    removed = set(range(n - n_rem, n))
+    modified = set(range(0, n_mod * 7, 7))
+    v2_ids = [i for i in range(n + n_add) if i not in removed]
+
+    def example_rows(ids, relabel):
+        for i in ids:
+            rec = record(i, relabelled=relabel and i in modified)
+            text = canonical_json(rec)
+            yield hashlib.sha256(text.encode()).hexdigest(), rec["qid"], rec["stratum"], text
+
+    now = timezone.now()
+    with transaction.atomic():
+        ds = Dataset.objects.create(name="bench")
+        cur = connection.cursor()
+        manifests = {}
+        for number, ids, relabel in ((1, v1_ids, False), (2, v2_ids, True)):
+            rows = list(example_rows(ids if number == 1 else [i for i in ids if i in modified or i >= n], relabel))
+            cur.executemany("INSERT OR IGNORE INTO annotation_example (sha256, qid, stratum, canonical) VALUES (%s, %s, %s, %s)",
+                            [r for r in rows])
+            if number == 1:
+                manifest = {r[1]: r[0] for r in rows}
+            else:
+                manifest = {q: h for q, h in manifests[1].items() if int(q[2:]) not in removed}
+                manifest.update({r[1]: r[0] for r in rows})
+            manifests[number] = manifest
+            v = DatasetVersion.objects.create(
+                dataset=ds, number=number, dataset_hash=dataset_hash(manifest.items()), source="import",
+                examples=len(manifest), parent=None if number == 1 else DatasetVersion.objects.get(dataset=ds, number=1),
+                added=len(manifest) if number == 1 else n_add, removed=0 if number == 1 else n_rem,
+                modified=0 if number == 1 else n_mod, unchanged=0 if number == 1 else len(manifest) - n_add - n_mod)
+            cur.executemany("INSERT INTO annotation_versionentry (version_id, qid, example_id) VALUES (%s, %s, %s)",
+                            [(v.pk, q, h) for q, h in manifest.items()])
+            del rows
+        v1 = DatasetVersion.objects.get(dataset=ds, number=1)
+        v2 = DatasetVersion.objects.get(dataset=ds, number=2)
+        pinned = {"model_snapshot": "m", "prompt_hash": "p", "evaluator_version": "e", "evaluator_config_hash": "c",
+                  "harness_commit": "h", "index_id": "i"}
+        for run_id, system, version, rate_mod in (("A", "rag-v1", v1, 71), ("B", "rag-v2", v1, 79), ("C", "rag-v2", v2, 80)):
+            run = Run.objects.create(run_id=run_id, system=system, dataset=ds, dataset_version=version,
+                                     dataset_hash=version.dataset_hash, started_at=now, **pinned)
+            seed = {"A": 1, "B": 2, "C": 3}[run_id]
+            answer = f"An answer of about eighty characters from {system}, with a citation to the passage."
+            retrieved = json.dumps([{"chunk_id": "doc:1#0001", "rank": 1}, {"chunk_id": "doc:2#0001", "rank": 2}])
+            cur.executemany(
+                "INSERT INTO annotation_answer (run_id, qid, answer, correct, retrieved, prompt_chunks, extra, "
+                "final_verdict, final_source, final_changed_at) VALUES (%s, %s, %s, %s, %s, %s, %s, '', '', NULL)",
+                [(run.pk, q, answer, ((int(q[2:]) * 2654435761 + seed * 40503) % 100) < rate_mod, retrieved, '["doc:1#0001"]', "{}")
+                 for q in (manifests[1] if version.number == 1 else manifests[2])])
+    print(f"built {n:,} examples (v2: {n_mod:,} relabelled, {n_add:,} added, {n_rem:,} removed) and 3 runs "
+          f"in {time.perf_counter() - t0:.1f} s -> {db}", flush=True)
+
+
+def measure(db: Path, what: str, trace: bool) -> dict:
+    setup_django(db)
+    from annotation import selectors
+    from annotation.models import Run
+    from calibration import comparisons
+    from calibration.grading import run_grades
+    from calibration.stats.paired import paired_diff
+
+    if trace:
+        tracemalloc.start()
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out: dict = {"what": what}
+    t0 = time.perf_counter()
+    if what == "compare":
+        a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
+        t = time.perf_counter()
+        ga, gb = run_grades(a), run_grades(b)
+        strata = comparisons.version_strata(a.dataset_version)
+        out["db_read_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        paired = sorted(ga.answered & gb.answered)
+        paired_diff(paired, [ga.scores[q] for q in paired], [gb.scores[q] for q in paired], iters=10_000)
+        out["stats_overall_s"] = time.perf_counter() - t
+        del strata
+        t = time.perf_counter()
+        result = comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, grades=(ga, gb))
+        out["compare_given_grades_s"] = time.perf_counter() - t
+        out["n"] = result["n"]
+        out["diff_points"] = result["diff_points"]
+        t = time.perf_counter()
+        comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
+        out["end_to_end_s"] = time.perf_counter() - t
+    elif what == "diff":
+        ds = selectors.dataset_get("bench")
+        t = time.perf_counter()
+        res = selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
+        out["end_to_end_s"] = time.perf_counter() - t
+        out["delta"] = res["movement"]["delta"]
+        out["sum_contributions"] = sum(res["movement"]["contributions"].values())
+        out["partitions"] = {p: len(res[p]) for p in ("added", "removed", "modified", "unchanged")}
+    elif what == "stale":
+        ds = selectors.dataset_get("bench")
+        t = time.perf_counter()
+        report = selectors.stale_gold(selectors.version_get(ds, "1"))
+        out["end_to_end_s"] = time.perf_counter() - t
+        out["checked"] = report["checked"]
+    out["total_s"] = time.perf_counter() - t0
+    if trace:
+        out["tracemalloc_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+    out["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["rss_growth_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--only", default="compare,diff")
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--child", default="")
+    parser.add_argument("--trace", action="store_true")
+    args = parser.parse_args()
+    db = ROOT / "var" / "bench" / f"compare_{args.n}.sqlite3"
+    if args.child:
+        print(json.dumps(measure(db, args.child, args.trace)))
+        return
+    db.parent.mkdir(parents=True, exist_ok=True)
+    if args.rebuild or not db.exists():
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        build(db, args.n)
+    for what in [w for w in args.only.split(",") if w]:
+        runs = []
+        for trace in (False, True):
+            proc = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--child", what]
+                                  + (["--trace"] if trace else []), capture_output=True, text=True)
+            if proc.returncode:
+                print(proc.stderr, file=sys.stderr)
+                raise SystemExit(proc.returncode)
+            runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        fast, traced = runs
+        fast["tracemalloc_peak_mb"] = traced["tracemalloc_peak_mb"]
+        print(json.dumps({"n": args.n, **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in fast.items()}}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The comparison and series pages in real Chromium: intervals, regressions opened one by one, a broken series."""
+import pytest
+
+from tests.calibration.test_compare_support import build_series
+from tests.calibration.test_seed_cases import build_300
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_comparison_page_shows_both_intervals_and_opens_regressions(tmp_path, live_server, page, login, make_user,
+                                                                   screenshot_dir):
+    _, a_only = build_300(tmp_path)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.click("nav >> text=Compare")
+    page.fill("input[name=a]", "A")
+    page.fill("input[name=b]", "B")
+    with page.expect_navigation():
+        page.click("button:has-text('Compare')")
+    assert page.text_content("[data-testid=verdict-status]") == "clears both bars"
+    assert page.text_content("[data-testid=n]").startswith("300")
+    assert page.text_content("[data-testid=diff]").strip() == "8.0 points"
+    assert page.text_content("[data-testid=b-only]") == "38"
+    assert page.text_content("[data-testid=a-only]") == "14"
+    assert page.text_content("[data-testid=ci95]").startswith("[3.3, 12.7]")
+    assert page.text_content("[data-testid=naive]").startswith("[1.1, 14.9]")
+    chart = page.locator("[data-testid=interval-chart]")
+    assert chart.locator("line.paired").count() == 1 and chart.locator("line.naive").count() == 1
+    assert chart.locator("rect.band").count() == 1
+    assert page.locator(".regressions details").count() == 14
+
+    # Open the regressions one by one: each loads its question, gold passage and both answers.
+    for qid in a_only[:2]:
+        item = page.locator(f".regressions details[data-qid='{qid}']")
+        item.locator("summary").click()
+        detail = item.locator(f"[data-testid=question-{qid}]")
+        detail.wait_for()
+        assert f"question {qid}" in detail.text_content()
+        assert "Gold passage" in detail.text_content()
+        assert detail.locator(".answer.right").count() == 1 and detail.locator(".answer.wrong").count() == 1
+        assert f"answer of rag-v1 to {qid}" in detail.locator(".answer.right").text_content()
+    assert page.locator("[data-testid=stratum-how_to]").count() == 1
+
+    # The planner on the page answers for another gap.
+    page.fill(".planner-form input[name=gap]", "4")
+    page.click(".planner-form button")
+    page.locator("[data-testid=planner-n]").wait_for()
+    assert page.text_content("[data-testid=planner-n]") == "417"
+    page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
+
+
+def test_series_page_breaks_the_line_and_explains_it(tmp_path, live_server, page, login, make_user, screenshot_dir):
+    build_series(tmp_path)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.click("nav >> text=Series")
+    chart = page.locator("[data-testid=series-chart]")
+    chart.wait_for()
+    # Four segments, never joined: one polyline each, three dashed breaks.
+    assert chart.locator("g.segment").count() == 4
+    assert chart.locator("g.segment polyline").count() == 4
+    assert chart.locator("g.series-break").count() == 3
+    assert chart.locator("g.segment[data-segment='0'] circle").count() == 2
+    labels = chart.locator("text.break-label").all_text_contents()
+    assert labels == ["break 1: dataset_hash", "break 2: dataset_hash", "break 3: evaluator_config_hash"]
+    texts = page.locator("[data-testid=break-text]").all_text_contents()
+    assert "dataset v1 → v2: +0 added, −0 removed, ~1 modified (10 → 10 examples)" in texts[0]
+    assert "dataset v2 → v3: +2 added, −0 removed, ~0 modified (10 → 12 examples)" in texts[1]
+    assert "evaluator config sha256:cfg1 → sha256:cfg2" in texts[2]
+    page.screenshot(path=str(screenshot_dir / "series.png"), full_page=True)
+
+    # Backfill: r1 and r2 re-scored onto v2 appear as hollow points in segment 2; r3 does not resolve onto v3.
+    page.check("input[name=backfill]")
+    with page.expect_navigation():
+        page.click("button:has-text('Show')")
+    assert chart.locator("g.segment[data-segment='1'] circle.backfilled").count() == 2
+    assert chart.locator("g.segment[data-segment='2'] circle.backfilled").count() == 0
+    assert page.locator("text=does not resolve: 2 unanswered").count() == 1
+    page.screenshot(path=str(screenshot_dir / "series-backfill.png"), full_page=True)
