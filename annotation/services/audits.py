@@ -224,7 +224,8 @@ def audit_report(*, audit: RelabelAudit) -> dict:
     rows = _relabels(audit)
     labelled = sum(1 for r in rows if r["relabel"] is not None)
     out = {**audit_summary(audit), "status": audit.status, "labelled": labelled,
-           "in_baseline": audit.status in (RelabelAudit.ACCEPTED, RelabelAudit.RESOLVED)}
+           # Only a batch flagged as drift is held out (queue_selectors.held_out_answer_ids), until resolved.
+           "in_baseline": audit.status != RelabelAudit.DRIFT}
     if audit.result is not None:
         out.update(audit.result)
         out["items"] = rows

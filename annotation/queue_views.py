@@ -1,0 +1,147 @@
+"""HTML pages of the annotation queues: my queues, labelling (keyboard first, htmx), adjudication, statistics,
+relabel audits. Thin: parse, call one service or selector, render. Blindness lives in the selectors."""
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import policies, queue_selectors as qs
+from annotation.models import Run
+from annotation.services import audits as audit_services
+from annotation.services import queues as services
+from evalapp.errors import ServiceError
+from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
+
+WORKERS = (ANNOTATOR, ADJUDICATOR, ENGINEER)
+MANAGERS = (ENGINEER, ADJUDICATOR)
+
+
+@role_required(*WORKERS)
+def queue_list(request):
+    """My queues with progress bars: mine to label, and for managers every queue with its disputes."""
+    return render(request, "annotation/queues/list.html", {
+        "rows": qs.queues_for_user(request.user),
+        "can_manage": policies.can_manage_queues(roles=user_roles(request.user)),
+        "is_adjudicator": ADJUDICATOR in user_roles(request.user),
+    })
+
+
+@role_required(*MANAGERS)
+def queue_new(request):
+    """Create a queue over a run (whole, or a stratified sample) for a pool of annotators."""
+    User = get_user_model()
+    annotators = User.objects.filter(groups__name=ANNOTATOR).order_by("username").distinct()
+    context = {"runs": Run.objects.order_by("-imported_at")[:200], "annotators": annotators, "form": request.POST}
+    if request.method == "POST":
+        sample = request.POST.get("sample", "").strip()
+        try:
+            queue = services.queue_create(
+                name=request.POST.get("name", ""), annotators=request.POST.getlist("annotators"),
+                overlap=int(request.POST.get("overlap") or services.DEFAULT_OVERLAP),
+                rubric=request.POST.get("rubric", ""), run_id=request.POST.get("run_id") or None,
+                sample=int(sample) if sample.isdigit() else None, created_by=request.user)
+        except (ServiceError, ValueError) as exc:
+            context["error"] = exc
+        else:
+            messages.info(request, f"Queue {queue.name!r} created with {queue.items.count()} items.")
+            return redirect("queue-list")
+    return render(request, "annotation/queues/new.html", context)
+
+
+def _item_context(request, queue, claim, error=None):
+    context = {"queue": queue, "error": error}
+    if claim is not None:
+        context.update({"item": qs.next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.pk}/renew/"})
+    return context
+
+
+@role_required(*WORKERS)
+def queue_label(request, queue_id):
+    """The labelling page: claims (or hands back) this annotator's next item and shows only what they may see."""
+    queue = qs.queue_get(queue_id)
+    claim = services.queue_next(queue=queue, annotator=request.user)
+    return render(request, "annotation/queues/label.html", _item_context(request, queue, claim))
+
+
+@require_POST
+@role_required(*WORKERS)
+def queue_label_submit(request, queue_id, item_id):
+    """Submit a label, then show the next item (an htmx fragment, or a redirect without JavaScript)."""
+    queue = qs.queue_get(queue_id)
+    error = None
+    try:
+        active = request.POST.get("active_seconds") or None
+        services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
+                              verdict=request.POST.get("verdict", ""), rationale=request.POST.get("rationale", ""),
+                              active_seconds=float(active) if active else None)
+    except ServiceError as exc:
+        error = exc.message
+    if not request.headers.get("HX-Request"):
+        if error:
+            messages.error(request, error)
+        return redirect("queue-label", queue_id=queue.pk)
+    # After a refusal this is the item still held (a bad verdict) or the next one (a lost lease).
+    claim = services.queue_next(queue=queue, annotator=request.user)
+    return render(request, "annotation/queues/_item.html", _item_context(request, queue, claim, error))
+
+
+@role_required(ADJUDICATOR)
+def queue_adjudicate(request, queue_id):
+    """One disputed item at a time, both labels and rationales side by side with the gold passage."""
+    queue = qs.queue_get(queue_id)
+    items = qs.adjudication_items(queue, request.user)
+    return render(request, "annotation/queues/adjudicate.html", {
+        "queue": queue, "item": items[0] if items else None, "remaining": len(items)})
+
+
+@require_POST
+@role_required(ADJUDICATOR)
+def queue_adjudicate_submit(request, queue_id, item_id):
+    """Record the adjudicator's final verdict and reason, then the next disputed item."""
+    queue = qs.queue_get(queue_id)
+    try:
+        services.item_adjudicate(queue=queue, item_id=qs.item_get(queue, item_id).pk, adjudicator=request.user,
+                                 verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    except PermissionDenied as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.info(request, f"Item {item_id} resolved as {request.POST.get('verdict')}.")
+    return redirect("queue-adjudicate", queue_id=queue.pk)
+
+
+@role_required(*MANAGERS)
+def queue_stats(request, queue_id):
+    """Progress, human-human agreement (overall, per pair, per stratum), confusion matrix, disagreements."""
+    queue = qs.queue_get(queue_id)
+    stats = qs.queue_stats(queue, iters=1000)
+    ag = stats["agreement"]
+    labels = ag.get("labels") or ["correct", "incorrect"]
+    matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
+    return render(request, "annotation/queues/stats.html", {
+        "queue": queue, "stats": stats, "ag": ag, "labels": labels, "matrix": matrix,
+        "is_adjudicator": ADJUDICATOR in user_roles(request.user)})
+
+
+@role_required(*MANAGERS)
+def audit_list(request):
+    """Relabel audits and their verdicts."""
+    from annotation.models import RelabelAudit
+
+    return render(request, "annotation/queues/audits.html", {"audits": RelabelAudit.objects.select_related("queue")})
+
+
+@role_required(*MANAGERS)
+def audit_detail(request, audit_id):
+    """One relabel audit: sample progress, the sign test, disagreements and their direction; resolve a drift."""
+    audit = audit_services.audit_get(audit_id)
+    if request.method == "POST":
+        try:
+            audit_services.audit_resolve(audit=audit, user=request.user, note=request.POST.get("note", ""))
+        except ServiceError as exc:
+            messages.error(request, exc.message)
+        return redirect("audit-detail", audit_id=audit.pk)
+    return render(request, "annotation/queues/audit_detail.html", {
+        "audit": audit, "report": audit_services.audit_report(audit=audit)})
