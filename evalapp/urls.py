@@ -16,5 +16,6 @@ urlpatterns = [
     path("api/", include("annotation.api.urls")),
     path("", include("calibration.urls")),
     path("", include("annotation.urls")),
+    path("", include("annotation.queue_urls")),
     path("", include("annotation.tagging_urls")),
 ]
