@@ -358,13 +358,18 @@
       const view = openView();
       if (!view) { setStatus("Open a chunk first (search, j/k, Enter), then press t.", "warn"); return; }
       const narrowed = selectionInChunk();
+      const whole = (openChunkText() || "").trim();
+      // Re-tagging stale gold: the chunk changed id but still holds the narrowed text; keep that text.
+      const keep = !narrowed && draft.gold_text && view.dataset.chunkId !== draft.gold_chunk_id &&
+        collapse(whole).includes(collapse(draft.gold_text));
       draft.gold_chunk_id = view.dataset.chunkId;
       draft.gold_doc_id = view.dataset.docId;
-      draft.gold_text = narrowed || (openChunkText() || "").trim();
+      draft.gold_text = narrowed || (keep ? draft.gold_text : whole);
       if (Array.isArray(draft.gold_extra_chunk_ids)) draft.gold_extra_chunk_ids = draft.gold_extra_chunk_ids.filter((c) => c !== draft.gold_chunk_id);
       leaveMarks();
       render(); changed();
-      setStatus(narrowed ? "Tagged the selected text." : "Tagged the whole chunk.", "warn");
+      setStatus(narrowed ? "Tagged the selected text." : keep ? "Moved the gold here; its gold_text occurs in this chunk and is kept."
+        : "Tagged the whole chunk.", "warn");
       if (draft.stratum === page.no_answer_stratum) el.stratum.focus();
     }
 

@@ -250,3 +250,55 @@ def test_an_annotator_is_refused_pages_and_api(seeded, page, login, live_server)
         assert page.goto(f"{live_server.url}{url}").status == 403, url
     assert "Gold tagging" not in page.goto(f"{live_server.url}/").text()
     assert WorkingExample.objects.count() == 0
+
+
+def test_stale_gold_is_flagged_and_retagged_in_one_go(seeded, page, login, live_server, tmp_path):
+    # The security page gains a paragraph: q-1's gold text moves from kb:SEC#0001 to kb:SEC#0002.
+    corpus_import(path=write(tmp_path / "corpus2.jsonl", [dict(CORPUS[1], text="Security overview.\n\n" + CORPUS[1]["text"])]))
+    login(page, "eve", PASSWORD)
+    page.goto(f"{live_server.url}/tagging/support/?status=flagged")
+    expect(page.locator("#queue tbody tr.stale-row")).to_have_count(1)
+    expect(page.locator("#queue tbody tr[data-qid='q-1']")).to_contain_text("stale: gold_text no longer in the chunk")
+    page.keyboard.press("j")
+    page.keyboard.press("Enter")  # the row's one-click path: Re-tag
+    page.wait_for_url(re.compile(r"/tagging/support/q/q-1/\?retag=1&status=flagged$"))
+    expect(page.locator("#stale-note")).to_contain_text("kb:SEC#0002")
+    expect(page.locator("#chunk .chunk-view")).to_have_attribute("data-chunk-id", "kb:SEC#0002")  # opened for you
+    page.keyboard.press("t")
+    page.keyboard.press("n")
+    page.wait_for_url(re.compile(r"/tagging/support/\?status=flagged$"))
+    expect(page.locator("#queue tbody tr.stale-row")).to_have_count(0)
+    record = WorkingExample.objects.get(dataset__name="support", qid="q-1").record
+    assert (record["gold_chunk_id"], record["gold_doc_id"], record["gold_text"], record["labelled_by"]) == (
+        "kb:SEC#0002", "kb:SEC", "Single sign-on is available on Enterprise plans.", "eve")
+
+
+def test_active_time_counts_input_while_visible_not_idle_or_hidden(seeded, page, login, live_server):
+    login(page, "eve", PASSWORD)
+    page.clock.install()
+    page.goto(f"{live_server.url}/tagging/support/q/q-2/")
+    page.clock.pause_at(datetime.datetime(2030, 1, 1, 12, 0, 0))
+    page.keyboard.press("e")           # input: the clock runs ...
+    page.clock.run_for(10_000)         # ... 10 s of work
+    page.keyboard.press("Escape")
+    page.clock.run_for(600_000)        # 10 min away: counted only until 30 s after the last input
+    page.evaluate("""() => {
+        Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    page.keyboard.press("k")            # input while the tab is hidden does not count
+    page.clock.run_for(20_000)
+    page.evaluate("""() => {
+        Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'visible'});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    page.keyboard.press("e")
+    page.keyboard.type("90 days")
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    expect(page.locator("#save-status")).to_have_text(re.compile(r"^Saved \(revision 1\)"))
+    seconds = WorkingExample.objects.get(dataset__name="support", qid="q-2").active_seconds
+    # One-second ticks from the first key to 30 s after the last one before leaving (Escape at +10 s):
+    # 40, or 39 when a tick falls exactly on the 30th second; nothing of the idle minutes, nothing hidden.
+    assert seconds in (39.0, 40.0)
+    assert set(EditAudit.objects.filter(qid="q-2").values_list("active_seconds", flat=True)) == {seconds}
