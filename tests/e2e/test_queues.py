@@ -1,0 +1,86 @@
+"""Browser: two annotators in two browser contexts label the same item blind, keyboard only; the adjudicator
+resolves the disagreement, keyboard only."""
+import pytest
+
+from annotation.models import Answer, HumanLabel, QueueItem
+from tests.annotation.conftest import make_run  # noqa: F401  (the fixture, shared with the annotation tests)
+
+PASSWORD = "pw-" + "x" * 8
+
+
+@pytest.fixture
+def one_item_queue(make_run, make_user):
+    from annotation.services.queues import queue_create
+
+    for name in ("alice", "bob"):
+        make_user(name, "annotator", password=PASSWORD)
+    make_user("judith", "adjudicator", password=PASSWORD)
+    run_id = make_run(1)
+    return queue_create(name="blind pair", annotators=["alice", "bob"], overlap=2, run_id=run_id,
+                        rubric="Correct when the answer states the expected duration.", seed=2)
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, live_server, login, one_item_queue,
+                                                                       screenshot_dir):
+    queue = one_item_queue
+    label_url = f"{live_server.url}/queues/{queue.pk}/label/"
+    alice_ctx, bob_ctx, judge_ctx = browser.new_context(), browser.new_context(), browser.new_context()
+    alice, bob, judith = alice_ctx.new_page(), bob_ctx.new_page(), judge_ctx.new_page()
+    login(alice, "alice", PASSWORD)
+    login(bob, "bob", PASSWORD)
+
+    # Both open the same item at once, each in their own browser.
+    alice.goto(label_url)
+    bob.goto(label_url)
+    alice.wait_for_selector("form[data-keyboard-form]")
+    bob.wait_for_selector("form[data-keyboard-form]")
+    item_id = alice.get_attribute("form[data-keyboard-form]", "data-item")
+    assert bob.get_attribute("form[data-keyboard-form]", "data-item") == item_id
+    assert "How long does plan 0 last?" in alice.inner_text(".question")
+
+    # alice: 1 (correct), r, a rationale, Enter.
+    alice.keyboard.press("?")
+    assert alice.is_visible("#kbd-help")
+    alice.keyboard.press("?")
+    alice.keyboard.press("1")
+    assert alice.is_checked("input[name=verdict][value=correct]")
+    alice.keyboard.press("r")
+    alice.keyboard.type("ALICE-SAYS-zero-days-is-right")
+    alice.keyboard.press("Enter")
+    alice.wait_for_selector("text=Nothing left for you in this queue")
+    assert HumanLabel.objects.get(annotator__username="alice").rationale == "ALICE-SAYS-zero-days-is-right"
+
+    # bob's page, even reloaded after alice's submit, shows nothing of her label.
+    bob.reload()
+    bob.wait_for_selector("form[data-keyboard-form]")
+    html = bob.content()
+    assert "ALICE-SAYS" not in html and "alice" not in html and "rag-secret-system" not in html
+    bob.keyboard.press("2")
+    bob.keyboard.press("r")
+    bob.keyboard.type("BOB-disagrees")
+    bob.keyboard.press("Enter")
+    bob.wait_for_selector("text=Nothing left for you in this queue")
+    bob.screenshot(path=str(screenshot_dir / "queues-bob-done.png"))
+    item = QueueItem.objects.get(pk=item_id)
+    assert (item.status, item.done) == ("disputed", 2)
+
+    # The adjudicator sees both labels side by side and resolves it with the keyboard.
+    login(judith, "judith", PASSWORD)
+    judith.goto(f"{live_server.url}/queues/{queue.pk}/adjudicate/")
+    judith.wait_for_selector("form[data-keyboard-form]")
+    labels = judith.inner_text(".labels")
+    assert "ALICE-SAYS-zero-days-is-right" in labels and "BOB-disagrees" in labels
+    judith.screenshot(path=str(screenshot_dir / "queues-adjudicate.png"))
+    judith.keyboard.press("2")
+    judith.keyboard.press("r")
+    judith.keyboard.type("the expected answer is 0 days; the answer says otherwise")
+    with judith.expect_navigation():
+        judith.keyboard.press("Enter")
+    judith.wait_for_selector("text=No disputed items left")
+    answer = Answer.objects.get(pk=item.answer_id)
+    assert (answer.final_verdict, answer.final_source) == ("incorrect", "adjudication")
+    assert QueueItem.objects.get(pk=item_id).status == "adjudicated"
+    for ctx in (alice_ctx, bob_ctx, judge_ctx):
+        ctx.close()
