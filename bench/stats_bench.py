@@ -15,6 +15,7 @@ Figures are wall-clock best-of-several on this machine; they are printed, never 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -92,7 +93,12 @@ def main() -> None:
         naive_reps = {300: 50, 10_000: 20, 1_000_000: 3}
 
     rng = np.random.default_rng(0)
-    print(f"numpy {np.__version__}; {ITERS:,} bootstrap replicates; best-of timings\n")
+    # Shared machines make wall-clock figures noisy; print the load so a reader can judge them.
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"numpy {np.__version__}; {ITERS:,} bootstrap replicates; best-of timings; "
+        f"{os.cpu_count()} CPUs, load average {load}\n"
+    )
     print("== Agreement: kappa + bootstrap interval ==")
     for n in (300, 10_000, 1_000_000):
         a, b = human_columns(n, rng)
