@@ -393,6 +393,26 @@ def _run_point(run: Run, grades: RunGrades | None = None) -> dict:
             "evaluator_config_hash": run.evaluator_config_hash}
 
 
+def relabel_audits_by_version(dataset: Dataset) -> dict[int, list[dict]]:
+    """Relabel audits (issue 5) of a version diff's modified batch, by the version they audit."""
+    try:
+        from annotation.models import RelabelAudit
+    except ImportError:
+        return {}
+    out: dict[int, list[dict]] = defaultdict(list)
+    for audit in RelabelAudit.objects.filter(source="diff").order_by("id"):
+        criteria = audit.criteria or {}
+        if criteria.get("dataset") != dataset.name or not criteria.get("new"):
+            continue
+        try:
+            version = selectors.version_get(dataset, str(criteria["new"]))
+        except ServiceError:
+            continue
+        out[version.pk].append({"id": audit.pk, "name": audit.name, "status": audit.status,
+                                "url": f"/audits/{audit.pk}/"})
+    return out
+
+
 def dataset_history(name: str) -> dict:
     """The dataset's versions, oldest first, with hashes, counts, the runs scored on each, and for a
     grown version the ceiling: the best aggregate the added examples alone could produce from a system's
@@ -407,6 +427,7 @@ def dataset_history(name: str) -> dict:
     out = []
     prev = None
     grades_cache: dict[int, RunGrades] = {}
+    audits = relabel_audits_by_version(dataset)
 
     def grades_of(run):
         if run.pk not in grades_cache:
@@ -418,6 +439,7 @@ def dataset_history(name: str) -> dict:
                  "created_at": v.created_at.isoformat(), "examples": v.examples, "added": v.added,
                  "removed": v.removed, "modified": v.modified, "unchanged": v.unchanged,
                  "audit_url": f"/api/datasets/{dataset.name}/audit/" if v.modified else None,
+                 "relabel_audits": audits.get(v.pk, []) if v.modified else [],
                  "runs": [_run_point(r, grades_of(r)) for r in runs_by_version.get(v.pk, [])],
                  "ceilings": []}
         if prev is not None and v.added:

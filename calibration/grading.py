@@ -115,22 +115,33 @@ def rule_verdict(record: dict | None, answer: str) -> str | None:
     return rule(answer=answer, expected=record.get("expected"), gold_text=record.get("gold_text"))
 
 
-def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], str | None]:
-    """Verdicts of a judge version whose gate passes, for `judge`-graded answers of a run.
+def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int | None]:
+    """Verdicts on these answers from the newest finished, unforced grading of the run by a judge
+    version whose gate passes now (issue 4: calibration.models.GradingRun, calibration.selectors.gate).
 
-    Issue 4 owns judge versions and gates; until its models offer a selector for "the verdicts of a
-    passing judge version on these answers", this returns nothing and the caller falls back to the
-    final human labels.
-    """
+    A version whose gate is fail, unmeasured or stale is not used, nor a forced grading: the caller
+    falls back to the final human labels. Returns ({qid: correct}, judge_version_id)."""
     try:
-        from calibration import selectors as judge_selectors  # issue 4
-    except ImportError:
+        from calibration.models import GradedAnswer, GradingRun
+        from calibration.selectors import gate
+    except ImportError:  # issue 4's judges are not installed
         return {}, None
-    fetch = getattr(judge_selectors, "gated_verdicts_for_run", None)
-    if fetch is None:
-        return {}, None
-    verdicts, judge_version = fetch(run=run, qids=qids)
-    return {q: v == "correct" for q, v in verdicts.items() if v in ("correct", "incorrect")}, judge_version
+    passing: dict[int, bool] = {}
+    for grading in (GradingRun.objects.filter(run=run, status="done", forced=False)
+                    .select_related("judge_version__judge").order_by("-finished_at", "-id")):
+        version = grading.judge_version
+        if version.pk not in passing:
+            passing[version.pk] = gate(version)["status"] == "pass"
+        if not passing[version.pk]:
+            continue
+        verdicts: dict[str, bool] = {}
+        for batch in chunked(sorted(qids)):
+            for qid, verdict in GradedAnswer.objects.filter(grading=grading, answer__qid__in=batch).values_list(
+                    "answer__qid", "verdict"):
+                if verdict in ("correct", "incorrect"):  # "invalid" / "error" grade nothing
+                    verdicts[qid] = verdict == "correct"
+        return verdicts, version.pk
+    return {}, None
 
 
 def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:

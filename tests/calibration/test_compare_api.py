@@ -100,7 +100,7 @@ def test_pages_render_for_engineers_only(tmp_path, client, make_user):
     run = client.get("/runs/r1/").content.decode()
     assert 'data-testid="failure-chart"' in run and "gold chunk not retrieved" in run
     assert client.get("/runs/").status_code == 200
-    assert "relabel audit" in client.get("/datasets/support/history/").content.decode()
+    assert "no relabel audit yet" in client.get("/datasets/support/history/").content.decode()
     assert client.get("/runs/nope/").status_code == 404
     assert client.get("/compare/", {"a": "r1", "b": "nope"}).status_code == 404
     frag = client.get("/compare/planner/", {"n": "400", "discordant_rate": "0.2"}).content.decode()

@@ -1,0 +1,30 @@
+"""`judge`-graded questions: a judge version's verdicts count only when its gate passes (issue 4)."""
+from calibration import services
+from calibration.grading import answer_grade, run_grades
+from tests.calibration.world import human_verdict, judge_truth
+
+
+def test_judge_verdicts_count_only_from_a_passing_gate(world, run_inline, make_user, django_capture_on_commit_callbacks):
+    from annotation.models import Run
+
+    run = Run.objects.get(run_id="run-a")
+    humans = {f"q-{i:04d}": human_verdict(i) == "correct" for i in range(60)}
+    g = run_grades(run)
+    assert (g.scores, g.sources) == (humans, {"human": 60})
+
+    v = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
+    eng = make_user("eng", "engineer")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke", user=eng,
+                               run_now=True)
+    # A forced grading over an unmeasured gate is not used: still the human labels.
+    g = run_grades(run)
+    assert (g.scores, g.sources) == (humans, {"human": 60})
+
+    run_inline(v, size=30)  # the gate now passes (threshold 0.0)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.grading_start(judge_version_id=v.pk, run_id="run-a", run_now=True)
+    g = run_grades(run)
+    assert g.scores == {f"q-{i:04d}": judge_truth(i) == "correct" for i in range(60)}
+    assert g.sources == {f"judge:{v.pk}": 60}
+    assert answer_grade(run, "q-0001") == (True, f"judge:{v.pk}")   # humans said incorrect; the gated judge counts
