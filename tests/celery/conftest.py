@@ -1,0 +1,130 @@
+"""Real Celery workers in subprocesses, on the embedded filesystem broker and on Redis.
+
+The worker is another process, so it cannot see pytest-django's in-memory test database. These tests
+therefore build their own world in a file SQLite database under tmp_path (migrated and loaded through
+the real commands) and drive everything through `manage.py` subprocesses and the worker, as a user
+would. No pytest-django database fixture is involved.
+"""
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.calibration.world import write_world
+from tests.judge_server import JudgeServer
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+CELERY = str(Path(sys.executable).with_name("celery"))
+REDIS_DB = int(os.environ.get("CELERY_TEST_REDIS_DB", "13"))
+
+
+def redis_available() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+class Stack:
+    """A file database, a broker, a judge server and workers, all owned by one test."""
+
+    def __init__(self, tmp: Path, broker: str, server: JudgeServer):
+        self.tmp = tmp
+        self.db = tmp / "db.sqlite3"
+        self.server = server
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalapp.settings.base",
+                    "DATABASE_URL": f"sqlite:///{self.db}", "EVALAPP_VAR_DIR": str(tmp / "var"),
+                    "CELERY_BROKER_URL": broker, "CALIBRATION_STALL_SECONDS": "120", "LOG_LEVEL": "WARNING",
+                    "PYTHONPATH": str(ROOT)}
+        self.env.pop("CELERY_RESULT_BACKEND", None)
+        self.workers: list[subprocess.Popen] = []
+
+    def manage(self, *args, check=True, timeout=180) -> subprocess.CompletedProcess:
+        done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True,
+                              timeout=timeout)
+        if check and done.returncode != 0:
+            raise AssertionError(f"manage.py {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+        return done
+
+    def load_world(self, n: int) -> dict:
+        files = write_world(self.tmp / "world", n=n)
+        self.manage("migrate", "-v0")
+        self.manage("import_questions", str(files["questions"]), "--dataset", "support")
+        self.manage("import_run", str(files["run"]))
+        self.manage("import_labels", str(files["labels"]))
+        return files
+
+    def judge_version(self, **params) -> int:
+        args = ["create_judge_version", "--judge", "llm", "--backend", "openai", "--model", "judge-1", "--min-n", "10",
+                "--threshold", "0.3", "--param", f"base_url={self.server.url}"]
+        for k, v in params.items():
+            args += ["--param", f"{k}={v}"]
+        return json.loads(self.manage(*args, "--json").stdout)["judge_version"]
+
+    def start_worker(self, name: str, *, stall_seconds: int | None = None) -> subprocess.Popen:
+        env = dict(self.env)
+        if stall_seconds is not None:
+            env["CALIBRATION_STALL_SECONDS"] = str(stall_seconds)
+        log = open(self.tmp / f"worker-{name}.log", "a")
+        worker = subprocess.Popen(
+            [CELERY, "-A", "evalapp", "worker", "--loglevel=INFO", "--concurrency=2", "--pool=prefork",
+             "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.workers.append(worker)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if "ready." in (self.tmp / f"worker-{name}.log").read_text():
+                return worker
+            if worker.poll() is not None:
+                raise AssertionError("the worker exited:\n" + (self.tmp / f"worker-{name}.log").read_text())
+            time.sleep(0.2)
+        raise AssertionError("the worker did not start in 60 s")
+
+    def kill(self, worker: subprocess.Popen) -> None:
+        """SIGKILL the worker and its pool children (its own process group): a crash, not a shutdown."""
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait(timeout=30)
+
+    def stop_all(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGQUIT)  # cold shutdown: the test is over
+                try:
+                    worker.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(worker.pid, signal.SIGKILL)
+                    worker.wait(timeout=10)
+
+    def sql(self, query: str, *args):
+        with sqlite3.connect(self.db, timeout=30) as conn:
+            return conn.execute(query, args).fetchall()
+
+
+@pytest.fixture(params=["filesystem", "redis"])
+def stack(request, tmp_path):
+    if request.param == "redis":
+        if not redis_available():
+            pytest.skip("Redis is not running on 127.0.0.1:6379")
+        import redis
+
+        redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB).flushdb()  # this test run's own database number
+        broker = f"redis://127.0.0.1:6379/{REDIS_DB}"
+    else:
+        broker = "filesystem://"
+    with JudgeServer() as server:
+        s = Stack(tmp_path, broker, server)
+        s.kind = request.param
+        try:
+            yield s
+        finally:
+            s.stop_all()
