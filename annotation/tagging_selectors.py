@@ -111,7 +111,6 @@ def tagging_queue(dataset: Dataset, *, user=None, stratum: str = "", status: str
     """
     items = selectors.working_records(dataset)
     stale = stale_working(dataset, [i["record"] for i in items])
-    username = getattr(user, "username", None)
     out = []
     for item in items:
         record = item["record"]
@@ -121,17 +120,26 @@ def tagging_queue(dataset: Dataset, *, user=None, stratum: str = "", status: str
             state=gold_state(record, dataset.no_answer_stratum), labelled_by=str(record.get("labelled_by") or ""),
             revision=item["revision"], edited=item["edited"], stale=reason, now_in=now_in, record=record,
         )
-        if stratum and queue_item.stratum != stratum:
-            continue
-        if status == "untagged" and queue_item.tagged:
-            continue
-        if status == "tagged" and not queue_item.tagged:
-            continue
-        if status == "flagged" and not queue_item.stale:
-            continue
-        if mine and (not username or queue_item.labelled_by != username):
-            continue
         out.append(queue_item)
+    return filter_queue(out, user=user, stratum=stratum, status=status, mine=mine)
+
+
+def filter_queue(items: list[QueueItem], *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[QueueItem]:
+    """The items of a queue that pass the filters (see tagging_queue)."""
+    username = getattr(user, "username", None)
+    out = []
+    for item in items:
+        if stratum and item.stratum != stratum:
+            continue
+        if status == "untagged" and item.tagged:
+            continue
+        if status == "tagged" and not item.tagged:
+            continue
+        if status == "flagged" and not item.stale:
+            continue
+        if mine and (not username or item.labelled_by != username):
+            continue
+        out.append(item)
     return out
 
 

@@ -55,8 +55,7 @@ def queue(request, name):
     dataset = selectors.dataset_get(name)
     filters = _filters(request)
     everything = tagging_selectors.tagging_queue(dataset, user=request.user)
-    shown = [i for i in tagging_selectors.tagging_queue(dataset, user=request.user, **filters)] \
-        if any(filters.values()) else everything
+    shown = tagging_selectors.filter_queue(everything, user=request.user, **filters)
     try:
         page = max(1, int(request.GET.get("page", 1)))
     except ValueError:

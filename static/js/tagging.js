@@ -250,6 +250,11 @@
           await showConflict(info.error || "Another expert saved this question first.", diff);
           return false;
         }
+        if (resp && (resp.status === 401 || resp.status === 403)) {
+          setStatus("Not saved: you are signed out (or lost the expert role). Sign in again in another tab, then press s; " +
+            "your changes are kept in this browser.", "bad");
+          return false;
+        }
         if (resp && resp.status >= 400 && resp.status < 500 && resp.status !== 408 && resp.status !== 429) {
           const info = await resp.json().catch(() => ({}));
           const problems = (info.problems || []).map((p) => (p.field ? p.field + ": " : "") + p.message).join("; ");

@@ -302,3 +302,24 @@ def test_active_time_counts_input_while_visible_not_idle_or_hidden(seeded, page,
     # 40, or 39 when a tick falls exactly on the 30th second; nothing of the idle minutes, nothing hidden.
     assert seconds in (39.0, 40.0)
     assert set(EditAudit.objects.filter(qid="q-2").values_list("active_seconds", flat=True)) == {seconds}
+
+
+def test_unsaved_work_survives_a_crashed_tab(seeded, page, login, live_server):
+    login(page, "eve", PASSWORD)
+    page.route("**/api/datasets/support/working/q-2/", lambda route: route.abort("failed")
+               if route.request.method == "PATCH" else route.continue_())
+    page.goto(f"{live_server.url}/tagging/support/q/q-2/")
+    page.keyboard.press("e")
+    page.keyboard.type("90 days")
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    expect(page.locator("#save-status")).to_contain_text("Not saved yet (network error)")
+    context = page.context
+    page.close(run_before_unload=False)  # the tab dies with the save still retrying
+    assert not WorkingExample.objects.filter(qid="q-2").exists()
+    again = context.new_page()
+    again.goto(f"{live_server.url}/tagging/support/q/q-2/")
+    expect(again.locator("#save-status")).to_have_text(re.compile(r"^Saved \(revision 1\)"))
+    expect(again.locator("#expected")).to_have_value("90 days")
+    row = WorkingExample.objects.get(dataset__name="support", qid="q-2")
+    assert (row.revision, row.record["expected"], row.updated_by.username) == (1, "90 days", "eve")
