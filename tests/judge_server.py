@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,6 +44,12 @@ class JudgeServer:
 
             def log_message(self, *args):
                 pass
+
+            def setup(self):
+                super().setup()
+                # Headers and body go out as two writes; without this, Nagle's algorithm meets the client's
+                # delayed ACK and every keep-alive response waits ~40 ms.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def _send(self, status: int, body: bytes, content_type="application/json", headers=None):
                 self.send_response(status)
@@ -134,10 +141,10 @@ class JudgeServer:
         self.stop()
 
 
-if __name__ == "__main__":  # pragma: no cover - manual use: python tests/judge_server.py 8765 0.05
+if __name__ == "__main__":  # pragma: no cover - python tests/judge_server.py PORT LATENCY (0 = any free port)
     import sys
 
-    srv = JudgeServer(port=int(sys.argv[1]) if len(sys.argv) > 1 else 8765,
+    srv = JudgeServer(port=int(sys.argv[1]) if len(sys.argv) > 1 else 0,
                       latency=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0).start()
     print(srv.url, flush=True)
     srv.thread.join()
