@@ -108,7 +108,8 @@ def version_detail(request, pk: int):
     measurement = selectors.latest_measurement(version)
     context = {"version": version, "gate": gate, "params": selectors.public_params(version.params),
                "scale": kappa_scale(gate), "bars": share_bars(gate), "cells": heatmap(gate),
-               "strata": stratum_bars(gate), "threshold_x": _x(gate["threshold"]),
+               "strata": stratum_bars(gate), "threshold_x": _x(gate["threshold"]) + 150,
+               "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
                "history": history_chart(selectors.kappa_history(version.judge), gate["threshold"]),
                "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
                "datasets": Dataset.objects.all(), "can_manage": ENGINEER in getattr(request, "_roles", set()) or None}

@@ -1,0 +1,70 @@
+"""Read-mostly admin: judge versions, verdicts and measurements are records, never edited by hand."""
+from django.contrib import admin
+
+from calibration.models import (
+    CalibrationRun,
+    CalibrationSample,
+    GradingRun,
+    ImportedVerdict,
+    Judge,
+    JudgeVersion,
+    Measurement,
+    Verdict,
+)
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Judge)
+class JudgeAdmin(admin.ModelAdmin):
+    list_display = ["name", "threshold", "policy", "min_n", "created_at"]
+    search_fields = ["name"]
+
+
+@admin.register(JudgeVersion)
+class JudgeVersionAdmin(ReadOnly):
+    list_display = ["id", "judge", "number", "backend", "model", "config_hash", "created_at"]
+    list_filter = ["backend", "judge"]
+    exclude = ["params"]  # may hold an api_key
+
+
+@admin.register(CalibrationSample)
+class SampleAdmin(ReadOnly):
+    list_display = ["id", "judge", "dataset", "size", "seed", "dataset_hash", "created_at"]
+
+
+@admin.register(CalibrationRun)
+class RunAdmin(ReadOnly):
+    list_display = ["id", "judge_version", "status", "total", "dispatches", "created_at", "finished_at"]
+    list_filter = ["status"]
+
+
+@admin.register(Verdict)
+class VerdictAdmin(ReadOnly):
+    list_display = ["run", "item", "verdict", "human_verdict", "latency_ms", "attempts"]
+    list_filter = ["verdict"]
+
+
+@admin.register(Measurement)
+class MeasurementAdmin(ReadOnly):
+    list_display = ["judge_version", "run", "n", "invalid", "dataset_hash", "measured_at"]
+
+
+@admin.register(ImportedVerdict)
+class ImportedVerdictAdmin(ReadOnly):
+    list_display = ["judge_version", "run_id", "qid", "verdict", "imported_at"]
+
+
+@admin.register(GradingRun)
+class GradingRunAdmin(ReadOnly):
+    list_display = ["id", "judge_version", "run", "status", "gate_status", "forced", "forced_by", "created_at"]
+    list_filter = ["forced", "gate_status"]
