@@ -4,7 +4,7 @@ import math
 import warnings
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
@@ -54,6 +54,10 @@ def sklearn_kappa(a, b, labels, weights):
 
 @settings(max_examples=400, deadline=None)
 @given(two_raters(), WEIGHTS)
+@example((["x", "y"] * 4, ["x", "y"] * 4, None), None)  # all agreement
+@example((["x", "y"] * 4, ["y", "x"] * 4, None), "linear")  # all disagreement
+@example((["x"] * 5, ["x"] * 5, ["x", "y"]), "quadratic")  # one label, one declared unused
+@example(([], [], None), None)  # empty
 def test_kappa_equals_sklearn_exactly(data, weights):
     a, b, labels = data
     ours = agreement(a, b, labels=labels, weights=weights)
@@ -95,6 +99,13 @@ tables = st.integers(1, 5).flatmap(
 
 @settings(max_examples=400, deadline=None)
 @given(tables, WEIGHTS)
+@example([[12, 0], [0, 7]], None)  # all agreement
+@example([[9, 0, 0], [0, 4, 0], [0, 0, 2]], "quadratic")
+@example([[0, 6], [5, 0]], None)  # all disagreement
+@example([[0, 3, 1], [2, 0, 4], [5, 1, 0]], "linear")
+@example([[10, 3, 0], [2, 6, 0], [0, 0, 0]], "linear")  # a declared label nobody used
+@example([[8, 0], [0, 0]], None)  # one label only
+@example([[0, 0], [0, 0]], "linear")  # empty
 def test_standard_errors_equal_statsmodels_exactly(table, weights):
     counts = np.array(table)
     k = counts.shape[0]
