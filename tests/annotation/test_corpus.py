@@ -98,7 +98,8 @@ def test_search_ranks_live_chunks_and_highlights_matches(corpus_file):
 def test_snippets_escape_html_in_the_corpus(tmp_path):
     corpus_import(path=write_jsonl(tmp_path / "c.jsonl", [{"doc_id": "x", "text": "<script>alert(1)</script> widget"}]))
     [hit] = search_chunks("widget")
-    assert "<script>" not in hit.snippet_html and "&lt;script&gt;" in hit.snippet_html
+    # SQLite's snippet keeps the text (escaped); PostgreSQL's ts_headline drops markup tokens. Neither lets it through.
+    assert "<script>" not in hit.snippet_html and "<mark>widget</mark>" in hit.snippet_html
 
 
 @pytest.mark.django_db
