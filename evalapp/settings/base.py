@@ -116,6 +116,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Gold tagging, blind double annotation, judge calibration and paired comparisons.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {"VerdictEnum": "annotation.models.runs.VERDICTS"},
 }
 
 # Celery: a filesystem broker under var/ needs no service on a laptop; redis:// in CI and production.
