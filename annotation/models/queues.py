@@ -25,6 +25,8 @@ class Queue(models.Model):
     lease_seconds = models.PositiveIntegerField(default=1800)
     # Seeds the per-queue item order and the per-annotator starting points; kept so order is reproducible.
     seed = models.BigIntegerField(default=0)
+    # How many items the queue holds (fixed at creation): positions are 0..size-1.
+    size = models.PositiveIntegerField(default=0)
     annotators = models.ManyToManyField(settings.AUTH_USER_MODEL, through="QueueMember", related_name="queues")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                    related_name="+")
