@@ -72,7 +72,7 @@ def _confusion_dict(ag) -> dict:
 
 def gate(version: JudgeVersion) -> dict:
     """The INTERFACES gate object for a judge version: status pass / fail / unmeasured / stale."""
-    judge = version.judge
+    judge = Judge.objects.get(pk=version.judge_id)  # fresh: threshold, policy and min_n may have changed
     base = {"judge_version": version.pk, "config_hash": version.config_hash, "judge": judge.name,
             "version": version.number, "threshold": judge.threshold, "policy": judge.policy, "min_n": judge.min_n}
     measurement = latest_measurement(version)

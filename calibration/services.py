@@ -416,7 +416,11 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     params = version.params or {}
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
                           params=params, judge_version_id=version.pk, rubric=version.rubric)
-    limiter = limiter_for(version.config_hash + str(params.get("base_url", "")), params.get("rate_limit"))
+    from django.conf import settings
+
+    broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
+    limiter = limiter_for(version.config_hash + str(params.get("base_url", "")), params.get("rate_limit"),
+                          redis_url=broker if broker.startswith(("redis://", "rediss://")) else None)
     retry = RetryPolicy(attempts=int(params.get("max_attempts", 4)))
     counts = {"judged": 0, "errors": 0, "transient": 0}
     last_check = [time.monotonic()]

@@ -54,16 +54,57 @@ class RateLimiter:
             time.sleep(wait)
 
 
-_LIMITERS: dict[str, RateLimiter] = {}
+class RedisRateLimiter:
+    """At most `rate` calls in any one-second window across every worker that shares the Redis server.
+
+    Fixed windows (INCR on a per-second key that expires): simple and shared; a burst across a window
+    boundary can reach twice the rate for an instant. If Redis fails, the process-local bucket takes over.
+    """
+
+    def __init__(self, client, key: str, rate: float):
+        self.client = client
+        self.key = key
+        self.rate = rate
+        self.fallback = RateLimiter(rate)
+
+    def acquire(self) -> int | None:
+        """Wait for a slot; returns the one-second window (epoch seconds) the call was counted in."""
+        while True:
+            now = time.time()
+            window = int(now)
+            name = f"evalapp:judge-rate:{self.key}:{window}"
+            try:
+                pipe = self.client.pipeline()
+                pipe.incr(name)
+                pipe.expire(name, 5)
+                count, _ = pipe.execute()
+            except Exception:  # noqa: BLE001 - a limiter must never stop the judging
+                self.fallback.acquire()
+                return None
+            if count <= self.rate:
+                return window
+            time.sleep(window + 1 - now + random.uniform(0, 0.01))
+
+
+_LIMITERS: dict[str, object] = {}
 _LIMITERS_LOCK = threading.Lock()
 
 
-def limiter_for(key: str, rate: float | None) -> RateLimiter:
-    """The process-wide limiter of one backend configuration (so chunks in one worker share it)."""
+def limiter_for(key: str, rate: float | None, *, redis_url: str | None = None):
+    """The limiter of one backend configuration: shared by every worker through Redis when the broker is
+    Redis and the rate is at least one call a second, else shared by the threads of this process."""
+    rate = rate if rate and rate > 0 else None
     with _LIMITERS_LOCK:
         limiter = _LIMITERS.get(key)
-        if limiter is None or limiter.rate != (rate if rate and rate > 0 else None):
-            limiter = _LIMITERS[key] = RateLimiter(rate)
+        if limiter is not None and limiter.rate == rate:
+            return limiter
+        if rate is not None and rate >= 1 and redis_url:
+            import redis
+
+            limiter = RedisRateLimiter(redis.Redis.from_url(redis_url, socket_timeout=2), key, rate)
+        else:
+            limiter = RateLimiter(rate)
+        _LIMITERS[key] = limiter
         return limiter
 
 

@@ -165,3 +165,34 @@ def test_start_while_a_run_is_active_returns_it(world, django_capture_on_commit_
         first, created = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
         second, created_again = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
     assert (created, created_again) == (True, False) and first.pk == second.pk
+
+
+def test_one_class_everywhere_gives_a_null_kappa_with_a_reason_and_fails(world, run_inline):
+    from annotation.services.datasets import strata_set
+
+    # policy_lookup answers (i % 3 == 0) are all wrong, and everyone says so.
+    strata_set(dataset_name="support", shares={"policy_lookup": "100", "numeric": "0", "howto": "0"})
+    v = version(min_n=10)
+    run_inline(v, size=15)
+    gate = selectors.gate(v)
+    assert (gate["status"], gate["n"], gate["kappa"], gate["raw_agreement"]) == ("fail", 15, None, 1.0)
+    assert "kappa is undefined" in gate["reason"]
+    assert gate["confusion"] == {"correct/correct": 0, "correct/incorrect": 0, "incorrect/correct": 0,
+                                 "incorrect/incorrect": 15}
+    assert list(gate["per_stratum"]) == ["policy_lookup"]
+
+
+def test_lower_bound_policy_and_min_n(world, run_inline):
+    v = version(min_n=10, threshold=0.6)
+    run_inline(v, size=30)
+    point = selectors.gate(v)
+    assert point["status"] == "pass" and point["kappa"] >= 0.6
+    services.judge_version_create(judge_name="span-judge", backend="span", policy="lower_bound")
+    bound = selectors.gate(v)
+    lo = bound["bootstrap_ci95"][0]
+    assert bound["policy"] == "lower_bound"
+    assert bound["status"] == ("pass" if lo >= 0.6 else "fail")
+    assert any("lower 95% bound" in r for r in bound["reasons"])
+    services.judge_version_create(judge_name="span-judge", backend="span", policy="point", min_n=31)
+    assert selectors.gate(v)["status"] == "fail"
+    assert "n 30 below the minimum 31" in selectors.gate(v)["reasons"]

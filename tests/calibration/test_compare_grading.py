@@ -75,3 +75,15 @@ def test_failure_attribution_by_fields_and_stratum(tmp_path):
     only = run_command("failures", "A", "--stratum", "how_to")
     assert [f["qid"] for f in only["failures"]] == ["q-0005"]
     assert run_command("failures", "nope", expect=2)["error"] == "unknown run 'nope'"
+
+
+def test_diff_datasets_with_a_run_that_does_not_cover_the_version_exits_2(tmp_path):
+    v1 = import_questions(tmp_path, "support", [q("q-0000"), q("q-0001")], "v1")
+    v2 = import_questions(tmp_path, "support", [q("q-0000"), q("q-0001"), q("q-0002")], "v2")
+    import_run(tmp_path, run_id="old", system="s", dataset="support", dataset_hash=v1["dataset_hash"],
+               correct={"q-0000": True, "q-0001": False})
+    import_run(tmp_path, run_id="new", system="s", dataset="support", dataset_hash=v2["dataset_hash"],
+               correct={"q-0000": True, "q-0001": None, "q-0002": True})   # q-0001 not scored yet
+    out = run_command("diff_datasets", "--dataset", "support", v1["dataset_hash"], v2["dataset_hash"],
+                      "--run-old", "old", "--run-new", "new", expect=2)
+    assert out["error"].startswith("cannot decompose the movement: new_scores must score exactly the version's qids")

@@ -1,0 +1,87 @@
+"""Retries, backoff and rate limits of the judging runner (no database)."""
+import random
+import socket
+import threading
+import time
+
+import pytest
+
+from calibration.backends import Backend, JudgeItem, JudgeResult, TransientJudgeError
+from calibration.backends.runner import RateLimiter, RedisRateLimiter, RetryPolicy, judge_items
+
+ITEM = JudgeItem(run_id="r", qid="q", question="", answer="")
+
+
+def test_backoff_is_capped_jittered_and_honours_retry_after():
+    policy = RetryPolicy(attempts=5, base=0.5, cap=4)
+    rng = random.Random(0)
+    delays = [policy.delay(a, rng=rng) for a in range(1, 8)]
+    assert all(0 <= d <= 4 for d in delays)
+    assert len(set(delays)) == len(delays)  # jittered
+    assert policy.delay(1, retry_after=3.0, rng=rng) >= 3.0
+    assert policy.delay(1, retry_after=100, rng=rng) == 4  # a server's Retry-After is capped too
+
+
+class Flaky(Backend):
+    """Fails transiently a given number of times, then answers."""
+
+    failures = 0
+
+    def judge(self, item):
+        if self.failures > 0:
+            self.failures -= 1
+            raise TransientJudgeError("HTTP 503", status=503)
+        return JudgeResult("correct")
+
+
+def test_transient_failures_retry_then_error_after_the_last_attempt():
+    b = Flaky()
+    b.failures = 2
+    ok = judge_items(b, [(1, ITEM)], retry=RetryPolicy(attempts=3, base=0.001, cap=0.001))
+    assert (ok[0].result.verdict, ok[0].attempts) == ("correct", 3)
+    b.failures = 5
+    bad = judge_items(b, [(1, ITEM)], retry=RetryPolicy(attempts=3, base=0.001, cap=0.001))
+    assert (bad[0].result, bad[0].transient, bad[0].error, bad[0].attempts) == (None, True, "HTTP 503", 3)
+
+
+def test_local_rate_limiter_spreads_calls_over_seconds():
+    limiter = RateLimiter(20, burst=1)
+    stamps = []
+    for _ in range(10):
+        limiter.acquire()
+        stamps.append(time.monotonic())
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    assert min(gaps) > 0.03  # 20 a second with no burst: about 50 ms apart
+
+
+def _redis():
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+            pass
+    except OSError:
+        pytest.skip("Redis is not running")
+    import redis
+
+    return redis.Redis(host="127.0.0.1", port=6379, db=12)
+
+
+def test_redis_rate_limiter_holds_every_window_to_the_rate_across_threads():
+    client = _redis()
+    key = f"test-{time.time_ns()}"
+    limiters = [RedisRateLimiter(client, key, 5) for _ in range(3)]  # three "workers"
+    windows = []
+    lock = threading.Lock()
+
+    def work(limiter):
+        for _ in range(4):
+            window = limiter.acquire()
+            with lock:
+                windows.append(window)
+
+    threads = [threading.Thread(target=work, args=(lim,)) for lim in limiters]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(windows) == 12
+    assert max(windows.count(w) for w in set(windows)) <= 5
