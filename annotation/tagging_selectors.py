@@ -146,8 +146,9 @@ def filter_queue(items: list[QueueItem], *, user=None, stratum: str = "", status
 def strata_progress(dataset: Dataset, items: list[QueueItem]) -> list[StratumProgress]:
     """Per stratum: questions with a gold decision against the target, share x all questions.
 
-    `items` is the whole (unfiltered) queue. Strata in the budget come first, in budget order;
-    strata found only in the records follow, with their own count as the target.
+    `items` is the whole (unfiltered) queue. Strata in the budget come first, by name (PostgreSQL's
+    jsonb does not keep the budget's key order); strata found only in the records follow, with their
+    own count as the target.
     """
     total = len(items)
     tagged, counts = defaultdict(int), defaultdict(int)
@@ -157,7 +158,7 @@ def strata_progress(dataset: Dataset, items: list[QueueItem]) -> list[StratumPro
             tagged[item.stratum] += 1
     budget = dataset.strata_budget or {}
     rows = [StratumProgress(s, tagged[s], counts[s], round(float(share) * total / 100), float(share))
-            for s, share in budget.items()]
+            for s, share in sorted(budget.items())]
     rows += [StratumProgress(s, tagged[s], counts[s], counts[s], None) for s in sorted(counts) if s not in budget]
     return rows
 

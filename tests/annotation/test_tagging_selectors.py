@@ -75,7 +75,7 @@ def test_progress_against_budget(ds, expert):
     rows = ts.strata_progress(ds, ts.tagging_queue(ds))
     # 4 questions: targets are share x 4
     assert [(r.stratum, r.tagged, r.target, r.questions, r.share, r.percent) for r in rows] == [
-        ("policy", 1, 2, 2, 50.0, 50), ("comparison", 0, 1, 1, 25.0, 0), ("no_answer", 1, 1, 1, 25.0, 100)]
+        ("comparison", 0, 1, 1, 25.0, 0), ("no_answer", 1, 1, 1, 25.0, 100), ("policy", 1, 2, 2, 50.0, 50)]
 
 
 def test_progress_without_budget_uses_the_strata_found(ds):

@@ -88,6 +88,7 @@ def test_expert_tags_by_keyboard_narrows_marks_not_answerable_publishes_and_expo
     login(page, "eve", PASSWORD)
     page.goto(f"{live_server.url}/tagging/support/?status=untagged")
     expect(page.locator("#queue tbody tr")).to_have_count(3)
+    page.screenshot(path=str(screenshot_dir / "tagging-queue.png"), full_page=True)
     # The queue: j selects the first untagged question, Enter opens it.
     page.keyboard.press("j")
     page.keyboard.press("Enter")
