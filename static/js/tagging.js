@@ -342,6 +342,15 @@
     }
     function openView() { return $(".chunk-view", el.chunk); }
 
+    function filterByDocument() {
+      // Only the selected result's document (again: every document).
+      const doc = $("#filter-doc");
+      const list = hits();
+      const current = hitIndex >= 0 && list[hitIndex] ? list[hitIndex].dataset.docId : "";
+      doc.value = doc.value ? "" : current;
+      if (window.htmx) window.htmx.trigger(el.search, "search");
+    }
+
     function selectionInChunk() {
       const sel = window.getSelection();
       const text = $("#chunk-text");
@@ -483,6 +492,7 @@
         "p": () => go(page.next_url + (page.next_url.includes("?") ? "&" : "?") + "step=-1"),
         "[": () => { const a = $$("a.prev-chunk", el.chunk).pop(); if (a) openChunk(a.dataset.chunkId); },
         "]": () => { const a = $("a.next-chunk", el.chunk); if (a) openChunk(a.dataset.chunkId); },
+        "d": () => filterByDocument(),
         "?": () => el.help.showModal(),
       };
       const act = actions[ev.key];

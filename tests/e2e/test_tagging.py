@@ -125,8 +125,13 @@ def test_expert_tags_by_keyboard_narrows_marks_not_answerable_publishes_and_expo
 
     # q-4: open the passage, narrow gold_text to the words that answer, tag, one more passage with +.
     page.keyboard.press("/")
-    page.keyboard.type("legacy trial")
-    select_hit(page, "legacy trial", "kb:PRICE#0001")
+    page.keyboard.type("enterprise")
+    select_hit(page, "enterprise", "kb:PRICE#0001")
+    expect(page.locator("#hit-list li.hit[data-doc-id='kb:SEC']")).to_have_count(1)
+    page.keyboard.press("d")  # only the selected result's document
+    expect(page.locator("#filter-doc")).to_have_value("kb:PRICE")
+    expect(page.locator("#hit-list li.hit[data-doc-id='kb:SEC']")).to_have_count(0)
+    expect(page.locator("#hit-list li.hit")).to_have_count(1)
     page.keyboard.press("Enter")
     expect(page.locator("#chunk .chunk-view")).to_have_attribute("data-chunk-id", "kb:PRICE#0001")
     expect(page.locator("#chunk .neighbour")).to_have_count(2)
