@@ -271,9 +271,17 @@ def calibration_start(*, judge_version_id, dataset_name: str, size: int = 100, s
 
 
 def _dispatch(run_pk: int) -> None:
+    """Send a run's pending items to the broker. A broker that cannot be reached leaves the run queued with a
+    message; a worker that starts later resumes it (or `calibrate --resume`)."""
     from calibration import tasks
 
-    tasks.dispatch_run(run_pk)
+    try:
+        tasks.dispatch_run(run_pk)
+    except Exception as exc:  # noqa: BLE001 - the run is committed; say why nothing moves
+        log.exception("could not dispatch calibration run %s", run_pk)
+        CalibrationRun.objects.filter(pk=run_pk).update(
+            message=f"could not reach the Celery broker ({exc.__class__.__name__}: {exc}); "
+                    "it will be resumed when a worker starts, or run calibrate --resume")
 
 
 def pending_item_ids(run: CalibrationRun) -> list[int]:

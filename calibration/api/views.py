@@ -22,7 +22,8 @@ class _ReadWrite(APIView):
 
 
 class JudgeVersionListView(_ReadWrite):
-    @extend_schema(summary="Judge versions with their gate status", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="Judge versions with their gate status", responses=OpenApiTypes.OBJECT,
+                   operation_id="judge_versions_list")
     def get(self, request):
         versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
         return Response([{**s.JudgeVersionSerializer(v).data, "status": selectors.gate(v)["status"]} for v in versions])
