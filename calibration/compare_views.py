@@ -153,7 +153,12 @@ def run_detail(request, run_id):
     return render(request, "calibration/runs_detail.html", {
         "run": run, "data": data, "bars": bars, "bars_height": 12 + 24 * len(bars), "strata": strata, "labels": [comparisons.FAILURE_LABELS[c] for c in cats],
         "others": Run.objects.filter(dataset_id=run.dataset_id).exclude(pk=run.pk).order_by("-started_at")[:50],
+        "stale": comparisons.stale_gold_report(run.dataset_version, set(data_qids(data))),
     })
+
+
+def data_qids(data: dict) -> list[str]:
+    return [f["qid"] for f in data["failures"]]
 
 
 @role_required(ENGINEER)

@@ -10,6 +10,7 @@ Reads only (values_list iterators, no model instances), so grading a million ans
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -151,10 +152,13 @@ def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
     scores: dict[str, bool] = {}
     pending: dict[str, str] = {}  # qid -> final human verdict ("" when none)
     sources: Counter = Counter()
+    # The hot loop of every comparison: local names, and qids interned so two runs share one string each.
+    add, intern = answered.add, sys.intern
     for qid, correct, final in raw_values(Answer.objects.filter(run=run), "qid", "correct", "final_verdict"):
-        answered.add(qid)
+        qid = intern(qid)
+        add(qid)
         if correct is not None:
-            scores[qid] = bool(correct)
+            scores[qid] = correct == 1  # 0/1 on SQLite, bool on PostgreSQL
         else:
             pending[qid] = final
     sources[HARNESS] = len(scores)

@@ -77,3 +77,24 @@ def test_series_page_breaks_the_line_and_explains_it(tmp_path, live_server, page
     assert chart.locator("g.segment[data-segment='2'] circle.backfilled").count() == 0
     assert page.locator("text=does not resolve: 2 unanswered").count() == 1
     page.screenshot(path=str(screenshot_dir / "series-backfill.png"), full_page=True)
+
+
+def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, page, login, make_user, screenshot_dir):
+    build_series(tmp_path)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/datasets/support/history/")
+    ceiling = page.locator("[data-testid='ceiling-3-rag-v2']")
+    assert "can lift the score to at most 0.833" in ceiling.text_content()
+    assert "within the ceiling" in ceiling.text_content()
+    assert "no relabel audit yet" in page.locator("[data-testid=version-2]").text_content()
+    page.fill(".planner-form input[name=gap]", "10")
+    page.click(".planner-form button")
+    page.locator("[data-testid=planner-n]").wait_for()
+    page.screenshot(path=str(screenshot_dir / "versions.png"), full_page=True)
+
+    page.click("a:has-text('r3')")
+    page.wait_for_url("**/runs/r3/")
+    assert page.text_content("[data-testid=failing]") == "2"
+    assert page.locator("[data-testid=cause-not_retrieved] td").nth(1).text_content() == "2"
+    page.screenshot(path=str(screenshot_dir / "run.png"), full_page=True)
