@@ -13,6 +13,7 @@ from django.db.models import Count, F, Q
 from annotation import policies
 from annotation.models import (
     Adjudication,
+    Answer,
     Assignment,
     HumanLabel,
     Queue,
@@ -77,7 +78,9 @@ def item_content(item: QueueItem) -> dict:
 
 def next_payload(claim) -> dict:
     """The POST next/ answer: the item's content and the lease, nothing more."""
-    item = QueueItem.objects.select_related("answer__run").get(pk=claim.item.pk)
+    item = claim.item
+    if not QueueItem.answer.is_cached(item) or not Answer.run.is_cached(item.answer):
+        item = QueueItem.objects.select_related("answer__run").get(pk=claim.item.pk)
     return {**item_content(item), "lease_expires_at": claim.lease_expires_at.isoformat()}
 
 

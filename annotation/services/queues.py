@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Exists, IntegerField, OuterRef, Value, When
 from django.utils import timezone
 
 from annotation import policies
@@ -228,7 +228,7 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
         raise ServiceError(f"cannot create the queue: {len(problems)} problem(s); nothing was written", problems)
     with transaction.atomic():
         queue = Queue.objects.create(name=name.strip(), kind=kind, rubric=rubric, overlap=overlap,
-                                     lease_seconds=lease_seconds, seed=seed, created_by=created_by)
+                                     lease_seconds=lease_seconds, seed=seed, size=len(chosen), created_by=created_by)
         QueueRubric.objects.create(queue=queue, number=1, text=rubric, created_by=created_by)
         QueueMember.objects.bulk_create([QueueMember(queue=queue, user=u) for u in pool])
         positions = list(range(len(chosen)))
@@ -292,7 +292,7 @@ def _renew_own_claim(queue: Queue, annotator, now: datetime) -> Claim | None:
     mine = Assignment.objects.filter(queue=queue, annotator=annotator, state=Assignment.CLAIMED).first()
     if mine is None:
         return None
-    item = QueueItem.objects.select_for_update().get(pk=mine.item_id)
+    item = QueueItem.objects.select_related("answer__run").select_for_update(of=("self",)).get(pk=mine.item_id)
     mine = Assignment.objects.filter(pk=mine.pk, state=Assignment.CLAIMED).first()
     if mine is None:
         return None
@@ -319,36 +319,43 @@ def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
 def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
     """(claim, contended): contended is True when an eligible item was skipped only because another
     transaction held its lock, so "nothing left" would not yet be the truth."""
-    top = QueueItem.objects.filter(queue=queue).aggregate(m=Max("position"))["m"]
-    if top is None:
+    if queue.size == 0:
         return None, False
-    contended = False
-    offset = _digest(queue.seed, "start", annotator.pk) % (top + 1)
+    offset = _digest(queue.seed, "start", annotator.pk) % queue.size
     lease = now + timedelta(seconds=queue.lease_seconds)
+    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator,
+                                        state__in=[Assignment.CLAIMED, Assignment.DONE])
+    labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
+    mine_expired = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state=Assignment.EXPIRED)
+    eligible = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap)
+                .exclude(Exists(blocked)).exclude(Exists(labelled)))
+    contended = False
     for level in range(queue.overlap - 1, -1, -1):
-        ids = _candidates(queue, annotator, level, offset)
-        for pk in sorted(ids, key=lambda pk: _digest(queue.seed, pk, annotator.pk)):
-            item = (QueueItem.objects.select_for_update(skip_locked=True)
-                    .filter(pk=pk, status=QueueItem.OPEN, taken__lt=queue.overlap).first())
-            if item is None:
-                contended = contended or QueueItem.objects.filter(
-                    pk=pk, status=QueueItem.OPEN, taken__lt=queue.overlap).exists()
-                continue
-            if HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).exists():
-                continue
-            existing = Assignment.objects.filter(item=item, annotator=annotator).first()
-            if existing is not None and existing.state != Assignment.EXPIRED:
-                continue
-            if existing is not None:
-                existing.state, existing.claimed_at, existing.lease_expires_at = Assignment.CLAIMED, now, lease
-                existing.rubric_version = queue.rubric_version
-                existing.save(update_fields=["state", "claimed_at", "lease_expires_at", "rubric_version"])
-            else:
-                Assignment.objects.create(queue=queue, item=item, annotator=annotator, state=Assignment.CLAIMED,
-                                          claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
-            item.taken += 1
-            item.save(update_fields=["taken"])
-            return Claim(item=item, lease_expires_at=lease, renewed=False), False
+        ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
+        if not ids:
+            continue
+        # One statement takes the first candidate, in this annotator's order, that nobody else has locked;
+        # eligibility is re-checked under the lock because the candidates were read without one.
+        order = Case(*[When(pk=pk, then=Value(i)) for i, pk in enumerate(ids)], output_field=IntegerField())
+        item = (eligible.filter(pk__in=ids).annotate(mine_expired=Exists(mine_expired)).order_by(order)
+                .select_related("answer__run").select_for_update(skip_locked=True, of=("self",)).first())
+        if item is None:
+            contended = contended or eligible.filter(pk__in=ids).exists()
+            continue
+        # A lapsed claim of this annotator on the item is taken up again; otherwise a new row. The subqueries
+        # above saw the statement's snapshot, so a claim this annotator made a moment ago in another tab may
+        # be invisible to them: the unique constraints catch it (IntegrityError, and queue_next retries).
+        if item.mine_expired:
+            taken_up = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.EXPIRED).update(
+                state=Assignment.CLAIMED, claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
+            if taken_up != 1:
+                raise IntegrityError("the annotator's lapsed claim changed meanwhile")
+        else:
+            Assignment.objects.create(queue=queue, item=item, annotator=annotator, state=Assignment.CLAIMED,
+                                      claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
+        item.taken += 1
+        item.save(update_fields=["taken"])
+        return Claim(item=item, lease_expires_at=lease, renewed=False), False
     return None, contended
 
 
@@ -358,10 +365,16 @@ def queue_next(*, queue: Queue, annotator, now: datetime | None = None) -> Claim
     The claim they already hold comes back first (renewed). Otherwise: an open item they have not
     labelled, with fewer than `overlap` labels plus live claims, fullest first.
     """
-    policies.check_can_label(user_id=annotator.pk, pool_ids=_pool_ids(queue))
+    member = QueueMember.objects.filter(queue=queue, user=annotator).exists()
+    policies.check_can_label(user_id=annotator.pk, pool_ids={annotator.pk} if member else set())
     for attempt in range(CLAIM_ATTEMPTS):
         try:
             with transaction.atomic():
+                if connection.vendor == "postgresql":
+                    # A claim is cheap to lose (the lease would lapse anyway): do not wait for the disk.
+                    # Labels, adjudications and everything else stay synchronous.
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET LOCAL synchronous_commit TO OFF")
                 moment = now or timezone.now()
                 claim = _renew_own_claim(queue, annotator, moment)
                 if claim is not None:
