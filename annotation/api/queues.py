@@ -118,6 +118,21 @@ class LabelView(APIView):
                          "outcome": outcome}, status=status.HTTP_201_CREATED)
 
 
+class ReviseView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Change your label on a complete item: a new audited round (rationale required)",
+                   request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, queue_id, item_id):
+        queue = qs.queue_get(queue_id)
+        data = _data(request)
+        label, outcome = services.label_revise(queue=queue, item_id=qs.item_get(queue, item_id).pk,
+                                               annotator=request.user, verdict=data.get("verdict"),
+                                               rationale=data.get("rationale") or "")
+        return Response({"item_id": int(item_id), "verdict": label.verdict, "rationale": label.rationale,
+                         "round": label.round, "outcome": outcome}, status=status.HTTP_201_CREATED)
+
+
 class RenewView(APIView):
     permission_classes = [IsAuthenticated]
 

@@ -32,6 +32,7 @@ urlpatterns = [
     path("queues/<int:queue_id>/items/<int:item_id>/", q.ItemView.as_view(), name="api-queue-item"),
     path("queues/<int:queue_id>/items/<int:item_id>/label/", q.LabelView.as_view(), name="api-queue-label"),
     path("queues/<int:queue_id>/items/<int:item_id>/renew/", q.RenewView.as_view(), name="api-queue-renew"),
+    path("queues/<int:queue_id>/items/<int:item_id>/revise/", q.ReviseView.as_view(), name="api-queue-revise"),
     path("queues/<int:queue_id>/items/<int:item_id>/adjudicate/", q.AdjudicateView.as_view(), name="api-queue-adjudicate"),
     path("audits/", q.AuditListView.as_view(), name="api-audits"),
     path("audits/<int:audit_id>/", q.AuditDetailView.as_view(), name="api-audit-detail"),

@@ -459,6 +459,33 @@ def label_submit(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     return result
 
 
+@transaction.atomic
+def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "") -> tuple[HumanLabel, str]:
+    """Change one's own label on a complete item: a new audited round (round + 1 in LabelEvent), the item's
+    agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind."""
+    _check_verdict(verdict)
+    if not isinstance(rationale, str) or not rationale.strip():
+        raise ServiceError("say why the label changes after the item was complete",
+                           [Problem("must be a non-empty string", field="rationale")])
+    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    mine = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.DONE).first()
+    if mine is None:
+        raise Conflict("you have no label on this item to revise")
+    if item.status == QueueItem.OPEN:
+        raise Conflict("the item is not complete yet: change your label with the label call instead")
+    current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
+    result = label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale.strip(),
+                         source="queue", round=(current.round if current else 1) + 1, refresh_final=False)
+    if item.status != QueueItem.ADJUDICATED:
+        _complete(item, queue, item.completed_at or timezone.now())
+        item.save(update_fields=["status", "completed_at"])
+    else:
+        final_label_refresh(answer_ids=[item.answer_id])
+    return result
+
+
 def item_annotator_ids(item: QueueItem) -> set[int]:
     """Everyone who was handed the item in this queue or holds a label on its answer anywhere."""
     ids = set(Assignment.objects.filter(item=item).values_list("annotator_id", flat=True))

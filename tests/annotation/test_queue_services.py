@@ -277,3 +277,26 @@ def test_lease_renewal_extends_the_claim(make_queue, pool):
     assert until > claim.lease_expires_at + timedelta(minutes=19)
     with pytest.raises(Conflict):
         lease_renew(queue=queue, item_id=claim.item.pk, annotator=pool["ann2"])
+
+
+@pytest.mark.django_db
+def test_a_change_after_completion_is_a_new_audited_round(make_queue, pool):
+    from annotation.services.queues import label_revise
+
+    queue = make_queue(1)
+    for name in ("ann1", "ann2"):
+        item = queue_next(queue=queue, annotator=pool[name]).item
+        label_submit(queue=queue, item_id=item.pk, annotator=pool[name], verdict="correct")
+    with pytest.raises(ServiceError) as exc:
+        label_revise(queue=queue, item_id=item.pk, annotator=pool["ann1"], verdict="incorrect", rationale=" ")
+    assert exc.value.problems[0].field == "rationale"
+    with pytest.raises(Conflict):
+        label_revise(queue=queue, item_id=item.pk, annotator=pool["ann3"], verdict="incorrect", rationale="x")
+    label, outcome = label_revise(queue=queue, item_id=item.pk, annotator=pool["ann1"], verdict="incorrect",
+                                  rationale="guideline 4.2: a trial is not a plan")
+    assert (outcome, label.round) == ("changed", 2)
+    assert list(LabelEvent.objects.filter(annotator=pool["ann1"]).values_list("old_verdict", "new_verdict", "round")) == [
+        ("", "correct", 1), ("correct", "incorrect", 2)]
+    item.refresh_from_db()
+    answer = Answer.objects.get(pk=item.answer_id)
+    assert (item.status, answer.final_verdict) == ("disputed", "")
