@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from annotation import policies, queue_selectors as qs
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
-from evalapp.errors import ServiceError
+from evalapp.errors import Problem, ServiceError
 from evalapp.roles import user_roles
 
 
@@ -82,6 +82,36 @@ class QueueListView(APIView):
         if unknown:
             body["ignored"] = unknown
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+class QueueDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="A queue: its guideline and overlap (pool members); pool and progress (managers)",
+                   responses=OpenApiTypes.OBJECT)
+    def get(self, request, queue_id):
+        queue = qs.queue_get(queue_id)
+        roles = user_roles(request.user)
+        policies.check_can_view_item(user_id=request.user.pk, roles=roles, pool_ids=qs.pool_ids(queue))
+        body = {"id": queue.pk, "name": queue.name, "kind": queue.kind, "overlap": queue.overlap,
+                "rubric": queue.rubric, "rubric_version": queue.rubric_version, "lease_seconds": queue.lease_seconds}
+        if policies.can_manage_queues(roles=roles):
+            body.update({"annotators": qs.pool_usernames(queue), "progress": qs.queue_progress(queue)})
+        return Response(body)
+
+
+class RubricView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Publish a new version of the queue's guideline (engineer, adjudicator)",
+                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, queue_id):
+        policies.check_can_manage_queues(roles=user_roles(request.user))
+        text = _data(request).get("rubric")
+        if not isinstance(text, str):
+            raise ServiceError("give the guideline text", [Problem("must be a string", field="rubric")])
+        version = services.queue_rubric_update(queue=qs.queue_get(queue_id), text=text, user=request.user)
+        return Response({"id": int(queue_id), "rubric_version": version}, status=status.HTTP_201_CREATED)
 
 
 class NextView(APIView):

@@ -170,3 +170,21 @@ def test_stats_gives_progress_and_the_agreement_object(setup):
     assert [d["item_id"] for d in ag["disagreements"]] == [items[1]]
     assert ag["disagreements"][0]["labels"] == {"alice": "correct", "bob": "incorrect"}
     assert set(json.dumps(stats)) and setup["adj"].get(f"/api/queues/{q}/stats/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_queue_detail_and_rubric_versions(setup):
+    a, eng, q = setup["a"], setup["eng"], setup["queue"]
+    body = a.get(f"/api/queues/{q}/").json()
+    assert body == {"id": q, "name": "blind", "kind": "labelling", "overlap": 2,
+                    "rubric": "Grade against the expected answer.", "rubric_version": 1, "lease_seconds": 1800}
+    assert eng.get(f"/api/queues/{q}/").json()["annotators"] == ["alice", "bob"]
+    assert setup["outsider"].get(f"/api/queues/{q}/").status_code == 403
+    assert a.post(f"/api/queues/{q}/rubric/", {"rubric": "x"}, format="json").status_code == 403
+    response = eng.post(f"/api/queues/{q}/rubric/", {"rubric": "Partial answers are incorrect."}, format="json")
+    assert response.status_code == 201 and response.json() == {"id": q, "rubric_version": 2}
+    assert a.get(f"/api/queues/{q}/").json()["rubric_version"] == 2
+    item = a.post(f"/api/queues/{q}/next/").json()["item_id"]
+    from annotation.models import Assignment
+
+    assert Assignment.objects.get(item_id=item).rubric_version == 2
