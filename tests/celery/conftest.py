@@ -37,12 +37,13 @@ def redis_available() -> bool:
 class Stack:
     """A file database, a broker, a judge server and workers, all owned by one test."""
 
-    def __init__(self, tmp: Path, broker: str, server: JudgeServer):
+    def __init__(self, tmp: Path, broker: str, server: JudgeServer, database_url: str | None = None):
         self.tmp = tmp
         self.db = tmp / "db.sqlite3"
+        self.database_url = database_url
         self.server = server
         self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalapp.settings.base",
-                    "DATABASE_URL": f"sqlite:///{self.db}", "EVALAPP_VAR_DIR": str(tmp / "var"),
+                    "DATABASE_URL": database_url or f"sqlite:///{self.db}", "EVALAPP_VAR_DIR": str(tmp / "var"),
                     "CELERY_BROKER_URL": broker, "CALIBRATION_STALL_SECONDS": "120", "LOG_LEVEL": "WARNING",
                     "PYTHONPATH": str(ROOT)}
         self.env.pop("CELERY_RESULT_BACKEND", None)
@@ -106,25 +107,56 @@ class Stack:
                     worker.wait(timeout=10)
 
     def sql(self, query: str, *args):
+        if self.database_url:
+            import psycopg
+
+            with psycopg.connect(self.database_url, autocommit=True) as conn:
+                return [tuple(r) for r in conn.execute(query.replace("?", "%s"), args).fetchall()]
         with sqlite3.connect(self.db, timeout=30) as conn:
             return conn.execute(query, args).fetchall()
 
 
+POSTGRES_ADMIN = os.environ.get("CELERY_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
+POSTGRES_DB = "test_evalapp_calibration_worker"
+
+
+def postgres_database() -> str:
+    """A fresh PostgreSQL database for the worker test (dropped and created), or skip."""
+    try:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_ADMIN, autocommit=True, connect_timeout=2) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{POSTGRES_DB}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{POSTGRES_DB}"')
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"PostgreSQL is not available at {POSTGRES_ADMIN}: {exc}")
+    return POSTGRES_ADMIN.rsplit("/", 1)[0] + "/" + POSTGRES_DB
+
+
 @pytest.fixture(params=["filesystem", "redis"])
 def stack(request, tmp_path):
-    if request.param == "redis":
+    """A stack on the embedded filesystem broker, on Redis, or on Redis with PostgreSQL ("redis+postgres")."""
+    database_url = None
+    if request.param.startswith("redis"):
         if not redis_available():
             pytest.skip("Redis is not running on 127.0.0.1:6379")
         import redis
 
         redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB).flushdb()  # this test run's own database number
         broker = f"redis://127.0.0.1:6379/{REDIS_DB}"
+        if request.param == "redis+postgres":
+            database_url = postgres_database()
     else:
         broker = "filesystem://"
     with JudgeServer() as server:
-        s = Stack(tmp_path, broker, server)
+        s = Stack(tmp_path, broker, server, database_url)
         s.kind = request.param
         try:
             yield s
         finally:
             s.stop_all()
+            if database_url:
+                import psycopg
+
+                with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as conn:
+                    conn.execute(f'DROP DATABASE IF EXISTS "{POSTGRES_DB}" WITH (FORCE)')

@@ -31,6 +31,7 @@ def test_calibrate_wait_prints_the_gate_from_a_real_worker(stack):
     assert json.loads(again.stdout) == gate
 
 
+@pytest.mark.parametrize("stack", ["filesystem", "redis", "redis+postgres"], indirect=True)
 def test_a_killed_worker_is_replaced_and_the_run_ends_with_one_verdict_per_item(stack):
     stack.load_world(n=40)
     stack.server.latency = 0.15
