@@ -123,12 +123,13 @@ SPECTACULAR_SETTINGS = {
 _BROKER_DIR = VAR_DIR / "broker"
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("in", "processed"):
+    for sub in ("in", "processed", "control"):
         (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "in"),
         "data_folder_out": str(_BROKER_DIR / "in"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
