@@ -128,6 +128,7 @@ def measure(db: Path, what: str, trace: bool) -> dict:
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out: dict = {"what": what}
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     if what == "compare":
         a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
         t = time.perf_counter()
@@ -144,14 +145,16 @@ def measure(db: Path, what: str, trace: bool) -> dict:
         out["compare_given_grades_s"] = time.perf_counter() - t
         out["n"] = result["n"]
         out["diff_points"] = result["diff_points"]
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
         out["end_to_end_s"] = time.perf_counter() - t
+        out["end_to_end_cpu_s"] = time.process_time() - c
     elif what == "diff":
         ds = selectors.dataset_get("bench")
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         res = selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
         out["end_to_end_s"] = time.perf_counter() - t
+        out["end_to_end_cpu_s"] = time.process_time() - c
         out["delta"] = res["movement"]["delta"]
         out["sum_contributions"] = sum(res["movement"]["contributions"].values())
         out["partitions"] = {p: len(res[p]) for p in ("added", "removed", "modified", "unchanged")}
@@ -162,6 +165,8 @@ def measure(db: Path, what: str, trace: bool) -> dict:
         out["end_to_end_s"] = time.perf_counter() - t
         out["checked"] = report["checked"]
     out["total_s"] = time.perf_counter() - t0
+    out["total_cpu_s"] = time.process_time() - cpu0
+    out["load_avg_1m"] = os.getloadavg()[0]
     if trace:
         out["tracemalloc_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     out["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

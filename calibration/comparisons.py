@@ -13,6 +13,7 @@ Every number comes from calibration.stats; this module only gathers the inputs f
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
@@ -63,10 +64,15 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     entries = VersionEntry.objects.filter(version=version)
     if version.examples * 3 < Example.objects.count():
         return dict(raw_values(entries, "qid", "example__stratum"))
-    manifest = dict(raw_values(entries, "qid", "example_id"))
-    wanted = set(manifest.values())
-    by_sha = {sha: stratum for sha, stratum in raw_values(Example.objects.all(), "sha256", "stratum") if sha in wanted}
-    return {qid: by_sha[sha] for qid, sha in manifest.items()}
+    intern = sys.intern
+    manifest = {intern(qid): sha for qid, sha in raw_values(entries, "qid", "example_id")}
+    # Keyed by the manifest's own hash strings (assigning to an existing key keeps it), strata interned:
+    # the scan retains no string of its own.
+    stratum_of: dict[str, str | None] = dict.fromkeys(manifest.values())
+    for sha, stratum in raw_values(Example.objects.all(), "sha256", "stratum"):
+        if sha in stratum_of:
+            stratum_of[sha] = intern(stratum)
+    return {qid: stratum_of[sha] for qid, sha in manifest.items()}
 
 
 def _points(x: float) -> float:
@@ -75,7 +81,7 @@ def _points(x: float) -> float:
 
 def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = None) -> dict | None:
     """The stale-gold check of a version (annotation.selectors.stale_gold), with how many of the
-    paired questions it touches. None when the run has no dataset version."""
+    given (paired, failing…) questions it touches. None when the run has no dataset version."""
     if version is None:
         return None
     report = selectors.stale_gold(version)
@@ -83,7 +89,8 @@ def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = 
     return {"dataset_hash": report["dataset_hash"], "checked": report["checked"],
             "stale": len(stale_qids), "stale_share": report["stale_share"], "stale_qids": stale_qids[:100],
             "moved": len(report["moved"]),
-            "stale_in_paired": len(set(stale_qids) & paired) if paired is not None else None}
+            "stale_in_paired": len(set(stale_qids) & paired) if paired is not None else None,
+            **({"_stale_all": stale_qids} if paired is None else {})}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,6 +171,13 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     if a.pk == b.pk:
         raise ServiceError(f"run {run_a!r} compared with itself", [Problem("A and B must be two runs", field="b")])
     band_objs = [_run_by_id(r) for r in band_runs] if band_runs else None
+    # Stale gold first: a score on labels whose passage left the corpus is reported as such.
+    stale_reports = []
+    if check_stale:
+        for v in {a.dataset_version_id: a.dataset_version, b.dataset_version_id: b.dataset_version}.values():
+            report = stale_gold_report(v)
+            if report is not None:
+                stale_reports.append(report)
     ga, gb = grades if grades is not None else (run_grades(a), run_grades(b))
     both_answered = ga.answered & gb.answered
     if not both_answered:
@@ -194,15 +208,14 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
         warnings.append(f"{n} questions paired; {sum(dropped.values())} dropped "
                         f"({dropped['answered_only_a']} answered only by A, {dropped['answered_only_b']} only by B, "
                         f"{dropped['unscored']} not scored in both)")
-    paired_set = set(paired)
     stale = {}
-    if check_stale:
-        for v in {a.dataset_version_id: a.dataset_version, b.dataset_version_id: b.dataset_version}.values():
-            report = stale_gold_report(v, paired_set)
-            if report is not None:
-                stale[report["dataset_hash"]] = report
-                if report["stale"]:
-                    warnings.append(f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
+    if stale_reports:
+        paired_set = set(paired)
+        for report in stale_reports:
+            report["stale_in_paired"] = len(set(report.pop("_stale_all")) & paired_set)
+            stale[report["dataset_hash"]] = report
+            if report["stale"]:
+                warnings.append(f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
                                     f"({report['stale_in_paired']} among the paired questions): their gold_text "
                                     f"is no longer in the live corpus")
 
@@ -223,7 +236,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
                              "regressions": len(s.regressions)}
 
     if band_objs is not None:
-        band = run_band_for(band_objs)
+        band = run_band_for(band_objs, known={a.run_id: ga, b.run_id: gb})
         if band is not None:
             band["from"] = "given"
     else:

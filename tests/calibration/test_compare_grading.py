@@ -87,3 +87,25 @@ def test_diff_datasets_with_a_run_that_does_not_cover_the_version_exits_2(tmp_pa
     out = run_command("diff_datasets", "--dataset", "support", v1["dataset_hash"], v2["dataset_hash"],
                       "--run-old", "old", "--run-new", "new", expect=2)
     assert out["error"].startswith("cannot decompose the movement: new_scores must score exactly the version's qids")
+
+
+def test_compare_checks_stale_gold_first_and_reports_it(tmp_path, corpus_file):
+    run_command("import_corpus", str(corpus_file))
+    live = "Passwords rotate every ninety days."
+    v = import_questions(tmp_path, "support", [
+        q("q-0000", gold_doc_id="confluence:SEC/12", gold_chunk_id="confluence:SEC/12#0000", gold_text=live),
+        q("q-0001", gold_doc_id="confluence:SEC/12", gold_chunk_id="confluence:SEC/12#0000",
+          gold_text="Passwords never expire."),   # no longer in the corpus
+        q("q-0002", gold_doc_id=None, gold_chunk_id=None, stratum="no_answer"),
+    ], "v1")
+    for run_id, right in (("A", {"q-0000": True, "q-0001": True, "q-0002": False}),
+                          ("B", {"q-0000": True, "q-0001": False, "q-0002": True})):
+        import_run(tmp_path, run_id=run_id, system=run_id, dataset="support", dataset_hash=v["dataset_hash"],
+                   correct=right)
+    out = run_command("compare", "A", "B", "--iters", "100")
+    report = out["stale_gold"][v["dataset_hash"]]
+    assert (report["checked"], report["stale"], report["stale_qids"], report["stale_in_paired"]) == (
+        2, 1, ["q-0001"], 1)
+    assert out["warnings"] == [f"1 gold label(s) of {v['dataset_hash'][:19]}… are stale (1 among the paired "
+                               f"questions): their gold_text is no longer in the live corpus"]
+    assert run_command("compare", "A", "B", "--iters", "100", "--no-stale-check")["stale_gold"] == {}
