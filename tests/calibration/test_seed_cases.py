@@ -137,3 +137,22 @@ def test_compare_unknown_run_exits_2(tmp_path):
     build_300(tmp_path, repeats=False)
     out = run_command("compare", "A", "nope", expect=2)
     assert out["error"] == "unknown run 'nope'"
+
+
+def test_compare_and_failures_text_output(tmp_path):
+    import io
+
+    from django.core.management import call_command
+
+    build_300(tmp_path)
+    out = io.StringIO()
+    call_command("compare", "A", "B", stdout=out)
+    text = out.getvalue()
+    assert "gap +8.0 points" in text and "naive, unpaired: [1.1, 14.9]" in text
+    assert "only B right 38, only A right 14" in text and "verdict: +8.0 points clears both bars" in text
+    out = io.StringIO()
+    call_command("failures", "B", stdout=out)
+    assert out.getvalue().startswith("run B: 63 failing of 300 scored (300 answered)")
+    out = io.StringIO()
+    call_command("series", "--dataset", "support", stdout=out)
+    assert "system rag-v1" in out.getvalue() and "system rag-v2" in out.getvalue()
