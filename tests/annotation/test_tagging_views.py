@@ -147,3 +147,23 @@ def test_stats_page_lists_experts(ds):
                  active_seconds=30)
     html = expert.get("/tagging/support/stats/").content.decode()
     assert '<tr data-expert="eve"><td>eve</td><td>1</td><td>120.0</td><td>30.0</td><td>30.0 s</td></tr>' in html
+
+
+def test_home_lists_datasets_when_there_are_several(ds, tmp_path):
+    from annotation.services.datasets import questions_import
+    from tests.annotation.test_tagging_selectors import QUESTIONS, write
+    questions_import(path=write(tmp_path / "q2.jsonl", QUESTIONS[:1]), dataset_name="sales")
+    html = client_for("eve", "expert").get("/tagging/").content.decode()
+    assert '<a href="/tagging/sales/">sales</a>' in html and '<a href="/tagging/support/">support</a>' in html
+
+
+def test_queue_filters_mine_and_stratum(ds):
+    expert = client_for("eve", "expert")
+    working_edit(dataset_name="support", qid="q-4", changes={"ambiguous": True, "labelled_by": "eve"}, base_revision=0,
+                 user=expert.user)
+    mine = expert.get("/tagging/support/?mine=1").context["items"]
+    assert [(i.qid, i.state) for i in mine] == [("q-4", "ambiguous")]
+    policy = expert.get("/tagging/support/?stratum=policy&status=untagged").context["items"]
+    assert [i.qid for i in policy] == ["q-2"]
+    response = expert.get("/tagging/support/?status=bogus")
+    assert response.context["filters"] == {"stratum": "", "status": "", "mine": False} and len(response.context["items"]) == 4
