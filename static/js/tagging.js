@@ -196,6 +196,29 @@
       const view = $(".chunk-view", el.chunk);
       const shown = view && draft.gold_chunk_id && view.dataset.chunkId === draft.gold_chunk_id;
       el.warning.hidden = !(shown && draft.gold_text && !collapse(openChunkText()).includes(collapse(draft.gold_text)));
+      showGoldInChunk(shown ? draft.gold_text : null);
+    }
+
+    // Paint the tagged gold_text inside the open chunk (CSS Custom Highlight: the DOM is left alone).
+    function showGoldInChunk(text) {
+      if (!(window.CSS && CSS.highlights && window.Highlight)) return;
+      CSS.highlights.delete("gold");
+      const root = $("#chunk-text");
+      if (!text || !root) return;
+      const nodes = [];
+      let all = "";
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.textContent; }
+      const at = all.indexOf(text);
+      if (at < 0) return;
+      const locate = (offset) => {
+        for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i][1] <= offset) return [nodes[i][0], offset - nodes[i][1]];
+        return [nodes[0][0], 0];
+      };
+      const range = document.createRange();
+      range.setStart(...locate(at));
+      range.setEnd(...locate(at + text.length));
+      CSS.highlights.set("gold", new Highlight(range));
     }
 
     function changed() {
