@@ -30,6 +30,9 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=300)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--through-celery", action="store_true",
+                        help="also time `calibrate --wait` end to end: a real worker (1 process) on the embedded "
+                             "broker with a file SQLite database, one chunk per 100 items")
     args = parser.parse_args()
     items = [(i, JudgeItem(run_id="bench", qid=f"q-{i:04d}", question=f"what is the code of item {i}?",
                            answer=f"The code is code {i:04d}." if i % 3 else "I am not sure.",
@@ -53,9 +56,50 @@ def main() -> None:
             ideal = args.items * args.latency / concurrency
             ok = sum(1 for o in outcomes if o.result and o.result.verdict in ("correct", "incorrect"))
             print(f"{concurrency:>11} {wall:>8.3f} {ideal:>8.3f} {wall / ideal:>6.2f} {args.items / wall:>8.1f} {ok:>11}")
+        if args.through_celery:
+            through_celery(url, args)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def through_celery(url: str, args) -> None:
+    """calibrate --wait over `items` labelled answers with one worker process; includes task, database and
+    command overhead (the command's start-up of about a second is outside the timing: it is measured from
+    the run's started_at (first chunk picked up) to its finished_at)."""
+    import json
+    import tempfile
+
+    from tests.celery.conftest import Stack
+
+    print("\nthrough Celery (1 worker process, filesystem broker, SQLite file, chunks of 100):")
+    print(f"{'concurrency':>11} {'wall s':>8} {'ideal s':>8} {'ratio':>6}")
+    with tempfile.TemporaryDirectory() as tmp:
+        class _Server:  # Stack wants an object with .url
+            pass
+
+        server = _Server()
+        server.url = url
+        stack = Stack(Path(tmp), "filesystem://", server)
+        stack.load_world(n=args.items)
+        try:
+            stack.start_worker("bench", processes=1)
+            # span of the world: the sample takes every labelled answer
+            for concurrency in args.concurrency:
+                version = stack.judge_version(concurrency=concurrency)
+                out = stack.manage("calibrate", str(version), "--dataset", "support", "--sample", str(args.items),
+                                   "--chunk-size", "100", "--wait", "--timeout", "600", "--json", "--poll", "0.05",
+                                   check=False)
+                run = json.loads(out.stdout)["run"]
+                (started, finished), = stack.sql("select started_at, finished_at from calibration_calibrationrun "
+                                                 "where id = ?", run)
+                from datetime import datetime
+
+                wall = (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
+                ideal = args.items * args.latency / concurrency
+                print(f"{concurrency:>11} {wall:>8.3f} {ideal:>8.3f} {wall / ideal:>6.2f}")
+        finally:
+            stack.stop_all()
 
 
 if __name__ == "__main__":

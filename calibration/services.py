@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 OPERATIONAL_PARAMS = ("base_url", "api_key", "timeout", "concurrency", "rate_limit", "max_attempts")
 FINAL_VERDICTS = ("correct", "incorrect", "invalid")
 DEFAULT_CHUNK = 20
+VERDICT_BATCH = 25
 BOOTSTRAP_ITERS = 2000
 
 
@@ -76,7 +77,8 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     """The judge version with this configuration, created (with the judge if new) unless it exists.
 
     Returns (version, created). Threshold, policy and minimum n belong to the judge and are updated
-    when given.
+    when given. For an existing version, operational parameters given (OPERATIONAL_PARAMS) replace the
+    stored ones; they are outside the config hash because they never change a verdict.
     """
     problems = []
     if not judge_name or slugify(judge_name) != judge_name:
@@ -108,8 +110,15 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     if changed:
         judge.save(update_fields=changed)
     digest = config_hash(backend=backend, model=model, prompt_template=prompt_template, params=params, rubric=rubric)
-    existing = JudgeVersion.objects.filter(judge=judge, config_hash=digest).first()
+    existing = JudgeVersion.objects.select_for_update().filter(judge=judge, config_hash=digest).first()
     if existing is not None:
+        # What decides verdicts is immutable; how the judge is reached (base URL, key, concurrency, rate,
+        # timeouts, attempts) may change, e.g. when the server moves or the key is rotated.
+        operational = {k: v for k, v in params.items() if k in OPERATIONAL_PARAMS}
+        current = {k: v for k, v in existing.params.items() if k in OPERATIONAL_PARAMS}
+        if operational and operational != current:
+            existing.params = {**{k: v for k, v in existing.params.items() if k not in OPERATIONAL_PARAMS}, **operational}
+            existing.save(update_fields=["params"])
         return existing, False
     number = (judge.versions.aggregate(m=Max("number"))["m"] or 0) + 1
     version = JudgeVersion.objects.create(judge=judge, number=number, backend=backend, model=model or "",
@@ -365,10 +374,9 @@ def _question_records(answers) -> dict:
     return out
 
 
-def verdict_record(*, run: CalibrationRun, item_id: int, outcome: Outcome) -> Verdict:
-    """Write one item's verdict exactly once: an existing final verdict wins, an error row is replaced."""
+def _verdict_fields(outcome: Outcome) -> dict:
     result = outcome.result
-    fields = {
+    return {
         "verdict": result.verdict if result else "error",
         "raw_output": result.raw_output if result else "",
         "reason": (result.reason if result else outcome.error)[:5000],
@@ -377,20 +385,39 @@ def verdict_record(*, run: CalibrationRun, item_id: int, outcome: Outcome) -> Ve
         "completion_tokens": result.completion_tokens if result else None,
         "attempts": outcome.attempts,
     }
-    try:
-        with transaction.atomic():
-            existing = Verdict.objects.select_for_update().filter(run=run, item_id=item_id).first()
-            if existing is not None:
-                if existing.verdict in FINAL_VERDICTS:
-                    return existing
-                for key, value in fields.items():
-                    setattr(existing, key, value)
-                existing.save()
-                return existing
-            return Verdict.objects.create(run=run, item_id=item_id, **fields)
-    except IntegrityError:
-        # Another worker wrote this item between our check and our insert: theirs stands.
-        return Verdict.objects.get(run=run, item_id=item_id)
+
+
+VERDICT_FIELDS = ("verdict", "raw_output", "reason", "latency_ms", "prompt_tokens", "completion_tokens", "attempts")
+
+
+@transaction.atomic
+def verdicts_record(*, run: CalibrationRun, outcomes: list[Outcome]) -> int:
+    """Write a batch of item verdicts in one transaction, each item exactly once: an existing final verdict
+    wins (another worker got there first), an `error` row is replaced. Returns how many rows were written."""
+    if not outcomes:
+        return 0
+    existing = {v.item_id: v for v in Verdict.objects.select_for_update().filter(run=run, item_id__in=[o.key for o in outcomes])}
+    fresh, replaced = [], []
+    for outcome in outcomes:
+        fields = _verdict_fields(outcome)
+        row = existing.get(outcome.key)
+        if row is None:
+            fresh.append(Verdict(run=run, item_id=outcome.key, **fields))
+        elif row.verdict not in FINAL_VERDICTS:
+            for key, value in fields.items():
+                setattr(row, key, value)
+            replaced.append(row)
+    # ignore_conflicts: a row another worker inserted since our read stands, and ours is dropped.
+    Verdict.objects.bulk_create(fresh, ignore_conflicts=True)
+    if replaced:
+        Verdict.objects.bulk_update(replaced, list(VERDICT_FIELDS))
+    return len(fresh) + len(replaced)
+
+
+def verdict_record(*, run: CalibrationRun, item_id: int, outcome: Outcome) -> Verdict:
+    """Write one item's verdict exactly once (see verdicts_record) and return the row that stands."""
+    verdicts_record(run=run, outcomes=[Outcome(item_id, outcome.result, outcome.error, outcome.attempts, outcome.transient)])
+    return Verdict.objects.get(run=run, item_id=item_id)
 
 
 def _still_running(run_pk: int) -> bool:
@@ -434,14 +461,26 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     last_check = [time.monotonic()]
     stop = threading.Event()  # judge threads read it; only this thread touches the database
 
+    buffer: list[Outcome] = []
+    last_flush = [time.monotonic()]
+
+    def flush() -> None:
+        verdicts_record(run=run, outcomes=buffer)
+        buffer.clear()
+        last_flush[0] = time.monotonic()
+
     def on_outcome(outcome: Outcome) -> None:
         if outcome.error == "cancelled":
             return
         if outcome.result is None and outcome.transient:
             counts["transient"] += 1
         else:
-            verdict_record(run=run, item_id=outcome.key, outcome=outcome)
+            buffer.append(outcome)
             counts["judged" if outcome.result else "errors"] += 1
+        # Verdicts are written in small batches: one transaction per item would cost more than the judging
+        # on a fast judge; a worker killed now loses at most this batch, which the resume judges again.
+        if len(buffer) >= VERDICT_BATCH or time.monotonic() - last_flush[0] > 0.5:
+            flush()
         if time.monotonic() - last_check[0] > 1.0:
             last_check[0] = time.monotonic()
             CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
@@ -456,6 +495,7 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
                     on_outcome=on_outcome, should_stop=stop.is_set)
     finally:
         backend.close()
+        flush()
     CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
     if counts["transient"]:
         raise TransientJudgeError(f"{counts['transient']} item(s) of the chunk could not reach the judge")
@@ -474,8 +514,7 @@ def calibration_chunk_give_up(*, run_id: int, item_ids: list[int], error: str) -
     run = CalibrationRun.objects.filter(pk=run_id).first()
     if run is None:
         return
-    for item_id in item_ids:
-        verdict_record(run=run, item_id=item_id, outcome=Outcome(item_id, None, error or "gave up", 0, True))
+    verdicts_record(run=run, outcomes=[Outcome(i, None, error or "gave up", 0, True) for i in item_ids])
 
 
 @transaction.atomic

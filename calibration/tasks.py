@@ -20,6 +20,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
 from django.conf import settings
 
+import calibration.backends.openai  # noqa: F401 - imported before the pool forks, not in each child's first chunk
 from calibration import services
 from calibration.backends import TransientJudgeError
 

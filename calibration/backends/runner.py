@@ -8,7 +8,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError, TransientJudgeError
@@ -163,7 +163,9 @@ def judge_items(backend: Backend, items: Iterable[tuple[object, JudgeItem]], *, 
                 on_outcome(outcome)
         return outcomes
     with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
-        for outcome in pool.map(work, items):
+        # As each finishes, not in submission order: one slow item must not hold back the others' writes.
+        for future in as_completed([pool.submit(work, pair) for pair in items]):
+            outcome = future.result()
             outcomes.append(outcome)
             if on_outcome:
                 on_outcome(outcome)

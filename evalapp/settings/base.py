@@ -131,6 +131,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(_BROKER_DIR / "processed"),
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
+        # The worker lists the folder this often; at the default 1 s every chunk of a calibration waited
+        # up to a second to be picked up, more than judging it took.
+        "polling_interval": env.float("CELERY_BROKER_POLLING_INTERVAL", default=0.1),
     }
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 if CELERY_RESULT_BACKEND is None and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):

@@ -71,13 +71,13 @@ class Stack:
             args += ["--param", f"{k}={v}"]
         return json.loads(self.manage(*args, "--json").stdout)["judge_version"]
 
-    def start_worker(self, name: str, *, stall_seconds: int | None = None) -> subprocess.Popen:
+    def start_worker(self, name: str, *, stall_seconds: int | None = None, processes: int = 2) -> subprocess.Popen:
         env = dict(self.env)
         if stall_seconds is not None:
             env["CALIBRATION_STALL_SECONDS"] = str(stall_seconds)
         log = open(self.tmp / f"worker-{name}.log", "a")
         worker = subprocess.Popen(
-            [CELERY, "-A", "evalapp", "worker", "--loglevel=INFO", "--concurrency=2", "--pool=prefork",
+            [CELERY, "-A", "evalapp", "worker", "--loglevel=INFO", f"--concurrency={processes}", "--pool=prefork",
              "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(worker)
