@@ -264,6 +264,13 @@
           revision = data.revision;
           el.revision.textContent = revision;
           clock.consume(seconds);
+          if (data.replayed && data.revision !== body.base_revision + 1 && Object.keys(changes()).length) {
+            // Ours landed (the reply was lost), then another expert saved on top of it: show, never overwrite.
+            remember();
+            await showConflict(`Your save landed, but another expert saved this question after it (now revision ${revision}).`,
+              changes());
+            return false;
+          }
           remember();
           setStatus(`Saved (revision ${revision})${data.replayed ? ", once" : ""}.`, "ok");
           return true;

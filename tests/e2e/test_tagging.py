@@ -329,3 +329,34 @@ def test_unsaved_work_survives_a_crashed_tab(seeded, page, login, live_server):
     expect(again.locator("#expected")).to_have_value("90 days")
     row = WorkingExample.objects.get(dataset__name="support", qid="q-2")
     assert (row.revision, row.record["expected"], row.updated_by.username) == (1, "90 days", "eve")
+
+
+def test_a_retried_save_that_another_expert_overtook_shows_a_conflict(seeded, page, login, live_server):
+    login(page, "eve", PASSWORD)
+    ola = get_user_model().objects.get(username="ola")
+    patches = []
+
+    def overtaken(route):
+        if route.request.method != "PATCH":
+            route.continue_()
+            return
+        patches.append(route.request.post_data_json)
+        if len(patches) == 1:
+            route.fetch()  # eve's save lands as revision 1; the reply is lost ...
+            working_edit(dataset_name="support", qid="q-2", changes={"expected": "ninety days"}, base_revision=1, user=ola)
+            route.abort("failed")  # ... and ola saves revision 2 before eve's retry
+            return
+        route.continue_()
+
+    page.route("**/api/datasets/support/working/q-2/", overtaken)
+    page.goto(f"{live_server.url}/tagging/support/q/q-2/")
+    page.keyboard.press("e")
+    page.keyboard.type("90 days")
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    expect(page.locator("#conflict")).to_be_visible(timeout=15000)
+    expect(page.locator("#conflict tr[data-field='expected']")).to_contain_text('"ninety days"')
+    assert len(patches) == 2 and patches[0] == patches[1]
+    row = WorkingExample.objects.get(dataset__name="support", qid="q-2")
+    assert (row.revision, row.record["expected"], row.updated_by.username) == (2, "ninety days", "ola")
+    assert sorted(set(EditAudit.objects.filter(qid="q-2").values_list("revision", "user__username"))) == [(1, "eve"), (2, "ola")]
