@@ -13,13 +13,12 @@ Every number comes from calibration.stats; this module only gathers the inputs f
 from __future__ import annotations
 
 import math
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from annotation import selectors
 from annotation.models import Dataset, DatasetVersion, Example, Run, VersionEntry
-from calibration.grading import RunGrades, answer_grade, answer_values, raw_values, rule_verdict, run_grades, version_records_for
+from calibration.grading import RunGrades, answer_grade, answer_values, raw_chunks, raw_values, rule_verdict, run_grades, version_records_for
 from calibration.stats.band import difference_verdict, run_band
 from calibration.stats.manifest import ceiling_after_adding, diff_manifests
 from calibration.stats.paired import n_for_gap, paired_diff, resolvable_gap
@@ -64,14 +63,13 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     entries = VersionEntry.objects.filter(version=version)
     if version.examples * 3 < Example.objects.count():
         return dict(raw_values(entries, "qid", "example__stratum"))
-    intern = sys.intern
-    manifest = {intern(qid): sha for qid, sha in raw_values(entries, "qid", "example_id")}
-    # Keyed by the manifest's own hash strings (assigning to an existing key keeps it), strata interned:
-    # the scan retains no string of its own.
+    manifest = dict(raw_values(entries, "qid", "example_id"))
+    # Keyed by the manifest's own hash strings (assigning to an existing key keeps it) and each stratum
+    # name shared: the scan retains no string of its own.
     stratum_of: dict[str, str | None] = dict.fromkeys(manifest.values())
-    for sha, stratum in raw_values(Example.objects.all(), "sha256", "stratum"):
-        if sha in stratum_of:
-            stratum_of[sha] = intern(stratum)
+    names: dict[str, str] = {}
+    for rows in raw_chunks(Example.objects.all(), "sha256", "stratum"):
+        stratum_of.update({r[0]: names.setdefault(r[1], r[1]) for r in rows if r[0] in stratum_of})
     return {qid: stratum_of[sha] for qid, sha in manifest.items()}
 
 
