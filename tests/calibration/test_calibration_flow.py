@@ -198,3 +198,39 @@ def test_lower_bound_policy_and_min_n(world, run_inline):
     services.judge_version_create(judge_name="span-judge", backend="span", policy="point", min_n=31)
     assert selectors.gate(v)["status"] == "fail"
     assert "n 30 below the minimum 31" in selectors.gate(v)["reasons"]
+
+
+def test_a_verdict_already_written_stands_and_an_error_is_replaced(world, django_capture_on_commit_callbacks):
+    from calibration.backends import JudgeResult
+    from calibration.backends.runner import Outcome
+
+    v = version()
+    with django_capture_on_commit_callbacks(execute=False):
+        run, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=3)
+    a, b, c = services.pending_item_ids(run)
+    services.verdicts_record(run=run, outcomes=[Outcome(a, JudgeResult("correct")), Outcome(b, None, "HTTP 500", 4, True)])
+    written = services.verdicts_record(run=run, outcomes=[
+        Outcome(a, JudgeResult("incorrect")), Outcome(b, JudgeResult("incorrect")), Outcome(c, JudgeResult("invalid"))])
+    assert written == 2
+    assert dict(Verdict.objects.filter(run=run).values_list("item_id", "verdict")) == \
+        {a: "correct", b: "incorrect", c: "invalid"}
+
+
+def test_a_worker_that_starts_resumes_runs_without_a_heartbeat(world, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from calibration.models import CalibrationRun
+
+    v = version()
+    with django_capture_on_commit_callbacks(execute=False):
+        stalled, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
+        fresh, _ = services.calibration_start(judge_version_id=version(name="other").pk, dataset_name="support", size=10)
+    CalibrationRun.objects.filter(pk=stalled.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(minutes=5))
+    CalibrationRun.objects.filter(pk=fresh.pk).update(status="running", heartbeat_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        resumed = services.calibration_resume_stalled(stalled_for=timedelta(minutes=2))
+    assert resumed == [stalled.pk] and len(callbacks) == 1
+    stalled.refresh_from_db()
+    assert stalled.dispatches == 2
