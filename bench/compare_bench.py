@@ -149,6 +149,10 @@ def measure(db: Path, what: str, trace: bool) -> dict:
         comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
         out["end_to_end_s"] = time.perf_counter() - t
         out["end_to_end_cpu_s"] = time.process_time() - c
+        t, c = time.perf_counter(), time.process_time()
+        comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, strata=False)
+        out["no_strata_s"] = time.perf_counter() - t
+        out["no_strata_cpu_s"] = time.process_time() - c
     elif what == "diff":
         ds = selectors.dataset_get("bench")
         t, c = time.perf_counter(), time.process_time()

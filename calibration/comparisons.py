@@ -158,7 +158,8 @@ def _run_by_id(run_id: str) -> Run:
 
 
 def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, check_stale: bool = True,
-                 band_runs: Sequence[str] | None = None, grades: tuple[RunGrades, RunGrades] | None = None) -> dict:
+                 band_runs: Sequence[str] | None = None, grades: tuple[RunGrades, RunGrades] | None = None,
+                 strata: bool = True) -> dict:
     """B against A on the questions both answered and both scored: the INTERFACES.md `compare` object
     (n, a_score, b_score, diff_points, ci95, naive_ci95, se_points, b_only, a_only, regressions,
     resolvable_gap_points) extended with the pairing, warnings, stale gold, per-stratum gaps, the
@@ -218,12 +219,14 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
                                     f"is no longer in the live corpus")
 
     # Strata from B's version (A's where B has none): the population the newer number claims to measure.
-    strata = version_strata(b.dataset_version or a.dataset_version)
-    if a.dataset_version_id and b.dataset_version_id and a.dataset_version_id != b.dataset_version_id:
-        strata = {**version_strata(a.dataset_version), **strata}
     groups: dict[str, list[str]] = defaultdict(list)
-    for q in paired:
-        groups[strata.get(q, "(unknown)")].append(q)
+    if strata:
+        stratum_of = version_strata(b.dataset_version or a.dataset_version)
+        if a.dataset_version_id and b.dataset_version_id and a.dataset_version_id != b.dataset_version_id:
+            stratum_of = {**version_strata(a.dataset_version), **stratum_of}
+        for q in paired:
+            groups[stratum_of.get(q, "(unknown)")].append(q)
+        del stratum_of
     per_stratum = {}
     for name in sorted(groups):
         qs = groups[name]
@@ -251,7 +254,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
         "grading": {"a": ga.summary(), "b": gb.summary()},
         "differs": {k: [getattr(a, k), getattr(b, k)] for k in PINNED if getattr(a, k) != getattr(b, k)},
         "discordant_rate": discordant_rate,
-        "per_stratum": per_stratum,
+        "per_stratum": per_stratum if strata else None,
         "stale_gold": stale,
         "band": band,
         "verdict": _verdict(cmp.diff_points, cmp.ci95, band, cmp.resolvable_gap_points, discordant_rate),

@@ -131,6 +131,8 @@ def test_300_question_comparison_38_14_discordant(tmp_path):
     assert ps["how_to"]["b_only"] + ps["policy_lookup"]["b_only"] == 38
     assert ps["how_to"]["a_only"] + ps["policy_lookup"]["a_only"] == 14
     assert out["stale_gold"][v["dataset_hash"]]["stale"] == 0
+    lean = run_command("compare", "A", "B", "--no-strata")
+    assert lean["per_stratum"] is None and {k: lean[k] for k in keys} == {k: out[k] for k in keys}
 
 
 def test_compare_unknown_run_exits_2(tmp_path):

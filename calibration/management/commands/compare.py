@@ -16,11 +16,15 @@ class Command(EvalCommand):
                                  "(default: repeats of A, else of B, found by their pinned fields)")
         parser.add_argument("--no-stale-check", action="store_true",
                             help="skip the stale-gold check of the runs' dataset versions")
+        parser.add_argument("--no-strata", action="store_true",
+                            help="skip the per-stratum gaps (per_stratum is null): saves reading every "
+                                 "question's stratum on very large sets")
 
     def run(self, **o):
         band_runs = [r.strip() for r in o["band_runs"].split(",") if r.strip()] or None
         return compare_runs(run_a=o["run_a"], run_b=o["run_b"], iters=o["iters"], seed=o["seed"],
-                            check_stale=not o["no_stale_check"], band_runs=band_runs), 0
+                            check_stale=not o["no_stale_check"], band_runs=band_runs,
+                            strata=not o["no_strata"]), 0
 
     def text(self, p):
         a, b = p["run_a"], p["run_b"]
