@@ -118,9 +118,11 @@ def main():
     parser.add_argument("--api", type=int, default=300)
     parser.add_argument("--submits", type=int, default=4000)
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/evalapp_queue_bench")
+    parser.add_argument("--reuse", action="store_true", help="keep the database of the last run (skip the build)")
     args = parser.parse_args()
 
-    fresh_database(args.database_url)
+    if not args.reuse:
+        fresh_database(args.database_url)
     setup_django(args.database_url)
     from django.db import connection
 
@@ -130,25 +132,60 @@ def main():
 
     print(f"PostgreSQL {connection.cursor().connection.info.server_version}; {args.items} items, "
           f"{args.annotators} annotators, overlap 2")
-    t = time.perf_counter()
-    run, users = build(args.items, args.annotators)
-    print(f"setup (bulk rows)             {time.perf_counter() - t:6.1f} s")
-    t = time.perf_counter()
-    queue = queue_create(name="bench", annotators=[u.username for u in users], overlap=2, run_id=run.run_id, seed=1)
-    print(f"queue_create ({args.items} items)   {time.perf_counter() - t:6.1f} s")
+    from annotation.models import Queue
+
+    if args.reuse and Queue.objects.filter(name="bench").exists():
+        from django.contrib.auth import get_user_model
+
+        queue = Queue.objects.get(name="bench")
+        users = list(get_user_model().objects.filter(queues=queue).order_by("username"))
+        print(f"reusing queue {queue.pk}: {queue.size} items, "
+              f"{Assignment.objects.filter(queue=queue, state='done').count()} labels so far")
+    else:
+        t = time.perf_counter()
+        run, users = build(args.items, args.annotators)
+        print(f"setup (bulk rows)             {time.perf_counter() - t:6.1f} s")
+        t = time.perf_counter()
+        queue = queue_create(name="bench", annotators=[u.username for u in users], overlap=2, run_id=run.run_id,
+                             seed=1)
+        print(f"queue_create ({args.items} items)   {time.perf_counter() - t:6.1f} s")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
 
-    # Sequential: server share of next-item.
-    ms = []
+    # Sequential: server share of next-item, split into time waiting on PostgreSQL (every statement's
+    # round trip, summed by an execute wrapper) and the app process's own CPU time.
+    db_ms = [0.0]
+
+    def timed(execute, sql, params, many, context):
+        t = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            db_ms[0] += (time.perf_counter() - t) * 1000
+
+    ms, db, cpu, queries = [], [], [], []
     for i in range(args.sequential):
         user = users[i % len(users)]
-        t = time.perf_counter()
-        claim = queue_next(queue=queue, annotator=user)
-        qs.next_payload(claim)
-        ms.append((time.perf_counter() - t) * 1000)
+        db_ms[0] = 0.0
+        count = [0]
+
+        def counting(execute, sql, params, many, context):
+            count[0] += 1
+            return timed(execute, sql, params, many, context)
+
+        with connection.execute_wrapper(counting):
+            t, c = time.perf_counter(), time.process_time()
+            claim = queue_next(queue=queue, annotator=user)
+            qs.next_payload(claim)
+            ms.append((time.perf_counter() - t) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
+        db.append(db_ms[0])
+        queries.append(count[0])
         label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict(claim.item.pk, user.pk))
     print(summary("next, sequential (service)", ms))
+    print(summary("  of which PostgreSQL", db))
+    print(summary("  of which app CPU", cpu))
+    print(f"  statements per next-item    p50={pct(queries, 50):.0f}  max={max(queries)}")
 
     from rest_framework.test import APIClient
 
