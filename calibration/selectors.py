@@ -1,10 +1,13 @@
 """Reads: judges and versions, gates, run progress, disagreements, kappa history, ceilings and biases."""
 from __future__ import annotations
 
+import json
+
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import Answer, HumanLabel
+from annotation.models import Answer, HumanLabel, VersionEntry
+from annotation.selectors import latest_version
 from calibration.models import CalibrationRun, Judge, JudgeVersion, Measurement, SampleItem, Verdict
 from calibration.stats import agreement, agreement_from_counts, gate_decide
 from evalapp.errors import NotFound
@@ -167,14 +170,33 @@ def kappa_history(judge: Judge) -> list[dict]:
     return rows
 
 
+def question_records(answers) -> dict:
+    """answer pk -> its question record in the answer's run's dataset version (latest version as fallback)."""
+    by_version: dict = {}
+    for answer in answers:
+        version_id = answer.run.dataset_version_id
+        if version_id is None and answer.run.dataset_id:
+            latest = latest_version(answer.run.dataset)
+            version_id = latest.pk if latest else None
+        by_version.setdefault(version_id, []).append(answer)
+    out = {}
+    for version_id, group in by_version.items():
+        if version_id is None:
+            continue
+        texts = dict(VersionEntry.objects.filter(version_id=version_id, qid__in={a.qid for a in group})
+                     .values_list("qid", "example__canonical"))
+        for answer in group:
+            if answer.qid in texts:
+                out[answer.pk] = json.loads(texts[answer.qid])
+    return out
+
+
 def disagreements(measurement: Measurement, *, limit: int = 500) -> list[dict]:
     """Items where the judge and the final human label differ, with question, gold passage and outputs."""
-    from calibration.services import _question_records
-
     rows = (Verdict.objects.filter(run=measurement.run).exclude(human_verdict="")
             .select_related("item__answer__run__dataset").order_by("item__position"))
     picked = [v for v in rows if v.verdict != v.human_verdict][:limit]
-    questions = _question_records([v.item.answer for v in picked])
+    questions = question_records([v.item.answer for v in picked])
     out = []
     for v in picked:
         record = questions.get(v.item.answer_id) or {}

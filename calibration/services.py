@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
@@ -125,11 +125,6 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
                                           prompt_template=prompt_template or "", params=params, rubric=rubric or "",
                                           config_hash=digest, created_by=user)
     return version, True
-
-
-def judge_version_get(judge_version_id) -> JudgeVersion:
-    """A judge version by id, or NotFound naming it."""
-    return selectors.judge_version_get(judge_version_id)
 
 
 @dataclass(frozen=True)
@@ -351,29 +346,6 @@ def _judge_item(item: SampleItem, questions: dict) -> JudgeItem:
                      stratum=item.stratum)
 
 
-def _question_records(answers) -> dict:
-    """answer pk -> its question record in the answer's run's dataset version (latest version as fallback)."""
-    from annotation.models import VersionEntry
-
-    by_version: dict = {}
-    for answer in answers:
-        version_id = answer.run.dataset_version_id
-        if version_id is None and answer.run.dataset_id:
-            latest = annotation_selectors.latest_version(answer.run.dataset)
-            version_id = latest.pk if latest else None
-        by_version.setdefault(version_id, []).append(answer)
-    out = {}
-    for version_id, group in by_version.items():
-        if version_id is None:
-            continue
-        texts = dict(VersionEntry.objects.filter(version_id=version_id, qid__in={a.qid for a in group})
-                     .values_list("qid", "example__canonical"))
-        for answer in group:
-            if answer.qid in texts:
-                out[answer.pk] = json.loads(texts[answer.qid])
-    return out
-
-
 def _verdict_fields(outcome: Outcome) -> dict:
     result = outcome.result
     return {
@@ -446,7 +418,7 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     if not todo:
         return {"judged": 0, "skipped": len(item_ids)}
     items = list(SampleItem.objects.filter(pk__in=todo).select_related("answer__run__dataset").order_by("position"))
-    questions = _question_records([i.answer for i in items])
+    questions = selectors.question_records([i.answer for i in items])
     version = run.judge_version
     params = version.params or {}
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
@@ -605,7 +577,7 @@ def grading_execute(*, grading_id: int) -> dict:
     version = grading.judge_version
     done = set(GradedAnswer.objects.filter(grading=grading).values_list("answer_id", flat=True))
     answers = [a for a in Answer.objects.filter(run=grading.run).select_related("run__dataset") if a.pk not in done]
-    questions = _question_records(answers)
+    questions = selectors.question_records(answers)
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
                           params=version.params, judge_version_id=version.pk, rubric=version.rubric)
     GradingRun.objects.filter(pk=grading.pk).update(status="running")

@@ -9,7 +9,7 @@ from annotation.models import Dataset
 from calibration import selectors, services
 from calibration.models import CalibrationRun
 from evalapp.errors import NotFound, ServiceError
-from evalapp.roles import ADJUDICATOR, ENGINEER, role_required
+from evalapp.roles import ADJUDICATOR, ENGINEER, has_role, role_required
 
 READ = (ENGINEER, ADJUDICATOR)
 
@@ -112,10 +112,7 @@ def version_detail(request, pk: int):
                "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
                "history": history_chart(selectors.kappa_history(version.judge), gate["threshold"]),
                "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
-               "datasets": Dataset.objects.all(), "can_manage": ENGINEER in getattr(request, "_roles", set()) or None}
-    from evalapp.roles import has_role
-
-    context["can_manage"] = has_role(request.user, ENGINEER)
+               "datasets": Dataset.objects.all(), "can_manage": has_role(request.user, ENGINEER)}
     if measurement is not None:
         ceiling = selectors.human_ceiling(measurement)
         context.update({"disagreements": selectors.disagreements(measurement), "ceiling": ceiling,

@@ -3,7 +3,6 @@ import json
 
 import pytest
 
-from annotation.models import Run
 from calibration import selectors, services
 from calibration.models import GradedAnswer, GradingRun, ImportedVerdict, JudgeVersion
 from evalapp.errors import ServiceError
