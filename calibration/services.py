@@ -453,8 +453,13 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
         # on a fast judge; a worker killed now loses at most this batch, which the resume judges again.
         if len(buffer) >= VERDICT_BATCH or time.monotonic() - last_flush[0] > 0.5:
             flush()
+        on_tick()
+
+    def on_tick() -> None:
         if time.monotonic() - last_check[0] > 1.0:
             last_check[0] = time.monotonic()
+            if buffer and time.monotonic() - last_flush[0] > 0.5:
+                flush()
             CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
             if not _still_running(run.pk):
                 stop.set()
@@ -464,7 +469,7 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     try:
         judge_items(backend, [(i.pk, _judge_item(i, questions)) for i in items],
                     concurrency=int(params.get("concurrency", 8)), retry=retry, limiter=limiter,
-                    on_outcome=on_outcome, should_stop=stop.is_set)
+                    on_outcome=on_outcome, should_stop=stop.is_set, on_tick=on_tick)
     finally:
         backend.close()
         flush()

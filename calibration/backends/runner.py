@@ -4,11 +4,12 @@ Used by the Celery chunk task and by bench/judge_bench.py: one code path for bot
 """
 from __future__ import annotations
 
+import queue
 import random
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError, TransientJudgeError
@@ -136,15 +137,18 @@ def judge_one(backend: Backend, item: JudgeItem, *, retry: RetryPolicy, limiter:
             error = str(exc)
             if attempt < retry.attempts:
                 sleep(retry.delay(attempt, exc.retry_after))
+        except Exception as exc:  # noqa: BLE001 - a backend bug fails this item, visibly, not the whole chunk
+            return None, f"{exc.__class__.__name__}: {exc}", attempt, False
     return None, error, retry.attempts, True
 
 
 def judge_items(backend: Backend, items: Iterable[tuple[object, JudgeItem]], *, concurrency: int = 8,
                 retry: RetryPolicy | None = None, limiter: RateLimiter | None = None,
                 on_outcome: Callable[[Outcome], None] | None = None,
-                should_stop: Callable[[], bool] | None = None) -> list[Outcome]:
+                should_stop: Callable[[], bool] | None = None,
+                on_tick: Callable[[], None] | None = None) -> list[Outcome]:
     """Judge (key, item) pairs with up to `concurrency` requests in flight; `on_outcome` is called as each
-    finishes (from the calling thread, so it may write to the database)."""
+    finishes and `on_tick` about once a second (both from the calling thread, so they may use the database)."""
     retry = retry or RetryPolicy()
     items = list(items)
     outcomes: list[Outcome] = []
@@ -162,11 +166,30 @@ def judge_items(backend: Backend, items: Iterable[tuple[object, JudgeItem]], *, 
             if on_outcome:
                 on_outcome(outcome)
         return outcomes
+    finished: queue.Queue = queue.Queue()
+
+    def work_and_report(pair):
+        try:
+            finished.put(work(pair))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread below
+            finished.put(exc)
+
     with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
-        # As each finishes, not in submission order: one slow item must not hold back the others' writes.
-        for future in as_completed([pool.submit(work, pair) for pair in items]):
-            outcome = future.result()
-            outcomes.append(outcome)
-            if on_outcome:
-                on_outcome(outcome)
+        for pair in items:
+            pool.submit(work_and_report, pair)
+        # Outcomes as each finishes, not in submission order: one slow item must not hold back the others'
+        # writes; and a tick at least once a second, so the caller shows it is alive while calls are slow.
+        while len(outcomes) < len(items):
+            try:
+                outcome = finished.get(timeout=1.0)
+            except queue.Empty:
+                outcome = None
+            if isinstance(outcome, BaseException):
+                raise outcome
+            if outcome is not None:
+                outcomes.append(outcome)
+                if on_outcome:
+                    on_outcome(outcome)
+            if on_tick:
+                on_tick()
     return outcomes

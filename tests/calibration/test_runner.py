@@ -85,3 +85,14 @@ def test_redis_rate_limiter_holds_every_window_to_the_rate_across_threads():
         t.join()
     assert len(windows) == 12
     assert max(windows.count(w) for w in set(windows)) <= 5
+
+
+class Broken(Backend):
+    def judge(self, item):
+        raise ValueError("bad template")
+
+
+def test_a_backend_bug_is_an_error_for_the_item_not_a_crash():
+    outcomes = judge_items(Broken(), [(1, ITEM), (2, ITEM)], concurrency=2)
+    assert sorted((o.key, o.result, o.error, o.transient) for o in outcomes) == [
+        (1, None, "ValueError: bad template", False), (2, None, "ValueError: bad template", False)]
