@@ -237,11 +237,6 @@ def held_out_answer_ids() -> set[int]:
     return set(RelabelAuditItem.objects.filter(audit__status=RelabelAudit.DRIFT).values_list("answer_id", flat=True))
 
 
-def annotator_queue_ids(user) -> list[int]:
-    """Ids of the queues whose pool holds this user."""
-    return list(QueueMember.objects.filter(user=user).values_list("queue_id", flat=True))
-
-
 def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None):
     """Human labels as import_labels records, oldest first, streamed."""
     rows = HumanLabel.objects.select_related("answer__run", "annotator").order_by("answer__run__run_id", "answer__qid",

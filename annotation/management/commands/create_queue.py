@@ -1,6 +1,6 @@
 from annotation.services.queues import DEFAULT_LEASE_SECONDS, DEFAULT_OVERLAP, queue_create
 from evalapp.commands import EvalCommand
-from evalapp.errors import Problem, ServiceError
+from evalapp.errors import ServiceError
 from evalapp.jsonl import read_jsonl, require_file
 
 
