@@ -115,7 +115,10 @@ def build(db: Path, n: int) -> None:
           f"in {time.perf_counter() - t0:.1f} s -> {db}", flush=True)
 
 
-def measure(db: Path, what: str, trace: bool) -> dict:
+def measure(db: Path, what: str, mode: str) -> dict:
+    """mode "split": timings of the parts and the whole; "rss": the real path alone (peak RSS);
+    "trace": the real path alone under tracemalloc (peak Python heap)."""
+    trace = mode in ("rss", "trace")
     setup_django(db)
     from annotation import selectors
     from annotation.models import Run
@@ -123,20 +126,29 @@ def measure(db: Path, what: str, trace: bool) -> dict:
     from calibration.grading import run_grades
     from calibration.stats.paired import paired_diff
 
-    if trace:
+    if mode == "trace":
         tracemalloc.start()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out: dict = {"what": what}
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    if what == "compare":
+    if trace:
+        # The memory pass runs only the real path, so its peak is the command's own.
+        if what == "compare":
+            comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
+        elif what == "diff":
+            ds = selectors.dataset_get("bench")
+            selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
+        else:
+            selectors.stale_gold(selectors.version_get(selectors.dataset_get("bench"), "1"))
+    elif what == "compare":
         a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
         t = time.perf_counter()
         ga, gb = run_grades(a), run_grades(b)
         strata = comparisons.version_strata(a.dataset_version)
         out["db_read_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        paired = sorted(ga.answered & gb.answered)
+        paired = list(ga.scores.keys() & gb.scores.keys())
         paired_diff(paired, [ga.scores[q] for q in paired], [gb.scores[q] for q in paired], iters=10_000)
         out["stats_overall_s"] = time.perf_counter() - t
         del strata
@@ -154,7 +166,25 @@ def measure(db: Path, what: str, trace: bool) -> dict:
         out["no_strata_s"] = time.perf_counter() - t
         out["no_strata_cpu_s"] = time.process_time() - c
     elif what == "diff":
+        from calibration.stats.manifest import decompose_movement, diff_manifests
+
         ds = selectors.dataset_get("bench")
+        v1, v2 = selectors.version_get(ds, "1"), selectors.version_get(ds, "2")
+        ra, rc = Run.objects.get(run_id="A"), Run.objects.get(run_id="C")
+        t = time.perf_counter()
+        m1, m2 = selectors.version_manifest(v1), selectors.version_manifest(v2)
+        out["db_manifests_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        s1 = {q: float(x) for q, x in run_grades(ra, version=v1).scores.items()}
+        s2 = {q: float(x) for q, x in run_grades(rc, version=v2).scores.items()}
+        out["db_grades_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        d = diff_manifests(m1, m2)
+        out["stats_diff_manifests_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        decompose_movement(s1, s2, d)
+        out["stats_decompose_s"] = time.perf_counter() - t
+        del m1, m2, s1, s2, d
         t, c = time.perf_counter(), time.process_time()
         res = selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
         out["end_to_end_s"] = time.perf_counter() - t
@@ -171,7 +201,7 @@ def measure(db: Path, what: str, trace: bool) -> dict:
     out["total_s"] = time.perf_counter() - t0
     out["total_cpu_s"] = time.process_time() - cpu0
     out["load_avg_1m"] = os.getloadavg()[0]
-    if trace:
+    if mode == "trace":
         out["tracemalloc_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     out["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["rss_growth_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
@@ -184,11 +214,11 @@ def main():
     parser.add_argument("--only", default="compare,diff")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--child", default="")
-    parser.add_argument("--trace", action="store_true")
+    parser.add_argument("--mode", default="split", choices=("split", "rss", "trace"))
     args = parser.parse_args()
     db = ROOT / "var" / "bench" / f"compare_{args.n}.sqlite3"
     if args.child:
-        print(json.dumps(measure(db, args.child, args.trace)))
+        print(json.dumps(measure(db, args.child, args.mode)))
         return
     db.parent.mkdir(parents=True, exist_ok=True)
     if args.rebuild or not db.exists():
@@ -196,16 +226,18 @@ def main():
             Path(str(db) + suffix).unlink(missing_ok=True)
         build(db, args.n)
     for what in [w for w in args.only.split(",") if w]:
-        runs = []
-        for trace in (False, True):
-            proc = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--child", what]
-                                  + (["--trace"] if trace else []), capture_output=True, text=True)
+        runs = {}
+        for mode in ("split", "rss", "trace"):
+            proc = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--child", what, "--mode", mode],
+                                  capture_output=True, text=True)
             if proc.returncode:
                 print(proc.stderr, file=sys.stderr)
                 raise SystemExit(proc.returncode)
-            runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-        fast, traced = runs
-        fast["tracemalloc_peak_mb"] = traced["tracemalloc_peak_mb"]
+            runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
+        fast = runs["split"]
+        fast["rss_growth_mb"] = runs["rss"]["rss_growth_mb"]  # the real path alone, no tracemalloc overhead
+        fast["rss_peak_mb"] = runs["rss"]["rss_peak_mb"]
+        fast["tracemalloc_peak_mb"] = runs["trace"]["tracemalloc_peak_mb"]
         print(json.dumps({"n": args.n, **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in fast.items()}}))
 
 

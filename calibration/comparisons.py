@@ -16,9 +16,20 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+import numpy as np
+
 from annotation import selectors
 from annotation.models import Dataset, DatasetVersion, Example, Run, VersionEntry
-from calibration.grading import RunGrades, answer_grade, answer_values, raw_chunks, raw_values, rule_verdict, run_grades, version_records_for
+from calibration.grading import (
+    RunGrades,
+    answer_grade,
+    answer_values,
+    raw_chunks,
+    raw_values,
+    rule_verdict,
+    run_grades,
+    version_records_for,
+)
 from calibration.stats.band import difference_verdict, run_band
 from calibration.stats.manifest import ceiling_after_adding, diff_manifests
 from calibration.stats.paired import n_for_gap, paired_diff, resolvable_gap
@@ -182,12 +193,15 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     if not both_answered:
         raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} answered no question in common",
                            [Problem("no shared qid", field="b")])
-    paired = sorted(ga.scores.keys() & gb.scores.keys())
+    # Order does not matter to the statistics (they live in counts; regressions come back sorted).
+    paired = list(ga.scores.keys() & gb.scores.keys())
     if not paired:
         raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} share {len(both_answered)} questions but none "
                            f"is scored in both yet (awaiting grades)", code=3, status=409)
 
-    cmp = paired_diff(paired, [ga.scores[q] for q in paired], [gb.scores[q] for q in paired], iters=iters, seed=seed)
+    a_ok = np.fromiter(map(ga.scores.__getitem__, paired), dtype=bool, count=len(paired))
+    b_ok = np.fromiter(map(gb.scores.__getitem__, paired), dtype=bool, count=len(paired))
+    cmp = paired_diff(paired, a_ok, b_ok, iters=iters, seed=seed)
     out = cmp.to_dict()
     n = cmp.n
     discordant_rate = (cmp.b_only + cmp.a_only) / n
@@ -219,18 +233,19 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
                                     f"is no longer in the live corpus")
 
     # Strata from B's version (A's where B has none): the population the newer number claims to measure.
-    groups: dict[str, list[str]] = defaultdict(list)
+    per_stratum = {}
     if strata:
         stratum_of = version_strata(b.dataset_version or a.dataset_version)
         if a.dataset_version_id and b.dataset_version_id and a.dataset_version_id != b.dataset_version_id:
             stratum_of = {**version_strata(a.dataset_version), **stratum_of}
-        for q in paired:
-            groups[stratum_of.get(q, "(unknown)")].append(q)
+        labels = np.array([stratum_of.get(q, "(unknown)") for q in paired], dtype=object)
         del stratum_of
-    per_stratum = {}
-    for name in sorted(groups):
-        qs = groups[name]
-        s = paired_diff(qs, [ga.scores[q] for q in qs], [gb.scores[q] for q in qs], iters=iters, seed=seed)
+        names = sorted(set(labels.tolist()))
+    else:
+        names = []
+    for name in names:
+        idx = np.flatnonzero(labels == name)
+        s = paired_diff([paired[i] for i in idx], a_ok[idx], b_ok[idx], iters=iters, seed=seed)
         per_stratum[name] = {"n": s.n, "a_score": s.a_score, "b_score": s.b_score, "diff_points": s.diff_points,
                              "ci95": list(s.ci95), "b_only": s.b_only, "a_only": s.a_only,
                              "resolvable_gap_points": s.resolvable_gap_points,

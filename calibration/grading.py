@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass, field
 
 from django.db import connections
@@ -35,7 +35,7 @@ class RunGrades:
     """
 
     run_id: str
-    answered: frozenset[str]
+    answered: AbstractSet[str]
     scores: dict[str, bool]
     sources: dict[str, int]
     ungraded: dict[str, int] = field(default_factory=dict)
@@ -153,13 +153,11 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
 def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
     """Grade every answer of a run (see the module docstring); `version` defaults to the run's own."""
     version = version if version is not None else run.dataset_version
-    answered: set[str] = set()
     scores: dict[str, bool] = {}
     pending: dict[str, str] = {}  # qid -> final human verdict ("" when none)
     sources: Counter = Counter()
     # The hot loop of every comparison, a chunk at a time in comprehensions (a million answers: ~1 s).
     for rows in raw_chunks(Answer.objects.filter(run=run), "qid", "correct", "final_verdict"):
-        answered.update([r[0] for r in rows])
         scores.update({r[0]: r[1] == 1 for r in rows if r[1] is not None})  # 0/1 on SQLite, bool on PostgreSQL
         pending.update({r[0]: r[2] for r in rows if r[1] is None})
     sources[HARNESS] = len(scores)
@@ -193,7 +191,9 @@ def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
                 ungraded["rule could not grade and no human label"] += 1
             else:
                 ungraded["awaiting human label"] += 1
-    return RunGrades(run_id=run.run_id, answered=frozenset(answered), scores=scores,
+    # Every answer is either scored by the harness or pending: the keys are the answered set.
+    answered = frozenset(scores.keys() | pending.keys()) if pending else scores.keys()
+    return RunGrades(run_id=run.run_id, answered=answered, scores=scores,
                      sources={k: v for k, v in sources.items() if v}, ungraded=dict(ungraded))
 
 
