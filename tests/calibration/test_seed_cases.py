@@ -158,3 +158,17 @@ def test_compare_and_failures_text_output(tmp_path):
     out = io.StringIO()
     call_command("series", "--dataset", "support", stdout=out)
     assert "system rag-v1" in out.getvalue() and "system rag-v2" in out.getvalue()
+
+
+def test_same_gap_inside_a_wide_run_to_run_band(tmp_path):
+    """The 8-point gap excludes zero, but reruns that wander 0.62-0.80 make it rerun noise."""
+    v, _ = build_300(tmp_path, repeats=False)
+    for run_id, right in (("wide-1", 186), ("wide-2", 240)):
+        import_run(tmp_path, run_id=run_id, system="rag-v1", dataset="support", dataset_hash=v["dataset_hash"],
+                   correct={i: n < right for n, i in enumerate(qids(300))}, started_at="2026-06-07T04:00:00Z")
+    out = run_command("compare", "A", "B", "--band-runs", "A,wide-1,wide-2")
+    assert out["band"]["runs"] == ["A", "wide-1", "wide-2"] and out["band"]["from"] == "given"
+    assert math.isclose(out["band"]["width_points"], 36.0, abs_tol=1e-9)   # scores 71, 62, 80: sd 9 points
+    assert (out["verdict"]["status"], out["verdict"]["clears_interval"], out["verdict"]["clears_band"]) == (
+        "inside the band", True, False)
+    assert run_command("compare", "A", "B", "--band-runs", "A,nope", expect=2)["error"] == "unknown run 'nope'"
