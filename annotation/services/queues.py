@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, IntegerField, OuterRef, Value, When
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from annotation import policies
@@ -316,6 +317,22 @@ def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
     return ids
 
 
+def _lock_first(candidates, ids: list[int]) -> QueueItem | None:
+    """Lock and return the first of `candidates` in the order of `ids` that no other transaction holds.
+
+    PostgreSQL: one statement, ORDER BY the position in the id array, FOR UPDATE SKIP LOCKED, LIMIT 1.
+    SQLite: the write transaction already holds the database, so the first eligible id is simply read.
+    """
+    if connection.vendor == "postgresql":
+        order = RawSQL(f"array_position(%s::bigint[], {QueueItem._meta.db_table}.id)", (ids,))
+        return candidates.order_by(order).select_for_update(skip_locked=True, of=("self",)).first()
+    if connection.features.has_select_for_update_skip_locked:  # another backend with row locks
+        order = Case(*[When(pk=pk, then=Value(i)) for i, pk in enumerate(ids)], output_field=IntegerField())
+        return candidates.order_by(order).select_for_update(skip_locked=True, of=("self",)).first()
+    found = {item.pk: item for item in candidates}
+    return next((found[pk] for pk in ids if pk in found), None)
+
+
 def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
     """(claim, contended): contended is True when an eligible item was skipped only because another
     transaction held its lock, so "nothing left" would not yet be the truth."""
@@ -336,9 +353,8 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
             continue
         # One statement takes the first candidate, in this annotator's order, that nobody else has locked;
         # eligibility is re-checked under the lock because the candidates were read without one.
-        order = Case(*[When(pk=pk, then=Value(i)) for i, pk in enumerate(ids)], output_field=IntegerField())
-        item = (eligible.filter(pk__in=ids).annotate(mine_expired=Exists(mine_expired)).order_by(order)
-                .select_related("answer__run").select_for_update(skip_locked=True, of=("self",)).first())
+        item = _lock_first(eligible.filter(pk__in=ids).annotate(mine_expired=Exists(mine_expired))
+                           .select_related("answer__run"), ids)
         if item is None:
             contended = contended or eligible.filter(pk__in=ids).exists()
             continue
