@@ -49,7 +49,7 @@ class Stack:
         self.env.pop("CELERY_RESULT_BACKEND", None)
         self.workers: list[subprocess.Popen] = []
 
-    def manage(self, *args, check=True, timeout=180) -> subprocess.CompletedProcess:
+    def manage(self, *args, check=True, timeout=600) -> subprocess.CompletedProcess:
         done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True,
                               timeout=timeout)
         if check and done.returncode != 0:
@@ -81,14 +81,19 @@ class Stack:
              "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(worker)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # generous: CI machines and shared laptops are slow under load
         while time.monotonic() < deadline:
             if "ready." in (self.tmp / f"worker-{name}.log").read_text():
                 return worker
             if worker.poll() is not None:
                 raise AssertionError("the worker exited:\n" + (self.tmp / f"worker-{name}.log").read_text())
             time.sleep(0.2)
-        raise AssertionError("the worker did not start in 60 s")
+        raise AssertionError("the worker did not start in 180 s")
+
+    def logs(self) -> str:
+        """The tail of every worker log, for assertion messages."""
+        return "".join(f"\n--- {p.name}\n" + "\n".join(p.read_text().splitlines()[-40:])
+                       for p in sorted(self.tmp.glob("worker-*.log")))
 
     def kill(self, worker: subprocess.Popen) -> None:
         """SIGKILL the worker and its pool children (its own process group): a crash, not a shutdown."""
