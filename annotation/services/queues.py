@@ -20,6 +20,7 @@ annotators at random, so every pair in the pool overlaps on some items.
 """
 import hashlib
 import random
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -225,6 +226,16 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
                                 field="overlap"))
     seed = seed if seed is not None else secrets.randbits(31)
     chosen = _resolve_items(run_id=run_id, items=items, sample=sample, seed=seed, problems=problems)
+    if isinstance(name, str) and name.strip():
+        # Annotators see the queue's name: it must not tell them which system or run made the answers.
+        runs = {answer.run_id for answer, _stratum in chosen}
+        for rid, system in Run.objects.filter(pk__in=runs).values_list("run_id", "system"):
+            leaked = [w for w in (rid, system)
+                      if w and re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w.-])", name, re.IGNORECASE)]
+            if leaked:
+                problems.append(Problem(f"the name shows annotators {leaked[0]!r}, which says which system or run "
+                                        "made the answers; choose a neutral name", field="name"))
+                break
     if problems:
         raise ServiceError(f"cannot create the queue: {len(problems)} problem(s); nothing was written", problems)
     with transaction.atomic():

@@ -300,3 +300,14 @@ def test_a_change_after_completion_is_a_new_audited_round(make_queue, pool):
     item.refresh_from_db()
     answer = Answer.objects.get(pk=item.answer_id)
     assert (item.status, answer.final_verdict) == ("disputed", "")
+
+
+@pytest.mark.django_db
+def test_a_queue_name_that_names_the_system_or_run_is_refused(make_run, pool):
+    run_id = make_run(2, system="rag-v3")
+    for name in ("RAG-V3 nightly", f"check {run_id}"):
+        with pytest.raises(ServiceError) as exc:
+            queue_create(name=name, annotators=["ann1", "ann2"], run_id=run_id)
+        assert exc.value.problems[0].field == "name" and "neutral name" in exc.value.problems[0].message
+    assert Queue.objects.count() == 0
+    assert queue_create(name="June support answers", annotators=["ann1", "ann2"], run_id=run_id).size == 2
