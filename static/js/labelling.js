@@ -119,6 +119,8 @@
   window.addEventListener("blur", pauseClock);
   window.addEventListener("focus", resumeClock);
   document.addEventListener("htmx:afterSwap", onItemShown);
+  // For the console and the browser tests: renew now rather than at the next tick.
+  window.evalappLabelling = {renew: renew};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", onItemShown);
   } else {

@@ -40,6 +40,14 @@ def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, l
     assert bob.get_attribute("form[data-keyboard-form]", "data-item") == item_id
     assert "How long does plan 0 last?" in alice.inner_text(".question")
 
+    # The page renews the lease while it is open (every 5 minutes; here at once).
+    from annotation.models import Assignment
+
+    before = Assignment.objects.get(item_id=item_id, annotator__username="alice").lease_expires_at
+    with alice.expect_response(lambda r: r.url.endswith("/renew/") and r.status == 200):
+        alice.evaluate("window.evalappLabelling.renew()")
+    assert Assignment.objects.get(item_id=item_id, annotator__username="alice").lease_expires_at > before
+
     # alice: 1 (correct), r, a rationale, Enter.
     alice.keyboard.press("?")
     assert alice.is_visible("#kbd-help")
@@ -50,7 +58,8 @@ def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, l
     alice.keyboard.type("ALICE-SAYS-zero-days-is-right")
     alice.keyboard.press("Enter")
     alice.wait_for_selector("text=Nothing left for you in this queue")
-    assert HumanLabel.objects.get(annotator__username="alice").rationale == "ALICE-SAYS-zero-days-is-right"
+    label = HumanLabel.objects.get(annotator__username="alice")
+    assert label.rationale == "ALICE-SAYS-zero-days-is-right" and label.active_seconds is not None
 
     # bob's page, even reloaded after alice's submit, shows nothing of her label.
     bob.reload()
