@@ -8,8 +8,10 @@ raise TransientJudgeError (the caller retries with backoff), other 4xx Permanent
 from __future__ import annotations
 
 import json
+import os
 import re
 import string
+import threading
 import time
 
 import httpx
@@ -72,6 +74,25 @@ def _retry_after(response: httpx.Response) -> float | None:
         return None
 
 
+_CLIENTS: dict[tuple, httpx.Client] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def _shared_client(headers: tuple, timeout: float, concurrency: int) -> httpx.Client:
+    """One HTTP client per configuration and process, so consecutive chunks reuse kept-alive connections
+    (and the TLS context, which costs tens of milliseconds to build)."""
+    key = (headers, timeout, concurrency, os.getpid())
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None or client.is_closed:
+            client = _CLIENTS[key] = httpx.Client(
+                headers=dict(headers),
+                timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
+                limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+            )
+        return client
+
+
 class OpenAIBackend(Backend):
     name = "openai"
 
@@ -84,11 +105,7 @@ class OpenAIBackend(Backend):
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         timeout = float(self.params.get("timeout", 30))
         concurrency = int(self.params.get("concurrency", 8))
-        self.client = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(timeout, connect=min(5.0, timeout)),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-        )
+        self.client = _shared_client(tuple(sorted(headers.items())), timeout, concurrency)
 
     def messages(self, item: JudgeItem) -> list[dict]:
         template = string.Template(self.prompt_template or DEFAULT_PROMPT)
@@ -137,4 +154,4 @@ class OpenAIBackend(Backend):
         )
 
     def close(self) -> None:
-        self.client.close()
+        """The client is shared by the chunks a worker process runs (kept-alive connections); nothing to close."""
