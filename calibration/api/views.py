@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from calibration import selectors, services
 from calibration.api import serializers as s
 from calibration.models import JudgeVersion
-from evalapp.api import UploadSerializer, uploaded_path
+from evalapp.api import JSONLinesParser, UploadSerializer, uploaded_path
 from evalapp.roles import ADJUDICATOR, ENGINEER, HasRole
 
 READERS = HasRole(ENGINEER, ADJUDICATOR)
@@ -69,7 +69,7 @@ class CalibrateView(_ReadWrite):
 
 
 class VerdictImportView(_ReadWrite):
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
 
     @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
                    request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})

@@ -136,3 +136,33 @@ def test_pages(world, run_inline, client, make_user):
     make_user("ann", "annotator", password="pw-xxxxxxxx")
     client.login(username="ann", password="pw-xxxxxxxx")
     assert client.get("/judges/").status_code == 403
+
+
+def test_calibrate_command_starts_reports_and_cancels(world, capsys, django_capture_on_commit_callbacks):
+    from django.core.management import call_command
+
+    v = span()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        call_command("calibrate", str(v.pk), "--dataset", "support", "--sample", "12", "--json")
+    started = json.loads(capsys.readouterr().out)
+    assert (started["status"], started["total"], started["created"]) == ("queued", 12, True) and len(callbacks) == 1
+    call_command("calibrate", str(v.pk), "--cancel", "--json")
+    assert json.loads(capsys.readouterr().out)["status"] == "cancelled"
+    with pytest.raises(SystemExit) as bad:
+        call_command("calibrate", str(v.pk), "--json")  # no --dataset
+    assert bad.value.code == 2
+    with pytest.raises(SystemExit) as unknown:
+        call_command("calibrate", str(v.pk), "--dataset", "nope", "--json")
+    assert unknown.value.code == 2
+
+
+def test_verdict_import_endpoint(world, api_client_for):
+    api = api_client_for("eng", "engineer")
+    v, _ = services.judge_version_create(judge_name="external", backend="replay")
+    body = "".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": "correct"}) + "\n" for i in range(5))
+    ok = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data=body, content_type="application/x-ndjson")
+    assert ok.status_code == 201 and ok.json()["created"] == 5
+    bad = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data='{"run_id": "run-a"}\n',
+                   content_type="application/x-ndjson")
+    assert bad.status_code == 400 and ImportedVerdict.objects.count() == 5
+    assert {(p["line"], p["field"]) for p in bad.json()["problems"]} == {(1, "qid"), (1, "verdict")}
