@@ -233,7 +233,7 @@ class AuditListView(APIView):
             changed_by=data.get("changed_by"), since=data.get("since"), until=data.get("until"),
             dataset=data.get("dataset"), old=data.get("old"), new=data.get("new"),
             sample=data.get("sample", audit_services.DEFAULT_SAMPLE), seed=data.get("seed", 0),
-            rubric=data.get("rubric", ""), created_by=request.user,
+            rubric=data.get("rubric", ""), queue=data.get("queue"), created_by=request.user,
         )
         return Response(audit_services.audit_summary(audit), status=status.HTTP_201_CREATED)
 

@@ -43,9 +43,15 @@ def _time(value, field: str, problems: list[Problem]) -> datetime | None:
     return parsed if parsed.tzinfo else timezone.make_aware(parsed, timezone.utc)
 
 
-def _changed_label_batch(*, run_id, changed_by, since, until, problems) -> dict[int, tuple[str, int]]:
+def _changed_label_batch(*, run_id, changed_by, since, until, queue_id, problems) -> dict[int, tuple[str, int]]:
     """answer id -> (verdict under audit, annotator id) for labels that were changed (not first written)."""
     events = LabelEvent.objects.exclude(old_verdict="").exclude(old_verdict__isnull=True)
+    if queue_id is not None:
+        if not Queue.objects.filter(pk=queue_id).exists():
+            problems.append(Problem(f"unknown queue {queue_id!r}", field="queue"))
+            return {}
+        # A queue round: changes made in that queue to its own items.
+        events = events.filter(source="queue", answer__queue_items__queue_id=queue_id)
     if run_id:
         events = events.filter(answer__run__run_id=run_id)
     if changed_by:
@@ -89,7 +95,7 @@ def _diff_batch(*, run_id, dataset, old, new, problems) -> dict[int, tuple[str, 
 def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, changed_by: str | None = None,
                  since=None, until=None, dataset: str | None = None, old: str | None = None, new: str | None = None,
                  sample: int = DEFAULT_SAMPLE, seed: int = 0, rubric: str = "", alpha: float = 0.05,
-                 created_by=None) -> RelabelAudit:
+                 queue: int | None = None, created_by=None) -> RelabelAudit:
     """Draw a random sample of a batch of changed labels and open a blind audit queue for it.
 
     Nothing is written when any input is wrong; every problem is named.
@@ -99,6 +105,9 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
         problems.append(Problem("must be a positive whole number", field="sample"))
     if not isinstance(seed, int) or isinstance(seed, bool):
         problems.append(Problem("must be a whole number", field="seed"))
+    if queue is not None and (not isinstance(queue, int) or isinstance(queue, bool)):
+        problems.append(Problem("must be a queue id", field="queue"))
+        queue = None
     if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         problems.append(Problem("must be between 0 and 1", field="alpha"))
     if not isinstance(auditors, list) or not auditors:
@@ -117,8 +126,8 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
     else:
         source = "labels"
         batch = _changed_label_batch(run_id=run_id, changed_by=changed_by, since=since_at, until=until_at,
-                                     problems=problems)
-        criteria = {"run_id": run_id, "changed_by": changed_by, "since": since, "until": until}
+                                     queue_id=queue, problems=problems)
+        criteria = {"run_id": run_id, "changed_by": changed_by, "since": since, "until": until, "queue": queue}
     if not problems and not batch:
         problems.append(Problem("the batch is empty: no changed labels match", field="changed_by" if source == "labels" else "dataset"))
     if problems:

@@ -157,3 +157,25 @@ def test_create_queue_command(make_run, pool, tmp_path):
     code, _, err = run_cmd("create_queue", "x", "--items", str(items), "--annotator", "ann1", "--overlap", "1")
     assert code == 2 and f"field 'items[1]': run '{run_id}' has no answer to 'nope'" in err
     assert Queue.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_queue_round_batch_over_the_api(make_queue, pool, api_client_for):
+    from annotation.services.queues import label_revise
+
+    queue = make_queue(3)
+    for name in ("ann1", "ann2"):
+        while (claim := queue_next(queue=queue, annotator=pool[name])) is not None:
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct")
+    for item in QueueItem.objects.filter(queue=queue):
+        label_revise(queue=queue, item_id=item.pk, annotator=pool["ann1"], verdict="incorrect", rationale="round 2")
+    eng = api_client_for("eng2", "engineer")
+    response = eng.post("/api/audits/", {"name": "round 2", "queue": queue.pk, "auditors": ["ann3"], "sample": 2},
+                        format="json")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["batch"], body["sample"], body["criteria"]["queue"]) == (3, 2, queue.pk)
+    assert eng.get(f"/api/audits/{body['audit']}/").json()["status"] == "pending"
+    refused = eng.post("/api/audits/", {"queue": 999, "auditors": ["ann3"]}, format="json")
+    assert refused.status_code == 400 and refused.json()["problems"][0]["field"] == "queue"
+    assert RelabelAudit.objects.count() == 1

@@ -17,6 +17,7 @@ class Command(EvalCommand):
         parser.add_argument("--changed-by", help="the annotator whose label changes are audited")
         parser.add_argument("--since", help="changes at or after this ISO 8601 time")
         parser.add_argument("--until", help="changes before this ISO 8601 time")
+        parser.add_argument("--queue", type=int, help="a queue round: changes made in this queue")
         parser.add_argument("--dataset", help="a dataset version diff batch: the dataset")
         parser.add_argument("--old", help="the old version hash")
         parser.add_argument("--new", help="the new version hash")
@@ -42,7 +43,7 @@ class Command(EvalCommand):
         audit = audits.audit_create(
             name=o["name"], auditors=o["auditor"], run_id=o.get("run"), changed_by=o.get("changed_by"),
             since=o.get("since"), until=o.get("until"), dataset=o.get("dataset"), old=o.get("old"), new=o.get("new"),
-            sample=o["sample"], seed=o["seed"], alpha=o["alpha"], rubric=rubric,
+            sample=o["sample"], seed=o["seed"], alpha=o["alpha"], rubric=rubric, queue=o.get("queue"),
         )
         return audits.audit_summary(audit), 0
 
