@@ -103,13 +103,13 @@ def main() -> None:
     for n in (300, 10_000, 1_000_000):
         a, b = human_columns(n, rng)
         labels, counts = confusion_matrix(a, b)
-        t_count = best_of(lambda: confusion_matrix(a, b), 5)
+        t_count = best_of(lambda: confusion_matrix(a, b), 20)
 
         def ours():
             agreement_from_counts(counts, labels)
             bootstrap_kappa_ci(counts, iters=ITERS, seed=0)
 
-        t_ours = best_of(ours, 5)
+        t_ours = best_of(ours, 20)
         reps = naive_reps[n]
         t_naive = once(lambda: naive_kappa_bootstrap(a, b, reps, np.random.default_rng(1)))
         t_naive_scaled = t_naive / reps * ITERS
@@ -133,7 +133,7 @@ def main() -> None:
         t_total = best_of(lambda: paired_diff(qids, a_ok, b_ok, iters=ITERS, seed=0), 3)
         b_only = int(np.count_nonzero(b_ok & ~a_ok))
         a_only = int(np.count_nonzero(a_ok & ~b_ok))
-        t_boot = best_of(lambda: paired_bootstrap_ci(b_only, a_only, n, iters=ITERS), 5)
+        t_boot = best_of(lambda: paired_bootstrap_ci(b_only, a_only, n, iters=ITERS), 20)
         reps = naive_reps[n]
         t_naive = once(lambda: naive_paired_bootstrap(a_ok, b_ok, reps, np.random.default_rng(1)))
         t_naive_scaled = t_naive / reps * ITERS
