@@ -84,10 +84,6 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     return {qid: stratum_of[sha] for qid, sha in manifest.items()}
 
 
-def _points(x: float) -> float:
-    return round(x, 10)
-
-
 def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = None) -> dict | None:
     """The stale-gold check of a version (annotation.selectors.stale_gold), with how many of the
     given (paired, failing…) questions it touches. None when the run has no dataset version."""
