@@ -477,7 +477,24 @@ def dataset_history(name: str) -> dict:
                  "audit_url": f"/api/datasets/{dataset.name}/audit/" if v.modified else None,
                  "relabel_audits": audits.get(v.pk, []) if v.modified else [],
                  "runs": [_run_point(r, grades_of(r)) for r in runs_by_version.get(v.pk, [])],
-                 "ceilings": []}
+                 "ceilings": [], "movements": []}
+        if prev is not None:
+            # The movement of each system's latest score from the previous version, decomposed by partition
+            # (intersection re-score; contributions that sum to the delta), when both runs cover their versions.
+            latest_old = {r.system: r for r in runs_by_version.get(prev.pk, [])}
+            for system, new_run in {r.system: r for r in runs_by_version.get(v.pk, [])}.items():
+                old_run = latest_old.get(system)
+                if old_run is None:
+                    continue
+                try:
+                    moved = selectors.dataset_diff(dataset, str(prev.number), str(v.number),
+                                                   run_old=old_run, run_new=new_run)["movement"]
+                except ServiceError as exc:
+                    entry["movements"].append({"system": system, "old_run": old_run.run_id,
+                                               "new_run": new_run.run_id, "error": exc.message})
+                    continue
+                entry["movements"].append({"system": system, "old_run": old_run.run_id, "new_run": new_run.run_id,
+                                           **moved})
         if prev is not None and v.added:
             old_m, new_m = selectors.version_manifest(prev), selectors.version_manifest(v)
             diff = diff_manifests(old_m, new_m)

@@ -46,6 +46,11 @@ def test_relabelled_batch_moves_the_aggregate_while_the_intersection_stays_flat(
     assert math.isclose(m["delta"], 0.051, abs_tol=1e-15)
     assert "ceiling" not in out  # nothing was added
 
+    from calibration.comparisons import dataset_history
+
+    (movement,) = dataset_history("support")["versions"][1]["movements"]
+    assert movement["intersection_old"] == movement["intersection_new"] and movement["new_aggregate"] == 0.863
+
     # A naive compare of the two runs is flagged: they were scored on different labels.
     cmp = run_command("compare", "nightly-old", "nightly-new", "--iters", "2000")
     assert cmp["dataset_hash_match"] is False
@@ -80,6 +85,10 @@ def test_grown_set_ceiling_disqualifies_the_obvious_explanation(tmp_path):
     from calibration.comparisons import dataset_history
 
     history = dataset_history("support")
+    (movement,) = history["versions"][1]["movements"]
+    assert (movement["old_run"], movement["new_run"], movement["old_aggregate"], movement["new_aggregate"]) == (
+        "r-1400", "r-1600", 0.79, 0.85)
+    assert movement["contributions"] == m["contributions"]
     (ceiling,) = history["versions"][1]["ceilings"]
     assert (ceiling["old_run"], ceiling["new_run"], ceiling["ceiling"], ceiling["new_score"],
             ceiling["exceeds_ceiling"]) == ("r-1400", "r-1600", 1306 / 1600, 0.85, True)

@@ -88,6 +88,8 @@ def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, p
     assert "can lift the score to at most 0.833" in ceiling.text_content()
     assert "within the ceiling" in ceiling.text_content()
     assert "no relabel audit yet" in page.locator("[data-testid=version-2]").text_content()
+    movement = page.locator("[data-testid='movement-2-rag-v2']").text_content()
+    assert "r2 0.600 → r3 0.800" in movement and "on the 9 unchanged questions 0.667 → 0.778" in movement
     page.fill(".planner-form input[name=gap]", "10")
     page.click(".planner-form button")
     page.locator("[data-testid=planner-n]").wait_for()
