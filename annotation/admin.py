@@ -95,3 +95,41 @@ class LabelEventAdmin(ReadOnlyAdmin):
 @admin.register(m.Adjudication)
 class AdjudicationAdmin(ReadOnlyAdmin):
     list_display = ["answer", "adjudicator", "verdict", "at"]
+
+
+@admin.register(m.Queue)
+class QueueAdmin(NoDeleteAdmin):
+    list_display = ["name", "kind", "overlap", "size", "rubric_version", "created_by", "created_at"]
+    readonly_fields = ["size", "rubric_version"]
+
+
+@admin.register(m.QueueRubric)
+class QueueRubricAdmin(ReadOnlyAdmin):
+    list_display = ["queue", "number", "created_by", "created_at"]
+
+
+@admin.register(m.QueueMember)
+class QueueMemberAdmin(ReadOnlyAdmin):
+    list_display = ["queue", "user", "added_at"]
+
+
+@admin.register(m.QueueItem)
+class QueueItemAdmin(ReadOnlyAdmin):
+    list_display = ["queue", "answer", "position", "stratum", "status", "completed_at"]
+    list_filter = ["queue", "status"]
+
+
+@admin.register(m.Assignment)
+class AssignmentAdmin(ReadOnlyAdmin):
+    list_display = ["queue", "item", "annotator", "state", "claimed_at", "lease_expires_at", "submitted_at"]
+    list_filter = ["queue", "state"]
+
+
+@admin.register(m.RelabelAudit)
+class RelabelAuditAdmin(ReadOnlyAdmin):
+    list_display = ["name", "source", "batch_size", "sample_size", "status", "created_at"]
+
+
+@admin.register(m.RelabelAuditItem)
+class RelabelAuditItemAdmin(ReadOnlyAdmin):
+    list_display = ["audit", "answer", "original_verdict"]

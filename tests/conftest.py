@@ -105,3 +105,11 @@ def loaded(db, corpus_file, questions_file):
 
     corpus_import(path=corpus_file)
     return questions_import(path=questions_file, dataset_name="support")
+
+
+# CI runs the property tests on a fixed stream of examples, so a run is reproducible; locally they explore.
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if __import__("os").environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
