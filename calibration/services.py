@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -398,10 +399,10 @@ def _still_running(run_pk: int) -> bool:
 
 def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     """Judge one chunk of a run's items (the body of the chunk task). Idempotent: items with a final
-    verdict are skipped; each verdict is written as soon as it is known; a cancel stops the chunk.
+    verdict are skipped; verdicts are written in small batches as they come; a cancel stops the chunk.
 
-    Raises TransientJudgeError when every attempted item failed transiently (the judge is down), so the
-    task can retry the chunk later; the items stay pending.
+    Raises TransientJudgeError when some items still failed transiently after their in-process retries
+    (429, 5xx, timeouts): those items stay pending and the task retries the chunk later with backoff.
     """
     from calibration.backends import TransientJudgeError
 
@@ -423,8 +424,6 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     params = version.params or {}
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
                           params=params, judge_version_id=version.pk, rubric=version.rubric)
-    from django.conf import settings
-
     broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
     limiter = limiter_for(version.config_hash + str(params.get("base_url", "")), params.get("rate_limit"),
                           redis_url=broker if broker.startswith(("redis://", "rediss://")) else None)
