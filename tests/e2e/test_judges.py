@@ -42,7 +42,8 @@ def test_version_page_shows_the_evidence(page, live_server, login, make_user, tm
     page.screenshot(path=str(screenshot_dir / "judge-version.png"), full_page=True)
 
 
-def test_progress_page_refreshes_while_the_run_goes(page, live_server, login, make_user, tmp_path, monkeypatch):
+def test_progress_page_refreshes_while_the_run_goes(page, live_server, login, make_user, tmp_path, monkeypatch,
+                                                    screenshot_dir):
     load_world(tmp_path / "w", n=30)
     v, _ = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10)
     monkeypatch.setattr(services, "_dispatch", lambda run_pk: None)  # the test plays the worker below
@@ -54,6 +55,7 @@ def test_progress_page_refreshes_while_the_run_goes(page, live_server, login, ma
     pending = services.pending_item_ids(run)
     tasks.judge_chunk.apply(args=(run.pk, pending[:10]), throw=True)
     expect(page.get_by_test_id("done")).to_have_text("10 / 20", timeout=10_000)
+    page.screenshot(path=str(screenshot_dir / "calibration-progress.png"), full_page=True)
     tasks.judge_chunk.apply(args=(run.pk, pending[10:]), throw=True)
     expect(page.get_by_test_id("run-status")).to_have_text("done", timeout=10_000)
     expect(page.get_by_test_id("done")).to_have_text("20 / 20")
