@@ -4,11 +4,13 @@ from django.contrib import admin
 from calibration.models import (
     CalibrationRun,
     CalibrationSample,
+    GradedAnswer,
     GradingRun,
     ImportedVerdict,
     Judge,
     JudgeVersion,
     Measurement,
+    SampleItem,
     Verdict,
 )
 
@@ -42,6 +44,12 @@ class SampleAdmin(ReadOnly):
     list_display = ["id", "judge", "dataset", "size", "seed", "dataset_hash", "created_at"]
 
 
+@admin.register(SampleItem)
+class SampleItemAdmin(ReadOnly):
+    list_display = ["sample", "position", "stratum", "answer"]
+    list_select_related = ["answer__run"]
+
+
 @admin.register(CalibrationRun)
 class RunAdmin(ReadOnly):
     list_display = ["id", "judge_version", "status", "total", "dispatches", "created_at", "finished_at"]
@@ -68,3 +76,9 @@ class ImportedVerdictAdmin(ReadOnly):
 class GradingRunAdmin(ReadOnly):
     list_display = ["id", "judge_version", "run", "status", "gate_status", "forced", "forced_by", "created_at"]
     list_filter = ["forced", "gate_status"]
+
+
+@admin.register(GradedAnswer)
+class GradedAnswerAdmin(ReadOnly):
+    list_display = ["grading", "answer", "verdict", "latency_ms"]
+    list_filter = ["verdict"]

@@ -166,3 +166,16 @@ def test_verdict_import_endpoint(world, api_client_for):
                    content_type="application/x-ndjson")
     assert bad.status_code == 400 and ImportedVerdict.objects.count() == 5
     assert {(p["line"], p["field"]) for p in bad.json()["problems"]} == {(1, "qid"), (1, "verdict")}
+
+
+def test_admin_lists_calibration_records_read_only(world, run_inline, client):
+    from django.contrib.auth import get_user_model
+
+    run_inline(span(min_n=10), size=12)
+    client.force_login(get_user_model().objects.create_superuser("root", "root@example.com", "pw-root-123"))
+    for name in ("judge", "judgeversion", "calibrationsample", "sampleitem", "calibrationrun", "verdict",
+                 "measurement", "importedverdict", "gradingrun", "gradedanswer"):
+        assert client.get(f"/admin/calibration/{name}/").status_code == 200, name
+    version = JudgeVersion.objects.get()
+    page = client.get(f"/admin/calibration/judgeversion/{version.pk}/change/")
+    assert page.status_code == 200 and b'name="_save"' not in page.content
