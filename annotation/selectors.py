@@ -1,6 +1,7 @@
 """Reads: datasets, versions and their manifests, the working copy, corpus chunks, final labels."""
 import json
-from collections.abc import Iterator
+from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 
 from django.db.models import QuerySet
 
@@ -136,44 +137,90 @@ def _normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+GOLD_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class GoldCheck:
+    """A gold label whose gold_text is not in its live gold chunk; `now_in` is "" when it is stale."""
+
+    qid: str
+    gold_chunk_id: str | None
+    reason: str
+    now_in: str
+
+
+def gold_checks(records: Iterable[dict]) -> dict[str, GoldCheck]:
+    """qid -> GoldCheck for records whose gold_text is not in their live gold chunk.
+
+    `now_in` names the live chunk that holds the text now (same document first, then the whole live
+    corpus through the search index), or "" when the text is nowhere: that label is stale. Works a
+    batch of records at a time with one query per batch, so it scales with the set, not per record.
+    """
+    from annotation.search import query_words, search_chunks
+
+    flagged: dict[str, GoldCheck] = {}
+    batch: list[dict] = []
+
+    def check(batch: list[dict]) -> None:
+        live = dict(Chunk.objects.filter(retired=False, chunk_id__in={r["gold_chunk_id"] for r in batch if r.get("gold_chunk_id")})
+                    .values_list("chunk_id", "text"))
+        missing = []
+        for record in batch:
+            text = live.get(record.get("gold_chunk_id"))
+            if text is not None and _normalise(record["gold_text"]) in _normalise(text):
+                continue
+            reason = "gold chunk retired" if record.get("gold_chunk_id") and text is None else \
+                "gold_text no longer in the chunk" if text is not None else "no gold chunk"
+            missing.append((record, reason))
+        if not missing:
+            return
+        by_doc: dict[str, list[tuple[str, str]]] = {}
+        docs = {r.get("gold_doc_id") for r, _ in missing if r.get("gold_doc_id")}
+        for doc_id, chunk_id, text in (Chunk.objects.filter(retired=False, document__doc_id__in=docs)
+                                       .order_by("ordinal").values_list("document__doc_id", "chunk_id", "text")):
+            by_doc.setdefault(doc_id, []).append((chunk_id, _normalise(text)))
+        for record, reason in missing:
+            needle = _normalise(record["gold_text"])
+            found = next((cid for cid, text in by_doc.get(record.get("gold_doc_id"), []) if needle in text), "")
+            if not found:
+                words = query_words(record["gold_text"])[:12]
+                hits = search_chunks(" ".join(words) + " ", limit=25) if words else []
+                texts = dict(Chunk.objects.filter(pk__in=[h.chunk_pk for h in hits]).values_list("pk", "text"))
+                found = next((h.chunk_id for h in hits if needle in _normalise(texts.get(h.chunk_pk, ""))), "")
+            flagged[record["qid"]] = GoldCheck(record["qid"], record.get("gold_chunk_id"), reason, found)
+
+    for record in records:
+        if isinstance(record.get("gold_text"), str) and record["gold_text"].strip():
+            batch.append(record)
+            if len(batch) >= GOLD_BATCH:
+                check(batch)
+                batch = []
+    if batch:
+        check(batch)
+    return flagged
+
+
 def stale_gold(version: DatasetVersion) -> dict:
-    """Gold labels whose gold_text no longer occurs in the live corpus.
+    """Gold labels of a version whose gold_text no longer occurs in the live corpus.
 
     A label is fresh when its gold chunk is live and holds the text; `moved` when the text is found in
     another live chunk (the chunk id should be re-tagged); stale when it occurs in no live chunk.
     """
-    from annotation.search import query_words, search_chunks
+    checked = 0
 
-    checked, stale, moved = 0, [], []
-    for qid, text in version_records(version):
-        record = json.loads(text)
-        gold_text = record.get("gold_text")
-        if not isinstance(gold_text, str) or not gold_text.strip():
-            continue
-        checked += 1
-        needle = _normalise(gold_text)
-        chunk_id = record.get("gold_chunk_id")
-        live = Chunk.objects.filter(chunk_id=chunk_id, retired=False).values_list("text", flat=True).first() if chunk_id else None
-        if live is not None and needle in _normalise(live):
-            continue
-        found = None
-        if record.get("gold_doc_id"):
-            for cid, ctext in Chunk.objects.filter(document__doc_id=record["gold_doc_id"], retired=False).values_list("chunk_id", "text"):
-                if needle in _normalise(ctext):
-                    found = cid
-                    break
-        if found is None:
-            words = query_words(gold_text)
-            for hit in search_chunks(" ".join(words[:12]) + " ", limit=25) if words else []:
-                ctext = Chunk.objects.filter(pk=hit.chunk_pk).values_list("text", flat=True).first() or ""
-                if needle in _normalise(ctext):
-                    found = hit.chunk_id
-                    break
-        entry = {"qid": qid, "gold_chunk_id": chunk_id}
-        if found is not None:
-            moved.append({**entry, "now_in": found})
-        else:
-            stale.append({**entry, "reason": "gold chunk retired" if live is None and chunk_id else "gold_text not in the live corpus"})
+    def records():
+        nonlocal checked
+        for _qid, text in version_records(version):
+            record = json.loads(text)
+            if isinstance(record.get("gold_text"), str) and record["gold_text"].strip():
+                checked += 1
+                yield record
+
+    flagged = [c for _, c in sorted(gold_checks(records()).items())]
+    stale = [{"qid": c.qid, "gold_chunk_id": c.gold_chunk_id, "reason": f"gold_text not in the live corpus ({c.reason})"}
+             for c in flagged if not c.now_in]
+    moved = [{"qid": c.qid, "gold_chunk_id": c.gold_chunk_id, "now_in": c.now_in} for c in flagged if c.now_in]
     return {"dataset_hash": version.dataset_hash, "checked": checked, "stale": stale,
             "stale_share": round(len(stale) / checked, 4) if checked else 0.0, "moved": moved}
 

@@ -13,17 +13,13 @@ from dataclasses import dataclass, field
 
 from annotation import selectors
 from annotation.hashing import dataset_hash, example_sha256
-from annotation.models import Chunk, Dataset, EditAudit, VersionEntry, WorkingExample
+from annotation.models import Dataset, EditAudit, VersionEntry, WorkingExample
 from calibration.stats.manifest import diff_manifests
 
 STATUSES = ("untagged", "tagged", "flagged")
 # The fields whose change counts as tagging work in the stats (not, say, a typo fixed in `question`).
 TAGGING_FIELDS = ("gold_chunk_id", "gold_doc_id", "gold_text", "gold_extra_chunk_ids", "stratum", "ambiguous",
                   "expected", "grading")
-
-
-def _normalise(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def gold_state(record: dict, no_answer_stratum: str) -> str:
@@ -72,35 +68,9 @@ class StratumProgress:
 
 
 def stale_working(dataset: Dataset, records: list[dict]) -> dict[str, tuple[str, str]]:
-    """qid -> (reason, now_in) for working records whose gold_text is not in their live gold chunk.
-
-    One query for every gold chunk at once; only flagged ones look further (in the same document)
-    for the chunk that now holds the text, so the re-tag path can open it directly.
-    """
-    wanted = {r["qid"]: r for r in records
-              if isinstance(r.get("gold_text"), str) and r["gold_text"].strip() and r.get("gold_chunk_id")}
-    if not wanted:
-        return {}
-    live = dict(Chunk.objects.filter(retired=False, chunk_id__in={r["gold_chunk_id"] for r in wanted.values()})
-                .values_list("chunk_id", "text"))
-    flagged = {}
-    for qid, record in wanted.items():
-        text = live.get(record["gold_chunk_id"])
-        if text is not None and _normalise(record["gold_text"]) in _normalise(text):
-            continue
-        flagged[qid] = ("gold chunk retired" if text is None else "gold_text no longer in the chunk", "")
-    docs = {wanted[q].get("gold_doc_id") for q in flagged if wanted[q].get("gold_doc_id")}
-    by_doc = defaultdict(list)
-    for doc_id, chunk_id, text in (Chunk.objects.filter(retired=False, document__doc_id__in=docs)
-                                   .order_by("ordinal").values_list("document__doc_id", "chunk_id", "text")):
-        by_doc[doc_id].append((chunk_id, _normalise(text)))
-    for qid, (reason, _) in list(flagged.items()):
-        needle = _normalise(wanted[qid]["gold_text"])
-        for chunk_id, text in by_doc.get(wanted[qid].get("gold_doc_id"), []):
-            if needle in text:
-                flagged[qid] = (reason, chunk_id)
-                break
-    return flagged
+    """qid -> (reason, now_in) for working records whose gold_text is not in their live gold chunk
+    (`now_in`: the live chunk that holds the text now, so the re-tag path can open it directly)."""
+    return {qid: (check.reason, check.now_in) for qid, check in selectors.gold_checks(records).items()}
 
 
 def tagging_queue(dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[QueueItem]:

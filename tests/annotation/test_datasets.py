@@ -159,7 +159,7 @@ def test_check_labels_finds_gold_text_gone_from_the_live_corpus(tmp_path, loaded
     code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
     assert code == 1
     payload = json.loads(out)
-    assert payload["stale"] == [{"qid": "q-0002", "gold_chunk_id": "confluence:SEC/12#0000", "reason": "gold_text not in the live corpus"}]
+    assert payload["stale"] == [{"qid": "q-0002", "gold_chunk_id": "confluence:SEC/12#0000", "reason": "gold_text not in the live corpus (gold_text no longer in the chunk)"}]
     assert payload["stale_share"] == 0.5
 
 
