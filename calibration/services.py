@@ -196,11 +196,14 @@ def verdicts_import(*, path: str | Path, judge_version_id) -> VerdictImportResul
 def _labelled_population(dataset: Dataset) -> dict[str, list[tuple[str, str, int]]]:
     """stratum -> [(run_id, qid, answer pk)] of the dataset's answers that carry a final human label.
 
-    A stratum is the one of the question in the answer's own run's dataset version.
+    A stratum is the one of the question in the answer's own run's dataset version. Answers in a
+    relabel audit flagged as interpretation drift stay out until the audit is resolved.
     """
     from annotation.models import VersionEntry
+    from annotation.queue_selectors import held_out_answer_ids
 
     answers = list(Answer.objects.filter(run__dataset=dataset).exclude(final_verdict="")
+                   .exclude(pk__in=held_out_answer_ids())
                    .values_list("pk", "run__run_id", "qid", "run__dataset_version_id"))
     latest = annotation_selectors.latest_version(dataset)
     version_ids = {v or (latest.pk if latest else None) for *_, v in answers} - {None}

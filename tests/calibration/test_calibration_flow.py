@@ -234,3 +234,23 @@ def test_a_worker_that_starts_resumes_runs_without_a_heartbeat(world, django_cap
     assert resumed == [stalled.pk] and len(callbacks) == 1
     stalled.refresh_from_db()
     assert stalled.dispatches == 2
+
+
+def test_answers_under_a_drift_flagged_relabel_audit_stay_out_of_the_sample(world):
+    from annotation.models import Answer, Queue, RelabelAudit, RelabelAuditItem
+
+    v = version()
+    held = list(Answer.objects.exclude(final_verdict="").order_by("pk")[:5])
+    queue = Queue.objects.create(name="audit", kind="audit")
+    audit = RelabelAudit.objects.create(name="batch", source="labels", batch_size=5, sample_size=5, queue=queue,
+                                        status=RelabelAudit.DRIFT)
+    RelabelAuditItem.objects.bulk_create([RelabelAuditItem(audit=audit, answer=a, original_verdict=a.final_verdict)
+                                          for a in held])
+    labelled = Answer.objects.exclude(final_verdict="").count()
+    sample = services.sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
+    picked = set(sample.items.values_list("answer_id", flat=True))
+    assert len(picked) == labelled - 5 and not picked & {a.pk for a in held}
+    audit.status = RelabelAudit.RESOLVED
+    audit.save(update_fields=["status"])
+    again = services.sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
+    assert {a.pk for a in held} <= set(again.items.values_list("answer_id", flat=True))
