@@ -1,7 +1,10 @@
 """Reading JSON Lines input: one object a line, every fault named by its line number."""
 import json
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
+
+from django.utils.dateparse import parse_datetime
 
 from evalapp.errors import Problem
 
@@ -48,3 +51,19 @@ def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, null
         problems.append(Problem("must be a non-empty string", line=line, field=key))
         return None
     return value
+
+
+def parse_time(value, problems: list[Problem], *, field: str, line: int | None = None) -> datetime | None:
+    """An ISO 8601 date-time or date (UTC when no zone is given), or None with a problem recorded."""
+    if value in (None, ""):
+        return None
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if parsed is None and isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+    if parsed is None:
+        problems.append(Problem(f"not an ISO 8601 date-time: {value!r}", line=line, field=field))
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

@@ -13,7 +13,6 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from annotation import policies, selectors
 from annotation.models import (
@@ -29,18 +28,13 @@ from annotation.models import (
 from annotation.services.queues import queue_create
 from calibration.stats.drift import relabel_drift
 from evalapp.errors import NotFound, Problem, ServiceError
+from evalapp.jsonl import parse_time
 
 DEFAULT_SAMPLE = 30
 
 
 def _time(value, field: str, problems: list[Problem]) -> datetime | None:
-    if value in (None, ""):
-        return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
-    if parsed is None:
-        problems.append(Problem(f"not an ISO 8601 date-time: {value!r}", field=field))
-        return None
-    return parsed if parsed.tzinfo else timezone.make_aware(parsed, timezone.utc)
+    return parse_time(value, problems, field=field)
 
 
 def _changed_label_batch(*, run_id, changed_by, since, until, queue_id, problems) -> dict[int, tuple[str, int]]:

@@ -1,38 +1,22 @@
 """System runs, their answers, and human labels (imported or made in the app), with final labels kept current."""
 from dataclasses import dataclass
-from datetime import datetime, timezone as dt_timezone
+from datetime import datetime
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from annotation import selectors
 from annotation.models import Adjudication, Answer, Dataset, DatasetVersion, HumanLabel, LabelEvent, Run
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import read_jsonl, require_file, require_str
+from evalapp.jsonl import parse_time, read_jsonl, require_file, require_str
 from evalapp.roles import ANNOTATOR
 
 PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
 VERDICT_VALUES = ("correct", "incorrect")
 BATCH = 2000
-
-
-def _parse_time(value, line, field, problems) -> datetime | None:
-    if value is None:
-        return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
-    if parsed is None and isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            parsed = None
-    if parsed is None:
-        problems.append(Problem(f"not an ISO 8601 date-time: {value!r}", line=line, field=field))
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt_timezone.utc)
 
 
 def _check_answer_line(obj, line, problems) -> None:
@@ -93,7 +77,7 @@ def run_import(*, path: str | Path) -> RunImportResult:
     for key in (*PINNED, "dataset", "dataset_hash"):
         if record.get(key) is not None and not isinstance(record[key], str):
             problems.append(Problem("must be a string", line=hline, field=key))
-    started_at = _parse_time(record.get("started_at"), hline, "started_at", problems)
+    started_at = parse_time(record.get("started_at"), problems, field="started_at", line=hline)
     dataset = version = None
     if record.get("dataset") is None and isinstance(record.get("dataset_hash"), str):
         # A hash alone still pins the run: find the version (and so the dataset) it names.
@@ -248,7 +232,7 @@ def labels_import(*, path: str | Path) -> LabelImportResult:
         verdict = obj.get("verdict")
         if verdict not in VERDICT_VALUES:
             problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {verdict!r}", line=line, field="verdict"))
-        at = _parse_time(obj.get("labelled_at"), line, "labelled_at", problems)
+        at = parse_time(obj.get("labelled_at"), problems, field="labelled_at", line=line)
         if obj.get("rationale") is not None and not isinstance(obj["rationale"], str):
             problems.append(Problem("must be a string", line=line, field="rationale"))
         key = (run_id, qid, annotator)
