@@ -20,7 +20,7 @@ ANSWERABLE = 72  # all but the 8 no_answer questions
 LABELS = 320  # ann1 and ann2 on both runs' 80 answers
 DISAGREEMENTS = 19
 USERS = {"expert": ["expert"], "annotator": ["annotator"], "ann1": ["annotator"], "ann2": ["annotator"],
-         "adjudicator": ["adjudicator"], "engineer": ["engineer"]}
+         "ann3": ["annotator"], "adjudicator": ["adjudicator"], "engineer": ["engineer"]}
 
 
 def seed(*args) -> dict:
@@ -142,9 +142,24 @@ def test_no_users_prints_no_passwords_and_touches_no_user():
 
     passwords = [f"demo-{name}" for name in USERS]
     assert not any(pw in out.getvalue() for pw in passwords) and "password" not in out.getvalue()
-    assert "users" not in as_json
+    assert "users" not in as_json and "queue" not in as_json
     assert not any(pw in json.dumps(as_json) for pw in passwords)
     User = get_user_model()
     # Only the annotators the labels name exist, created by the label import without a usable password.
     assert sorted(User.objects.values_list("username", flat=True)) == ["ann1", "ann2"]
     assert not any(u.has_usable_password() for u in User.objects.all())
+
+
+@pytest.mark.django_db
+def test_seed_demo_opens_one_blind_queue_for_the_annotators_without_labels():
+    from annotation.models import Queue
+    from annotation.services.queues import queue_next
+
+    first, again = seed(), seed()
+    assert first["queue"] == again["queue"] and Queue.objects.count() == 1
+    queue = Queue.objects.get()
+    assert (queue.size, queue.overlap, sorted(queue.members.values_list("user__username", flat=True))) == (
+        24, 2, ["ann3", "annotator"])
+    assert "demo-rag" not in queue.name and "rag-v" not in queue.name
+    User = get_user_model()
+    assert queue_next(queue=queue, annotator=User.objects.get(username="annotator")) is not None

@@ -5,6 +5,8 @@ from pathlib import Path
 from annotation import selectors
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import questions_import, strata_set
+from annotation.models import Queue
+from annotation.services.queues import queue_create
 from annotation.services.runs import labels_import, run_import
 from annotation.services.users import user_upsert
 from evalapp.commands import EvalCommand
@@ -21,10 +23,16 @@ USERS = [
     ("annotator", ["annotator"]),
     ("ann1", ["annotator"]),
     ("ann2", ["annotator"]),
+    ("ann3", ["annotator"]),
     ("adjudicator", ["adjudicator"]),
     ("engineer", ["engineer"]),
 ]
 RUN_FILES = ("run_baseline.jsonl", "run_candidate.jsonl")
+# A blind queue for the annotators who have not graded the demo runs yet (ann1 and ann2 have, by import).
+QUEUE = {"name": "Support answers, June sample", "run_id": "demo-rag-v2", "sample": 24, "seed": 1, "overlap": 2,
+         "annotators": ["annotator", "ann3"],
+         "rubric": "Correct: the answer states what the gold passage says, with nothing that contradicts it. "
+                   "Incorrect: wrong, contradicting the passage, or answering a question that has no answer in the corpus."}
 
 
 def demo_password(username: str) -> str:
@@ -56,11 +64,8 @@ class Command(EvalCommand):
                 user = user_upsert(username=username, roles=roles, password=password)
                 payload["users"].append({**user.as_dict(), "password": password})
         payload["corpus"] = corpus_import(path=DEMO_DIR / "corpus.jsonl").as_dict()
-        # The budget can only be set on an existing dataset, so a first run imports the questions
-        # before setting it; later runs validate the (unchanged) questions against it.
-        version = questions_import(path=DEMO_DIR / "questions.jsonl", dataset_name=DATASET)
         payload["strata"] = strata_set(dataset_name=DATASET, shares=STRATA)
-        payload["dataset"] = version.as_dict()
+        payload["dataset"] = questions_import(path=DEMO_DIR / "questions.jsonl", dataset_name=DATASET).as_dict()
         payload["runs"] = []
         for name in RUN_FILES:
             path = DEMO_DIR / name
@@ -73,6 +78,9 @@ class Command(EvalCommand):
             payload["runs"].append({"run_id": run.run_id, "answers": run.answers.count(), "dataset": DATASET,
                                     "dataset_hash": run.dataset_hash, "imported": False})
         payload["labels"] = labels_import(path=DEMO_DIR / "labels.jsonl").as_dict()
+        if not o["no_users"]:
+            queue = Queue.objects.filter(name=QUEUE["name"]).first() or queue_create(**QUEUE)
+            payload["queue"] = {"id": queue.pk, "name": queue.name, "items": queue.size, "annotators": QUEUE["annotators"]}
         return payload, 0
 
     def text(self, p):
@@ -89,4 +97,7 @@ class Command(EvalCommand):
             lines.append(f"run {r['run_id']}: {r['answers']} answers ({'imported' if r['imported'] else 'already there'})")
         lab = p["labels"]
         lines.append(f"labels: {lab['labels']} ({lab['created']} new, {lab['changed']} changed, {lab['unchanged']} unchanged)")
+        if "queue" in p:
+            q = p["queue"]
+            lines.append(f"queue {q['id']} {q['name']!r}: {q['items']} items for {', '.join(q['annotators'])}")
         return "\n".join(lines)
