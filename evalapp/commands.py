@@ -34,14 +34,18 @@ class EvalCommand(BaseCommand):
     def text(self, payload: dict) -> str:
         return json.dumps(payload, indent=2, ensure_ascii=False)
 
-    def handle(self, *args, **options):
+    def run_or_exit(self, **options) -> tuple[dict, int]:
+        """run(), with a ServiceError reported (as JSON too with --json) and turned into its exit code."""
         try:
-            payload, code = self.run(**options)
+            return self.run(**options)
         except ServiceError as exc:
             if options.get("json"):
                 self.stdout.write(json.dumps(exc.as_dict(), ensure_ascii=False))
             self.stderr.write(f"error: {exc}")
             sys.exit(exc.code)
+
+    def handle(self, *args, **options):
+        payload, code = self.run_or_exit(**options)
         if options.get("json"):
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
         else:

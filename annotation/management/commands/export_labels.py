@@ -1,5 +1,4 @@
 import json
-import sys
 
 from annotation import queue_selectors
 from evalapp.commands import EvalCommand
@@ -34,13 +33,7 @@ class Command(EvalCommand):
 
     def handle(self, *args, **options):
         # Labels already went to stdout: say how many on stderr, keep stdout pure JSON Lines.
-        try:
-            payload, _code = self.run(**options)
-        except ServiceError as exc:
-            if options.get("json"):
-                self.stdout.write(json.dumps(exc.as_dict(), ensure_ascii=False))
-            self.stderr.write(f"error: {exc}")
-            sys.exit(exc.code)
+        payload, _code = self.run_or_exit(**options)
         if options.get("json"):
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
         else:
