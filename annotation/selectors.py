@@ -150,12 +150,13 @@ class GoldCheck:
     now_in: str
 
 
-def gold_checks(records: Iterable[dict]) -> dict[str, GoldCheck]:
+def gold_checks(records: Iterable[dict], *, search_corpus: bool = True) -> dict[str, GoldCheck]:
     """qid -> GoldCheck for records whose gold_text is not in their live gold chunk.
 
-    `now_in` names the live chunk that holds the text now (same document first, then the whole live
-    corpus through the search index), or "" when the text is nowhere: that label is stale. Works a
-    batch of records at a time with one query per batch, so it scales with the set, not per record.
+    `now_in` names the live chunk that holds the text now (same document first, then, with
+    `search_corpus`, the whole live corpus through the search index), or "" when the text is nowhere:
+    that label is stale. Works a batch of records at a time with one query per batch, so it scales
+    with the set, not per record.
     """
     from annotation.search import query_words, search_chunks
 
@@ -183,7 +184,7 @@ def gold_checks(records: Iterable[dict]) -> dict[str, GoldCheck]:
         for record, reason in missing:
             needle = _normalise(record["gold_text"])
             found = next((cid for cid, text in by_doc.get(record.get("gold_doc_id"), []) if needle in text), "")
-            if not found:
+            if not found and search_corpus:
                 words = query_words(record["gold_text"])[:12]
                 hits = search_chunks(" ".join(words) + " ", limit=25) if words else []
                 texts = dict(Chunk.objects.filter(pk__in=[h.chunk_pk for h in hits]).values_list("pk", "text"))

@@ -69,8 +69,10 @@ class StratumProgress:
 
 def stale_working(dataset: Dataset, records: list[dict]) -> dict[str, tuple[str, str]]:
     """qid -> (reason, now_in) for working records whose gold_text is not in their live gold chunk
-    (`now_in`: the live chunk that holds the text now, so the re-tag path can open it directly)."""
-    return {qid: (check.reason, check.now_in) for qid, check in selectors.gold_checks(records).items()}
+    (`now_in`: the chunk of the same document that holds the text now, so the re-tag path can open it
+    directly). The queue page flags; it does not search the whole corpus for each flagged question."""
+    return {qid: (check.reason, check.now_in)
+            for qid, check in selectors.gold_checks(records, search_corpus=False).items()}
 
 
 def tagging_queue(dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[QueueItem]:
