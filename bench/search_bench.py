@@ -188,10 +188,6 @@ def child(args):
                            timed(lambda q: search.search_chunks(q, limit=20, source="src3"), queries)))
     results.append(summary("search_chunks() any words (worst case)",
                            timed(lambda q: search.search_chunks(q, limit=20), common[: args.worst_queries])))
-    if connection.vendor == "postgresql" and not args.no_variant:
-        results.extend(pg_variant(queries, common[: args.worst_queries]))
-    if connection.vendor == "sqlite" and not args.no_variant:
-        results.extend(sqlite_variant(queries, common[: args.worst_queries]))
 
     client = Client()
     assert client.login(username="bench-expert", password="bench-pass-123")
@@ -218,90 +214,6 @@ def child(args):
                       "mean_hits": round(statistics.mean(hits), 1), "results": results}))
 
 
-def pg_variant(queries, common):
-    """What a stored tsvector would give: the same search against a generated column (bench database only).
-
-    annotation/search.py ranks with ts_rank_cd(to_tsvector(text), …), which re-parses the text of every
-    matching row; a STORED generated column with its own GIN index is read instead. This is evidence for
-    a migration, not a change to the app.
-    """
-    from django.db import connection
-
-    from annotation.search import query_words
-
-    with connection.cursor() as cur:
-        cur.execute("SELECT 1 FROM information_schema.columns WHERE table_name = 'annotation_chunk' AND column_name = 'bench_tsv'")
-        if cur.fetchone() is None:
-            t0 = time.perf_counter()
-            cur.execute("ALTER TABLE annotation_chunk ADD COLUMN bench_tsv tsvector "
-                        "GENERATED ALWAYS AS (to_tsvector('english', text)) STORED")
-            cur.execute("CREATE INDEX bench_chunk_tsv ON annotation_chunk USING GIN (bench_tsv) WHERE NOT retired")
-            cur.execute("ANALYZE annotation_chunk")
-            print(f"  variant: stored tsvector column built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-
-    def run(q, cap=None):
-        words = query_words(q)
-        tsquery = " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
-        inner = ("SELECT c.id, c.bench_tsv FROM annotation_chunk c WHERE NOT c.retired AND c.bench_tsv @@ to_tsquery('english', %s)"
-                 + (f" LIMIT {int(cap)}" if cap else ""))
-        sql = f"""
-            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, hits.rank,
-                   ts_headline('english', c.text, to_tsquery('english', %s), 'MaxWords=40, MinWords=15, MaxFragments=2')
-            FROM (SELECT m.id, ts_rank_cd(m.bench_tsv, to_tsquery('english', %s)) AS rank FROM ({inner}) m
-                  ORDER BY rank DESC, m.id LIMIT 20) hits
-            JOIN annotation_chunk c ON c.id = hits.id JOIN annotation_document d ON d.id = c.document_id
-            ORDER BY hits.rank DESC, c.id
-        """
-        with connection.cursor() as cur:
-            cur.execute(sql, [tsquery, tsquery, tsquery])
-            cur.fetchall()
-
-    return [
-        summary("variant: stored tsvector, distinctive", timed(run, queries)),
-        summary("variant: stored tsvector, any words", timed(run, common)),
-        summary("variant: stored tsvector, rank first 2000, any", timed(lambda q: run(q, 2000), common)),
-    ]
-
-
-def sqlite_variant(queries, common):
-    """What an FTS5 prefix index would give: the same search against a copy of the FTS table built with
-    prefix='3 4' (bench database only). Without it a 3-letter last word, typed so far, is expanded over
-    every term of the index that starts with it; that is the slow tail of search-as-you-type.
-    """
-    from django.db import connection
-
-    from annotation.search import _CLOSE, _OPEN, query_words
-
-    table = "bench_chunk_fts_prefix"
-    with connection.cursor() as cur:
-        cur.execute("SELECT 1 FROM sqlite_master WHERE name = %s", [table])
-        if cur.fetchone() is None:
-            t0 = time.perf_counter()
-            cur.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(text, tokenize='porter unicode61', prefix='3 4')")
-            cur.execute(f"INSERT INTO {table}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired")
-            print(f"  variant: FTS5 table with prefix index built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-
-    def run(q):
-        words = query_words(q)
-        match = " ".join('"' + w + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))
-        sql = f"""
-            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, -bm25({table}) AS rank,
-                   snippet({table}, 0, '{_OPEN}', '{_CLOSE}', '…', 40)
-            FROM {table} JOIN annotation_chunk c ON c.id = {table}.rowid
-            JOIN annotation_document d ON d.id = c.document_id
-            WHERE {table} MATCH %s AND NOT c.retired
-            ORDER BY bm25({table}), c.id LIMIT 20
-        """
-        with connection.cursor() as cur:
-            cur.execute(sql, [match])
-            cur.fetchall()
-
-    return [
-        summary("variant: FTS5 prefix='3 4', distinctive", timed(run, queries)),
-        summary("variant: FTS5 prefix='3 4', any words", timed(run, common)),
-    ]
-
-
 def ensure_pg():
     import psycopg
 
@@ -316,7 +228,6 @@ def main():
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--worst-queries", type=int, default=60, help="how many of the any-words queries to time")
     parser.add_argument("--no-postgres", action="store_true")
-    parser.add_argument("--no-variant", action="store_true", help="skip the stored-tsvector variant on PostgreSQL")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -332,7 +243,7 @@ def main():
         except Exception as exc:  # noqa: BLE001 - a laptop without PostgreSQL still gets the SQLite figures
             print(f"PostgreSQL skipped: {exc}", file=sys.stderr)
     cmd = [sys.executable, __file__, "--child", "--chunks", str(args.chunks), "--queries", str(args.queries),
-           "--worst-queries", str(args.worst_queries)] + (["--no-variant"] if args.no_variant else [])
+           "--worst-queries", str(args.worst_queries)]
     if args.rebuild:
         cmd.append("--rebuild")
     print(f"{'backend':<11} {'what':<46} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
