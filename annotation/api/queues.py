@@ -58,7 +58,8 @@ def _data(request) -> dict:
 class QueueListView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Queues you work in or manage, with progress", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="Queues you work in or manage, with progress", responses=OpenApiTypes.OBJECT,
+                   operation_id="queues_list")
     def get(self, request):
         rows = qs.queues_for_user(request.user)
         return Response([{"id": r["queue"].pk, "name": r["queue"].name, "kind": r["queue"].kind,

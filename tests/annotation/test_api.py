@@ -120,3 +120,9 @@ def test_corpus_upload_as_multipart_file(api_client_for):
     response = api.post("/api/corpus/import/", {"file": upload}, format="multipart")
     assert response.status_code == 201 and response.json() == {"documents": 2, "chunks": 5, "retired": 0}
     assert api.post("/api/corpus/import/", {}, format="json").status_code == 400
+
+
+def test_openapi_schema_generates_without_warnings(capsys):
+    from django.core.management import call_command
+
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
