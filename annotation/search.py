@@ -91,18 +91,31 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         args = [tsquery, tsquery, tsquery, *params, limit, offset]
     else:
         match = " ".join('"' + w.replace('"', "") + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+        # Rank within the same bounded window as PostgreSQL, and take snippets for the page of hits only
+        # (in one statement SQLite would build a snippet for every match before sorting).
         sql = f"""
-            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, -bm25({FTS_TABLE}) AS rank,
-                   snippet({FTS_TABLE}, 0, '{_OPEN}', '{_CLOSE}', '…', 40)
-            FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
-            JOIN annotation_document d ON d.id = c.document_id
-            WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
-            ORDER BY bm25({FTS_TABLE}), c.id LIMIT %s OFFSET %s
+            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, -m.score AS rank
+            FROM (
+                SELECT {FTS_TABLE}.rowid AS id, bm25({FTS_TABLE}) AS score
+                FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
+                JOIN annotation_document d ON d.id = c.document_id
+                WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
+                LIMIT {RANK_WINDOW}
+            ) m
+            JOIN annotation_chunk c ON c.id = m.id JOIN annotation_document d ON d.id = c.document_id
+            ORDER BY m.score, c.id LIMIT %s OFFSET %s
         """
         args = [match, *params, limit, offset]
     with connection.cursor() as cur:
         cur.execute(sql, args)
         rows = cur.fetchall()
+        if connection.vendor != "postgresql" and rows:
+            ids = [r[0] for r in rows]
+            cur.execute(
+                f"SELECT rowid, snippet({FTS_TABLE}, 0, '{_OPEN}', '{_CLOSE}', '…', 40) FROM {FTS_TABLE} "
+                f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})", [match, *ids])
+            snippets = dict(cur.fetchall())
+            rows = [(*r, snippets.get(r[0], "")) for r in rows]
     return [
         Hit(chunk_pk=r[0], chunk_id=r[1], doc_id=r[2], title=r[3], source=r[4], rank=float(r[5]),
             snippet_html=escape(r[6]).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>"))
