@@ -47,12 +47,17 @@ def version_manifest(version: DatasetVersion) -> dict[str, str]:
     return dict(VersionEntry.objects.filter(version=version).values_list("qid", "example_id").iterator(chunk_size=10_000))
 
 
+def version_strata(version: DatasetVersion) -> dict[str, str]:
+    """qid -> stratum for one version (read from the manifest lines, no join)."""
+    return dict(VersionEntry.objects.filter(version=version).values_list("qid", "stratum").iterator(chunk_size=10_000))
+
+
 def version_strata_counts(version: DatasetVersion) -> dict[str, int]:
     """stratum -> number of questions in a version."""
     from django.db.models import Count
 
-    rows = VersionEntry.objects.filter(version=version).values("example__stratum").annotate(n=Count("id"))
-    return {r["example__stratum"]: r["n"] for r in rows}
+    rows = VersionEntry.objects.filter(version=version).values("stratum").annotate(n=Count("id"))
+    return {r["stratum"]: r["n"] for r in rows}
 
 
 def version_records(version: DatasetVersion) -> Iterator[tuple[str, str]]:

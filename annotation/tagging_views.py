@@ -86,7 +86,7 @@ def question(request, name, qid):
     record = item["record"]
     latest = selectors.latest_version(dataset)
     strata = sorted(set(dataset.strata_budget or {}) | {str(record.get("stratum") or "")} |
-                    ({dataset.no_answer_stratum}) | (set(latest.entries.values_list("example__stratum", flat=True).distinct())
+                    ({dataset.no_answer_stratum}) | (set(latest.entries.values_list("stratum", flat=True).distinct())
                                                       if latest and not dataset.strata_budget else set()))
     stale = tagging_selectors.stale_working(dataset, [record]).get(qid) if record.get("gold_chunk_id") else None
     retag = request.GET.get("retag") == "1" or stale is not None

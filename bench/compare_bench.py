@@ -93,8 +93,8 @@ def build(db: Path, n: int) -> None:
                 examples=len(manifest), parent=None if number == 1 else DatasetVersion.objects.get(dataset=ds, number=1),
                 added=len(manifest) if number == 1 else n_add, removed=0 if number == 1 else n_rem,
                 modified=0 if number == 1 else n_mod, unchanged=0 if number == 1 else len(manifest) - n_add - n_mod)
-            cur.executemany("INSERT INTO annotation_versionentry (version_id, qid, example_id) VALUES (%s, %s, %s)",
-                            [(v.pk, q, h) for q, h in manifest.items()])
+            cur.executemany("INSERT INTO annotation_versionentry (version_id, qid, example_id, stratum) VALUES (%s, %s, %s, %s)",
+                            [(v.pk, q, h, STRATA[int(q[2:]) % 6]) for q, h in manifest.items()])
             del rows
         v1 = DatasetVersion.objects.get(dataset=ds, number=1)
         v2 = DatasetVersion.objects.get(dataset=ds, number=2)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from annotation import selectors
-from annotation.models import Dataset, DatasetVersion, Example, Run, VersionEntry
+from annotation.models import Dataset, DatasetVersion, Run, VersionEntry
 from calibration.grading import (
     RunGrades,
     answer_grade,
@@ -63,25 +63,13 @@ def run_summary(run: Run) -> dict:
 
 
 def version_strata(version: DatasetVersion | None) -> dict[str, str]:
-    """qid -> stratum of a version's questions.
-
-    The stratum lives on the content-addressed Example, so each manifest line needs a lookup by hash
-    into a wide table; for a version that holds a good share of all examples one sequential pass over
-    (sha256, stratum) joined in memory is several times faster than a million index lookups (1M
-    examples on SQLite: ~4 s instead of 10-20 s). Memory stays proportional to the manifest."""
+    """qid -> stratum of a version's questions, read straight off the manifest lines (one sequential
+    pass, no join to the wide example table). Memory stays proportional to the manifest."""
     if version is None:
         return {}
-    entries = VersionEntry.objects.filter(version=version)
-    if version.examples * 3 < Example.objects.count():
-        return dict(raw_values(entries, "qid", "example__stratum"))
-    manifest = dict(raw_values(entries, "qid", "example_id"))
-    # Keyed by the manifest's own hash strings (assigning to an existing key keeps it) and each stratum
-    # name shared: the scan retains no string of its own.
-    stratum_of: dict[str, str | None] = dict.fromkeys(manifest.values())
-    names: dict[str, str] = {}
-    for rows in raw_chunks(Example.objects.all(), "sha256", "stratum"):
-        stratum_of.update({r[0]: names.setdefault(r[1], r[1]) for r in rows if r[0] in stratum_of})
-    return {qid: stratum_of[sha] for qid, sha in manifest.items()}
+    names: dict[str, str] = {}  # one string per stratum name
+    return {qid: names.setdefault(stratum, stratum)
+            for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")}
 
 
 def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = None) -> dict | None:

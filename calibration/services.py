@@ -209,7 +209,7 @@ def _labelled_population(dataset: Dataset) -> dict[str, list[tuple[str, str, int
     version_ids = {v or (latest.pk if latest else None) for *_, v in answers} - {None}
     strata = {}
     for version_id, qid, stratum in (VersionEntry.objects.filter(version_id__in=version_ids)
-                                     .values_list("version_id", "qid", "example__stratum").iterator(chunk_size=10_000)):
+                                     .values_list("version_id", "qid", "stratum").iterator(chunk_size=10_000)):
         strata[(version_id, qid)] = stratum
     population: dict[str, list] = {}
     for pk, run_id, qid, version_id in answers:

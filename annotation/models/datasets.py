@@ -71,6 +71,8 @@ class VersionEntry(models.Model):
     version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="entries")
     qid = models.CharField(max_length=200)
     example = models.ForeignKey(Example, on_delete=models.PROTECT, related_name="+")
+    # The example's stratum, copied here so per-stratum reads of a million-line manifest need no join.
+    stratum = models.CharField(max_length=100, blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "qid"], name="uniq_entry_qid")]

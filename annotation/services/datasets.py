@@ -62,10 +62,12 @@ def validate_record(record: dict, line: int | None, dataset: Dataset | None) -> 
     return problems
 
 
-def _scan_questions(path: Path, dataset: Dataset | None) -> dict[str, str]:
-    """First pass: validate every line and return qid -> example sha256. Raises with all problems."""
+def _scan_questions(path: Path, dataset: Dataset | None) -> tuple[dict[str, str], dict[str, str]]:
+    """First pass: validate every line and return (qid -> example sha256, qid -> stratum). Raises with all problems."""
     problems: list[Problem] = []
     manifest: dict[str, str] = {}
+    strata: dict[str, str] = {}
+    names: dict[str, str] = {}  # one string per stratum name, shared by every qid in it
     first_line: dict[str, int] = {}
     for line, obj, problem in read_jsonl(path):
         if problem:
@@ -81,11 +83,12 @@ def _scan_questions(path: Path, dataset: Dataset | None) -> dict[str, str]:
             first_line[qid] = line
             if not found:
                 manifest[qid] = example_sha256(obj)
+                strata[qid] = names.setdefault(obj["stratum"], obj["stratum"])
     if problems:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     if not manifest:
         raise ServiceError(f"{path}: the file holds no question records; nothing was imported")
-    return manifest
+    return manifest, strata
 
 
 def _iter_examples(path: Path) -> Iterator[Example]:
@@ -94,7 +97,8 @@ def _iter_examples(path: Path) -> Iterator[Example]:
         yield Example(sha256=example_sha256(obj), qid=obj["qid"], stratum=obj["stratum"], canonical=text)
 
 
-def _create_version(*, dataset: Dataset, manifest: dict[str, str], source: str, user=None, note: str = "") -> VersionResult:
+def _create_version(*, dataset: Dataset, manifest: dict[str, str], strata: dict[str, str], source: str, user=None,
+                    note: str = "") -> VersionResult:
     """Write a new version with this manifest unless it equals the latest one (then return that)."""
     latest = selectors.latest_version(dataset)
     digest = dataset_hash(manifest.items())
@@ -107,7 +111,7 @@ def _create_version(*, dataset: Dataset, manifest: dict[str, str], source: str, 
         source=source, note=note, examples=len(manifest), added=len(diff.added), removed=len(diff.removed),
         modified=len(diff.modified), unchanged=len(diff.unchanged), created_by=user,
     )
-    entries = (VersionEntry(version=version, qid=qid, example_id=sha) for qid, sha in manifest.items())
+    entries = (VersionEntry(version=version, qid=qid, example_id=sha, stratum=strata[qid]) for qid, sha in manifest.items())
     _bulk(VersionEntry, entries)
     return VersionResult(dataset.name, digest, version.number, len(manifest), len(diff.added), len(diff.removed),
                          len(diff.modified), len(diff.unchanged), created=True)
@@ -132,7 +136,7 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
     """
     path = require_file(path)
     dataset = Dataset.objects.filter(name=dataset_name).first()
-    manifest = _scan_questions(path, dataset)
+    manifest, strata = _scan_questions(path, dataset)
     with transaction.atomic():
         if dataset is None:
             dataset = Dataset.objects.create(name=dataset_name)
@@ -146,7 +150,7 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
             )
         # Content-addressed: a record already stored (by any version or dataset) is skipped by its key.
         _bulk(Example, _iter_examples(path), ignore_conflicts=True)
-        return _create_version(dataset=dataset, manifest=manifest, source="import", user=user)
+        return _create_version(dataset=dataset, manifest=manifest, strata=strata, source="import", user=user)
 
 
 def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]:
@@ -266,6 +270,7 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)
     latest = selectors.latest_version(dataset)
     manifest = selectors.version_manifest(latest) if latest else {}
+    strata = selectors.version_strata(latest) if latest else {}
     new_examples = []
     for edit in selectors.working_edits(dataset):
         if edit.record is None:
@@ -273,12 +278,13 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
             continue
         sha = example_sha256(edit.record)
         manifest[edit.qid] = sha
+        strata[edit.qid] = edit.record.get("stratum", "")
         new_examples.append(Example(sha256=sha, qid=edit.qid, stratum=edit.record.get("stratum", ""),
                                     canonical=canonical_json(edit.record)))
     if not manifest:
         raise ServiceError(f"dataset {dataset_name!r} has no questions to publish")
     Example.objects.bulk_create(new_examples, ignore_conflicts=True)
-    result = _create_version(dataset=dataset, manifest=manifest, source="publish", user=user, note=note)
+    result = _create_version(dataset=dataset, manifest=manifest, strata=strata, source="publish", user=user, note=note)
     if not result.created:
         # The edits only restated the latest version: nothing is pending any more.
         selectors.working_edits(dataset).update(base_version=None)

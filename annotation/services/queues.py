@@ -91,7 +91,7 @@ def _strata_of(run: Run, qids) -> dict[str, str]:
     if run.dataset_version_id is None:
         return {}
     return dict(VersionEntry.objects.filter(version_id=run.dataset_version_id, qid__in=list(qids))
-                .values_list("qid", "example__stratum"))
+                .values_list("qid", "stratum"))
 
 
 def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = None) -> list:

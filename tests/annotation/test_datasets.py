@@ -171,3 +171,15 @@ def test_strata_budget_can_come_first_and_must_cover_the_strata_in_use(tmp_path,
     assert code == 2 and "field 'no_answer': 1 question(s) in this stratum" in err
     from annotation.models import Dataset
     assert Dataset.objects.get(name="fresh").strata_budget == {"policy_lookup": 90.0, "no_answer": 10.0}
+
+
+@pytest.mark.django_db
+def test_manifest_lines_carry_the_stratum_through_import_and_publish(loaded, make_user):
+    assert dict(VersionEntry.objects.values_list("qid", "stratum")) == {
+        "q-0001": "policy_lookup", "q-0002": "policy_lookup", "q-0003": "no_answer"}
+    working_edit(dataset_name="support", qid="q-0002", changes={"stratum": "numeric"}, base_revision=0,
+                 user=make_user("e", "expert"))
+    dataset_publish(dataset_name="support")
+    v2 = DatasetVersion.objects.get(number=2)
+    assert dict(VersionEntry.objects.filter(version=v2).values_list("qid", "stratum")) == {
+        "q-0001": "policy_lookup", "q-0002": "numeric", "q-0003": "no_answer"}
