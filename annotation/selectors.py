@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from django.db.models import QuerySet
 
 from annotation.models import Answer, Chunk, Dataset, DatasetVersion, Run, VersionEntry, WorkingExample
+from evalapp.db import raw_values
 from evalapp.errors import NotFound, Problem, ServiceError
 
 
@@ -47,9 +48,15 @@ def version_manifest(version: DatasetVersion) -> dict[str, str]:
     return dict(VersionEntry.objects.filter(version=version).values_list("qid", "example_id").iterator(chunk_size=10_000))
 
 
-def version_strata(version: DatasetVersion) -> dict[str, str]:
-    """qid -> stratum for one version (read from the manifest lines, no join)."""
-    return dict(VersionEntry.objects.filter(version=version).values_list("qid", "stratum").iterator(chunk_size=10_000))
+def version_strata(version: DatasetVersion | None) -> dict[str, str]:
+    """qid -> stratum of a version's questions, read straight off the manifest lines (one sequential
+    pass, no join to the wide example table; each stratum name stored once). Memory stays
+    proportional to the manifest."""
+    if version is None:
+        return {}
+    names: dict[str, str] = {}
+    return {qid: names.setdefault(stratum, stratum)
+            for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")}
 
 
 def version_strata_counts(version: DatasetVersion) -> dict[str, int]:

@@ -145,7 +145,7 @@ def measure(db: Path, what: str, mode: str) -> dict:
         a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
         t = time.perf_counter()
         ga, gb = run_grades(a), run_grades(b)
-        strata = comparisons.version_strata(a.dataset_version)
+        strata = selectors.version_strata(a.dataset_version)
         out["db_read_s"] = time.perf_counter() - t
         t = time.perf_counter()
         paired = list(ga.scores.keys() & gb.scores.keys())

@@ -19,13 +19,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from annotation import selectors
-from annotation.models import Dataset, DatasetVersion, Run, VersionEntry
+from annotation.models import Dataset, DatasetVersion, Run
 from calibration.grading import (
     RunGrades,
     answer_grade,
     answer_values,
-    raw_chunks,
-    raw_values,
     rule_verdict,
     run_grades,
     version_records_for,
@@ -60,16 +58,6 @@ def run_summary(run: Run) -> dict:
             "version": run.dataset_version.number if run.dataset_version_id else None,
             "started_at": run.started_at.isoformat() if run.started_at else None,
             **{k: getattr(run, k) for k in PINNED}}
-
-
-def version_strata(version: DatasetVersion | None) -> dict[str, str]:
-    """qid -> stratum of a version's questions, read straight off the manifest lines (one sequential
-    pass, no join to the wide example table). Memory stays proportional to the manifest."""
-    if version is None:
-        return {}
-    names: dict[str, str] = {}  # one string per stratum name
-    return {qid: names.setdefault(stratum, stratum)
-            for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")}
 
 
 def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = None) -> dict | None:
@@ -219,9 +207,9 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     # Strata from B's version (A's where B has none): the population the newer number claims to measure.
     per_stratum = {}
     if strata:
-        stratum_of = version_strata(b.dataset_version or a.dataset_version)
+        stratum_of = selectors.version_strata(b.dataset_version or a.dataset_version)
         if a.dataset_version_id and b.dataset_version_id and a.dataset_version_id != b.dataset_version_id:
-            stratum_of = {**version_strata(a.dataset_version), **stratum_of}
+            stratum_of = {**selectors.version_strata(a.dataset_version), **stratum_of}
         labels = np.array([stratum_of.get(q, "(unknown)") for q in paired], dtype=object)
         del stratum_of
         names = sorted(set(labels.tolist()))
@@ -327,7 +315,7 @@ def failure_attribution(run_id: str, *, stratum: str | None = None, limit: int |
     items = []
     scored_by_stratum: Counter = Counter()
     if grades.scores:
-        all_strata = version_strata(run.dataset_version)
+        all_strata = selectors.version_strata(run.dataset_version)
         for q in grades.scores:
             scored_by_stratum[all_strata.get(q, "(unknown)")] += 1
     for qid, retrieved, prompt_chunks in answer_values(run, failing, "retrieved", "prompt_chunks"):

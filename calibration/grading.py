@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass, field
 
-from django.db import connections
 
 from annotation.models import Answer, DatasetVersion, Run, VersionEntry
 from calibration.backends import extraction_verdict, span_verdict
+from evalapp.db import raw_chunks
 
 RULES = {"span": span_verdict, "extraction": extraction_verdict}
 HARNESS, HUMAN = "harness", "human"
@@ -63,23 +63,6 @@ def chunked(values: Iterable[str], size: int = _IN_CHUNK) -> Iterator[list[str]]
             batch = []
     if batch:
         yield batch
-
-
-def raw_chunks(qs, *fields: str, chunk: int = 20_000) -> Iterator[list[tuple]]:
-    """Lists of rows of `qs.values_list(*fields)` straight from the database cursor: no model instances
-    and no per-value converters (booleans come back as the backend gives them: 0/1 on SQLite). For the
-    hot paths over a million answers, where Django's per-row conversion costs more than the query."""
-    sql, params = qs.values_list(*fields).query.sql_with_params()
-    with connections[qs.db].cursor() as cursor:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(chunk):
-            yield rows
-
-
-def raw_values(qs, *fields: str, chunk: int = 20_000) -> Iterator[tuple]:
-    """The rows of `raw_chunks` one by one."""
-    for rows in raw_chunks(qs, *fields, chunk=chunk):
-        yield from rows
 
 
 def version_records_for(version: DatasetVersion | None, qids: set[str]) -> dict[str, dict]:
