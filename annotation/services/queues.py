@@ -33,6 +33,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from annotation import policies
+from calibration import sampling
 from annotation.models import (
     Adjudication,
     Answer,
@@ -97,33 +98,24 @@ def _strata_of(run: Run, qids) -> dict[str, str]:
 def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = None) -> list:
     """Draw k keys of `strata` (key -> stratum) spread over the strata: in proportion to the budget's
     shares when one is given, else to each stratum's size; largest remainders get the leftover seats,
-    and seats a small stratum cannot fill pass to the others. Deterministic for a seed."""
+    and seats a small stratum cannot fill pass to the others (calibration.sampling.allocate, with no
+    floor). A stratum the budget leaves out is weighed at the budget's mean share, so no answer is
+    unreachable. Deterministic for a seed."""
     groups: dict[str, list] = {}
     for key in sorted(strata):
         groups.setdefault(strata[key], []).append(key)
-    k = min(k, len(strata))
-    weights = {s: float((budget or {}).get(s, 0)) if budget else len(keys) for s, keys in groups.items()}
-    if not any(weights.values()):
-        weights = {s: len(keys) for s, keys in groups.items()}
-    seats = {s: 0 for s in groups}
-    remaining = k
-    open_strata = set(groups)
-    while remaining > 0 and open_strata:
-        total = sum(weights[s] for s in open_strata) or len(open_strata)
-        quotas = {s: remaining * (weights[s] or (total / len(open_strata))) / total for s in open_strata}
-        floors = {s: int(q) for s, q in quotas.items()}
-        left = remaining - sum(floors.values())
-        for s in sorted(open_strata, key=lambda s: (-(quotas[s] - floors[s]), s))[:left]:
-            floors[s] += 1
-        for s in sorted(open_strata):
-            take = min(floors[s], len(groups[s]) - seats[s])
-            seats[s] += take
-            remaining -= take
-        open_strata = {s for s in open_strata if seats[s] < len(groups[s])}
+    sizes = {s: len(keys) for s, keys in groups.items()}
+    weights = {s: float((budget or {}).get(s, 0)) for s in groups} if budget else None
+    if weights is not None and not any(weights.values()):
+        weights = None
+    if weights is not None:
+        mean = sum(weights.values()) / len(weights)
+        weights = {s: w or mean for s, w in weights.items()}
+    seats = sampling.allocate(min(k, len(strata)), sizes, weights, floor=0)
     rng = random.Random(seed)
     chosen = []
     for s in sorted(groups):
-        chosen.extend(rng.sample(groups[s], seats[s]))
+        chosen.extend(rng.sample(groups[s], seats.get(s, 0)))
     return chosen
 
 
