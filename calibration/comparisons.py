@@ -16,8 +16,6 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-import numpy as np
-
 from annotation import selectors
 from annotation.models import Dataset, DatasetVersion, Run
 from calibration.grading import (
@@ -29,8 +27,8 @@ from calibration.grading import (
     version_records_for,
 )
 from calibration.stats.band import difference_verdict, run_band
-from calibration.stats.manifest import ceiling_after_adding, diff_manifests
-from calibration.stats.paired import n_for_gap, paired_diff, resolvable_gap
+from calibration.stats.manifest import ceiling_after_adding
+from calibration.stats.paired import n_for_gap, paired_counts, resolvable_gap
 from evalapp.errors import Problem, ServiceError
 
 PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
@@ -140,6 +138,39 @@ def _run_by_id(run_id: str) -> Run:
     return run
 
 
+def _paired_outcomes(ga: RunGrades, gb: RunGrades) -> dict[str, frozenset[str]]:
+    """The questions both runs scored, split by outcome: `paired` (all of them), `both_right`,
+    `b_only` (only B right) and `a_only` (only A right: the regressions)."""
+    return {"paired": ga.scored & gb.scored, "both_right": ga.right & gb.right,
+            "b_only": gb.right & ga.wrong, "a_only": ga.right & gb.wrong}
+
+
+def _paired_stats(outcomes: dict[str, set[str]], *, iters: int, seed: int):
+    both, b_only = len(outcomes["both_right"]), len(outcomes["b_only"])
+    return paired_counts(n=len(outcomes["paired"]), a_right=both + len(outcomes["a_only"]),
+                         b_right=both + b_only, b_only=b_only, regressions=outcomes["a_only"],
+                         iters=iters, seed=seed)
+
+
+def _stratum_sets(version: DatasetVersion | None, fallback: DatasetVersion | None,
+                  qids: frozenset[str]) -> dict[str, frozenset[str]]:
+    """stratum -> those of `qids` in it, by `version`, then by `fallback` for qids `version` lacks;
+    the rest under "(unknown)". Sorted by stratum name."""
+    out: dict[str, frozenset[str]] = {}
+    left = qids
+    for v in (version, fallback):
+        if v is None or not left:
+            continue
+        for name, members in selectors.version_stratum_qids(v).items():
+            found = left.intersection(members)
+            if found:
+                out[name] = out[name] | found if name in out else found
+        left = left.difference(*out.values()) if sum(map(len, out.values())) < len(qids) else frozenset()
+    if left:
+        out["(unknown)"] = left
+    return dict(sorted(out.items()))
+
+
 def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, check_stale: bool = True,
                  band_runs: Sequence[str] | None = None, grades: tuple[RunGrades, RunGrades] | None = None,
                  strata: bool = True) -> dict:
@@ -161,19 +192,18 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
             if report is not None:
                 stale_reports.append(report)
     ga, gb = grades if grades is not None else (run_grades(a), run_grades(b))
-    both_answered = ga.answered & gb.answered
-    if not both_answered:
+    # The pairing is set algebra over qids (in C, a million in well under a second), and the
+    # statistics need only its counts: see calibration.stats.paired.paired_counts.
+    outcomes = _paired_outcomes(ga, gb)
+    n_both_answered = (len(outcomes["paired"]) if not (ga.unscored or gb.unscored)
+                       else len(ga.answered & gb.answered))
+    if not n_both_answered:
         raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} answered no question in common",
                            [Problem("no shared qid", field="b")])
-    # Order does not matter to the statistics (they live in counts; regressions come back sorted).
-    paired = list(ga.scores.keys() & gb.scores.keys())
-    if not paired:
-        raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} share {len(both_answered)} questions but none "
+    if not outcomes["paired"]:
+        raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} share {n_both_answered} questions but none "
                            f"is scored in both yet (awaiting grades)", code=3, status=409)
-
-    a_ok = np.fromiter(map(ga.scores.__getitem__, paired), dtype=bool, count=len(paired))
-    b_ok = np.fromiter(map(gb.scores.__getitem__, paired), dtype=bool, count=len(paired))
-    cmp = paired_diff(paired, a_ok, b_ok, iters=iters, seed=seed)
+    cmp = _paired_stats(outcomes, iters=iters, seed=seed)
     out = cmp.to_dict()
     n = cmp.n
     discordant_rate = (cmp.b_only + cmp.a_only) / n
@@ -187,41 +217,34 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
             f"labels is a different number. Compared only on the {n} questions both answered and both scored.")
     if a.dataset_id != b.dataset_id:
         warnings.append(f"the runs are on different datasets ({run_summary(a)['dataset']} vs {run_summary(b)['dataset']})")
-    dropped = {"answered_only_a": len(ga.answered - gb.answered), "answered_only_b": len(gb.answered - ga.answered),
-               "unscored": len(both_answered) - n}
+    dropped = {"answered_only_a": len(ga.answered) - n_both_answered,
+               "answered_only_b": len(gb.answered) - n_both_answered, "unscored": n_both_answered - n}
     if dropped["unscored"] or dropped["answered_only_a"] or dropped["answered_only_b"]:
         warnings.append(f"{n} questions paired; {sum(dropped.values())} dropped "
                         f"({dropped['answered_only_a']} answered only by A, {dropped['answered_only_b']} only by B, "
                         f"{dropped['unscored']} not scored in both)")
     stale = {}
-    if stale_reports:
-        paired_set = set(paired)
-        for report in stale_reports:
-            report["stale_in_paired"] = len(set(report.pop("_stale_all")) & paired_set)
-            stale[report["dataset_hash"]] = report
-            if report["stale"]:
-                warnings.append(f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
-                                    f"({report['stale_in_paired']} among the paired questions): their gold_text "
-                                    f"is no longer in the live corpus")
+    for report in stale_reports:
+        report["stale_in_paired"] = len(outcomes["paired"].intersection(report.pop("_stale_all")))
+        stale[report["dataset_hash"]] = report
+        if report["stale"]:
+            warnings.append(f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
+                            f"({report['stale_in_paired']} among the paired questions): their gold_text "
+                            f"is no longer in the live corpus")
 
-    # Strata from B's version (A's where B has none): the population the newer number claims to measure.
+    # Strata from B's version (A's for questions B's version lacks): the population the newer number
+    # claims to measure.
     per_stratum = {}
     if strata:
-        stratum_of = selectors.version_strata(b.dataset_version or a.dataset_version)
-        if a.dataset_version_id and b.dataset_version_id and a.dataset_version_id != b.dataset_version_id:
-            stratum_of = {**selectors.version_strata(a.dataset_version), **stratum_of}
-        labels = np.array([stratum_of.get(q, "(unknown)") for q in paired], dtype=object)
-        del stratum_of
-        names = sorted(set(labels.tolist()))
-    else:
-        names = []
-    for name in names:
-        idx = np.flatnonzero(labels == name)
-        s = paired_diff([paired[i] for i in idx], a_ok[idx], b_ok[idx], iters=iters, seed=seed)
-        per_stratum[name] = {"n": s.n, "a_score": s.a_score, "b_score": s.b_score, "diff_points": s.diff_points,
-                             "ci95": list(s.ci95), "b_only": s.b_only, "a_only": s.a_only,
-                             "resolvable_gap_points": s.resolvable_gap_points,
-                             "regressions": len(s.regressions)}
+        for name, members in _stratum_sets(b.dataset_version or a.dataset_version,
+                                           a.dataset_version if a.dataset_version_id != b.dataset_version_id else None,
+                                           outcomes["paired"]).items():
+            s = _paired_stats({k: members.intersection(v) if k != "paired" else members
+                               for k, v in outcomes.items()}, iters=iters, seed=seed)
+            per_stratum[name] = {"n": s.n, "a_score": s.a_score, "b_score": s.b_score, "diff_points": s.diff_points,
+                                 "ci95": list(s.ci95), "b_only": s.b_only, "a_only": s.a_only,
+                                 "resolvable_gap_points": s.resolvable_gap_points,
+                                 "regressions": len(s.regressions)}
 
     if band_objs is not None:
         band = run_band_for(band_objs, known={a.run_id: ga, b.run_id: gb})
@@ -472,22 +495,20 @@ def dataset_history(name: str) -> dict:
                 entry["movements"].append({"system": system, "old_run": old_run.run_id, "new_run": new_run.run_id,
                                            **moved})
         if prev is not None and v.added:
-            old_m, new_m = selectors.version_manifest(prev), selectors.version_manifest(v)
-            diff = diff_manifests(old_m, new_m)
-            kept = set(diff.unchanged) | set(diff.modified)
+            diff = selectors.version_diff(prev, v)
+            kept = diff.unchanged + diff.modified
             latest_new = {r.system: r for r in runs_by_version.get(v.pk, [])}
             for old_run in {r.system: r for r in runs_by_version.get(prev.pk, [])}.values():
-                g = grades_of(old_run)
-                kept_scores = [g.scores[q] for q in kept if q in g.scores]
-                if not kept_scores:
+                right, wrong = grades_of(old_run).tally(kept)
+                if not right + wrong:
                     continue
-                old_score = sum(kept_scores) / len(kept_scores)
-                ceiling = ceiling_after_adding(len(kept_scores), old_score, len(diff.added))
+                old_score = right / (right + wrong)
+                ceiling = ceiling_after_adding(right + wrong, old_score, len(diff.added))
                 new_run = latest_new.get(old_run.system)
                 new_score = grades_of(new_run).score() if new_run else None
                 entry["ceilings"].append({
                     "system": old_run.system, "old_run": old_run.run_id, "old_score": old_score,
-                    "n_kept": len(kept_scores), "n_added": len(diff.added), "ceiling": ceiling,
+                    "n_kept": right + wrong, "n_added": len(diff.added), "ceiling": ceiling,
                     "new_run": new_run.run_id if new_run else None, "new_score": new_score,
                     "exceeds_ceiling": (new_score is not None and new_score > ceiling + 1e-12),
                 })
@@ -551,7 +572,7 @@ def _break_info(prev: Run, cur: Run, versions: dict[str, DatasetVersion]) -> dic
               "from_version": old_v.number if old_v else None, "to_version": new_v.number if new_v else None,
               "from_examples": old_v.examples if old_v else None, "to_examples": new_v.examples if new_v else None}
         if old_v and new_v:
-            d = diff_manifests(selectors.version_manifest(old_v), selectors.version_manifest(new_v))
+            d = selectors.version_diff(old_v, new_v)
             ds.update({"added": len(d.added), "removed": len(d.removed), "modified": len(d.modified),
                        "unchanged": len(d.unchanged)})
         info["dataset"] = ds
@@ -627,18 +648,19 @@ def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool
     return {"dataset": ds.name, "systems": sorted(by_system), "backfill": backfill, "lines": lines}
 
 
-def movement_ceiling(old_scores: dict[str, float], diff, new_aggregate: float) -> dict:
+def movement_ceiling(decomposition, diff) -> dict:
     """The ceiling for a grown set: the old run's score on the examples the new version kept, with every
     added example answered right (calibration.stats.manifest.ceiling_after_adding). A new aggregate
     above it cannot be explained by the additions: the system itself moved (or the labels did)."""
-    kept = [old_scores[q] for q in (*diff.unchanged, *diff.modified) if q in old_scores]
-    if not kept:
-        return {"ceiling": None, "reason": "the old run scored none of the kept examples"}
-    old_kept = math.fsum(kept) / len(kept)
-    ceiling = ceiling_after_adding(len(kept), old_kept, len(diff.added))
-    return {"ceiling": ceiling, "n_kept": len(kept), "n_added": len(diff.added), "old_score_on_kept": old_kept,
-            "new_aggregate": new_aggregate, "exceeds_ceiling": new_aggregate > ceiling + 1e-12,
-            "words": (f"adding {len(diff.added)} examples to {len(kept)} scored at {old_kept:.3f} can lift the "
+    n_kept = len(diff.unchanged) + len(diff.modified)
+    new_aggregate = decomposition.new_aggregate
+    if not n_kept:
+        return {"ceiling": None, "reason": "the new version kept none of the old examples"}
+    old_kept = (decomposition.old_sums["unchanged"] + decomposition.old_sums["modified"]) / n_kept
+    ceiling = ceiling_after_adding(n_kept, old_kept, len(diff.added))
+    exceeds = new_aggregate > ceiling + 1e-12
+    return {"ceiling": ceiling, "n_kept": n_kept, "n_added": len(diff.added), "old_score_on_kept": old_kept,
+            "new_aggregate": new_aggregate, "exceeds_ceiling": exceeds,
+            "words": (f"adding {len(diff.added)} examples to {n_kept} scored at {old_kept:.3f} can lift the "
                       f"aggregate to at most {ceiling:.3f}; the new aggregate {new_aggregate:.3f} "
-                      + ("exceeds it: the additions alone cannot explain the rise."
-                         if new_aggregate > ceiling + 1e-12 else "is within it."))}
+                      + ("exceeds it: the additions alone cannot explain the rise." if exceeds else "is within it."))}

@@ -2,6 +2,7 @@
 from collections.abc import Iterator
 
 from django.db import connections
+from django.db.models import F
 
 
 def raw_chunks(qs, *fields: str, chunk: int = 20_000) -> Iterator[list[tuple]]:
@@ -19,3 +20,43 @@ def raw_values(qs, *fields: str, chunk: int = 20_000) -> Iterator[tuple]:
     """The rows of `raw_chunks` one by one."""
     for rows in raw_chunks(qs, *fields, chunk=chunk):
         yield from rows
+
+
+# ASCII "unit separator": never part of a qid or a stratum name that anyone types.
+_SEP = "\x1f"
+
+
+def column_strings(qs, field: str) -> list[str]:
+    """Every value of one text column of `qs` (in no particular order), in one round trip: the
+    database joins the values (GROUP_CONCAT on SQLite, STRING_AGG on PostgreSQL) and Python splits
+    one string, instead of building a row tuple per value. About twice as fast as `raw_values` over
+    a million rows.
+
+    The count comes back with the string, so a value holding the separator cannot go unnoticed: the
+    parts would not add up, and the rows are then read one by one instead."""
+    return column_strings_by(qs, None, field).get(None, [])
+
+
+def column_strings_by(qs, key: str | None, field: str) -> dict:
+    """`column_strings` per value of the column `key`: {key value: [values of `field`]}, one round
+    trip for all the groups (key None: a single group, None)."""
+    connection = connections[qs.db]
+    join = "STRING_AGG" if connection.vendor == "postgresql" else "GROUP_CONCAT"
+    columns = {"_v": F(field), **({"_k": F(key)} if key else {})}
+    inner, params = qs.order_by().values(**columns).query.sql_with_params()
+    group = ('"_k"', ' GROUP BY "_k"') if key else ("NULL", "")
+    sql = f'SELECT {group[0]}, COUNT(*), {join}("_v", %s) FROM ({inner}) AS "_values"{group[1]}'
+    out: dict = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, (_SEP, *params))
+        for k, count, joined in cursor.fetchall():
+            if not count:
+                continue
+            parts = joined.split(_SEP)
+            if len(parts) != count:  # a value held the separator: read the rows instead
+                out = {}
+                for k_, v in raw_values(qs, key or field, field):
+                    out.setdefault(k_ if key else None, []).append(v)
+                return out
+            out[k] = parts
+    return out

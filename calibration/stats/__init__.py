@@ -24,12 +24,14 @@ from calibration.stats.manifest import (
     ManifestDiff,
     ceiling_after_adding,
     decompose_movement,
+    decompose_sums,
     diff_manifests,
 )
 from calibration.stats.paired import (
     PairedComparison,
     n_for_gap,
     paired_bootstrap_ci,
+    paired_counts,
     paired_diff,
     resolvable_gap,
 )
@@ -62,11 +64,13 @@ __all__ = [
     "ceiling_after_adding",
     "confusion_matrix",
     "decompose_movement",
+    "decompose_sums",
     "diff_manifests",
     "difference_verdict",
     "gate_decide",
     "n_for_gap",
     "paired_bootstrap_ci",
+    "paired_counts",
     "paired_diff",
     "per_stratum",
     "relabel_drift",

@@ -8,7 +8,7 @@ is resampling questions with replacement at a cost that does not depend on n.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,14 +124,8 @@ def paired_diff(
     iters: int = 10_000,
     seed: int = 0,
 ) -> PairedComparison:
-    """Compare system B with system A question by question (positive diff: B is better).
-
-    Closed-form SE of the paired difference of proportions (Agresti, Categorical Data Analysis,
-    10.1): with p10 = b_only / n and p01 = a_only / n,
-    SE = sqrt((p10 + p01 - (p10 - p01)^2) / n).
-    Naive interval: diff +- 1.96 * sqrt(pa(1-pa)/n + pb(1-pb)/n), as if A and B were scored on
-    different questions. ``resolvable_gap_points`` uses the observed discordance rate.
-    """
+    """Compare system B with system A question by question (positive diff: B is better): count the
+    outcomes, then ``paired_counts``."""
     qids = [str(q) for q in qids]
     a = _flags(a_correct, "a_correct")
     b = _flags(b_correct, "b_correct")
@@ -147,9 +141,52 @@ def paired_diff(
         raise ValueError("no questions to compare")
 
     b_only = int(np.count_nonzero(b & ~a))
-    a_only = int(np.count_nonzero(a & ~b))
-    a_score = int(a.sum()) / n
-    b_score = int(b.sum()) / n
+    a_only = a & ~b
+    return paired_counts(
+        n=n,
+        a_right=int(a.sum()),
+        b_right=int(b.sum()),
+        b_only=b_only,
+        regressions=[qids[i] for i in np.flatnonzero(a_only)],
+        iters=iters,
+        seed=seed,
+    )
+
+
+def paired_counts(
+    *,
+    n: int,
+    a_right: int,
+    b_right: int,
+    b_only: int,
+    regressions: Collection[str],
+    iters: int = 10_000,
+    seed: int = 0,
+) -> PairedComparison:
+    """The paired comparison from its counts: n questions, how many each system got right, how many
+    only B got right, and the qids only A got right (the regressions; their number is a_only).
+
+    For callers that count without per-question arrays (set algebra over a million qids,
+    calibration.comparisons); ``paired_diff`` counts its arrays and ends here too.
+
+    Closed-form SE of the paired difference of proportions (Agresti, Categorical Data Analysis,
+    10.1): with p10 = b_only / n and p01 = a_only / n,
+    SE = sqrt((p10 + p01 - (p10 - p01)^2) / n).
+    Naive interval: diff +- 1.96 * sqrt(pa(1-pa)/n + pb(1-pb)/n), as if A and B were scored on
+    different questions. ``resolvable_gap_points`` uses the observed discordance rate.
+    """
+    a_only = len(regressions)
+    if n <= 0:
+        raise ValueError("no questions to compare")
+    # both right + only A + only B must fit in n, and "both right" is the same count seen from A and from B.
+    if not (0 <= b_only <= b_right and a_only <= a_right and a_right + b_only <= n
+            and a_right - a_only == b_right - b_only):
+        raise ValueError(
+            f"inconsistent counts: n={n}, a_right={a_right}, b_right={b_right}, b_only={b_only}, "
+            f"a_only={a_only} (both right must be a_right - a_only = b_right - b_only)"
+        )
+    a_score = a_right / n
+    b_score = b_right / n
     # From the integer counts, so 24 / 300 gives exactly 8.0 points.
     diff_points = 100 * (b_only - a_only) / n
 
@@ -158,7 +195,6 @@ def paired_diff(
     d = (b_only - a_only) / n
     se = math.sqrt(max((b_only + a_only) / n - d * d, 0.0) / n)
     naive_half = 100 * Z95 * math.sqrt(a_score * (1 - a_score) / n + b_score * (1 - b_score) / n)
-    regressions = tuple(sorted(qids[i] for i in np.flatnonzero(a & ~b)))
 
     return PairedComparison(
         n=n,
@@ -170,7 +206,7 @@ def paired_diff(
         se_points=100 * se,
         b_only=b_only,
         a_only=a_only,
-        regressions=regressions,
+        regressions=tuple(sorted(regressions)),
         resolvable_gap_points=resolvable_gap(n, discordant_rate=(b_only + a_only) / n),
         iters=iters,
         seed=seed,

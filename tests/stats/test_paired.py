@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from calibration.stats import n_for_gap, paired_diff, resolvable_gap
+from calibration.stats import n_for_gap, paired_counts, paired_diff, resolvable_gap
 
 COMPARE_KEYS = [
     "n", "a_score", "b_score", "diff_points", "ci95", "naive_ci95", "se_points", "b_only",
@@ -91,6 +91,28 @@ def test_bad_input_is_refused():
         paired_diff([], [], [])
     with pytest.raises(ValueError, match="booleans"):
         paired_diff(["q1"], [2], [1])
+
+
+def test_counts_alone_give_the_same_comparison():
+    """paired_counts (set algebra's entry point) is paired_diff without the per-question arrays."""
+    qids, a, b = seed_case()
+    full = paired_diff(qids, a, b, iters=2000, seed=3)
+    both = int(np.count_nonzero(np.array(a) & np.array(b)))
+    counted = paired_counts(n=len(qids), a_right=both + full.a_only, b_right=both + full.b_only,
+                            b_only=full.b_only, regressions=set(full.regressions), iters=2000, seed=3)
+    assert counted == full
+
+
+@pytest.mark.parametrize("counts, what", [
+    ({"n": 0, "a_right": 0, "b_right": 0, "b_only": 0, "regressions": []}, "no questions"),
+    ({"n": 10, "a_right": 5, "b_right": 5, "b_only": 1, "regressions": []}, "inconsistent counts"),
+    ({"n": 10, "a_right": 3, "b_right": 9, "b_only": 8, "regressions": ["q1"]}, "inconsistent counts"),
+    ({"n": 3, "a_right": 4, "b_right": 4, "b_only": 0, "regressions": []}, "inconsistent counts"),
+    ({"n": 3, "a_right": 3, "b_right": 3, "b_only": 1, "regressions": ["q1"]}, "inconsistent counts"),
+])
+def test_inconsistent_counts_are_refused(counts, what):
+    with pytest.raises(ValueError, match=what):
+        paired_counts(**counts)
 
 
 def test_resolvable_gap_shrinks_with_the_square_root_of_n():
