@@ -3,10 +3,11 @@ import json
 from dataclasses import dataclass
 from collections.abc import Iterable, Iterator
 
-from django.db.models import QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet, Subquery
 
 from annotation.models import Answer, Chunk, Dataset, DatasetVersion, Run, VersionEntry, WorkingExample
-from evalapp.db import raw_values
+from calibration.stats.manifest import ManifestDiff
+from evalapp.db import column_strings, column_strings_by, raw_values
 from evalapp.errors import NotFound, Problem, ServiceError
 
 
@@ -44,8 +45,26 @@ def version_get(dataset: Dataset, ref: str | None = None) -> DatasetVersion:
 
 
 def version_manifest(version: DatasetVersion) -> dict[str, str]:
-    """qid -> example sha256 for one version."""
-    return dict(VersionEntry.objects.filter(version=version).values_list("qid", "example_id").iterator(chunk_size=10_000))
+    """qid -> example sha256 for one version, in qid order (straight off the (version, qid) index)."""
+    return dict(raw_values(VersionEntry.objects.filter(version=version).order_by("qid"), "qid", "example_id"))
+
+
+def version_diff(old: DatasetVersion, new: DatasetVersion) -> ManifestDiff:
+    """The four-way partition of qids between two stored versions (calibration.stats.manifest), worked
+    out by the database: each line of `new` looks up its qid in `old` on the (version, qid) index and
+    compares example hashes, and the qids come back joined per partition (evalapp.db), so a million
+    lines cross into Python as four strings rather than two million rows and two dicts."""
+    in_old = VersionEntry.objects.filter(version=old, qid=OuterRef("qid"))
+    # NULL: not in old (added); true: same example (unchanged); false: modified. 1/0 on SQLite.
+    same = ExpressionWrapper(Q(old_example=F("example_id")), output_field=BooleanField())
+    lines = (VersionEntry.objects.filter(version=new)
+             .annotate(old_example=Subquery(in_old.values("example_id")[:1])).annotate(same=same))
+    by_same = column_strings_by(lines, "same", "qid")
+    removed = column_strings(VersionEntry.objects.filter(version=old).filter(
+        ~Exists(VersionEntry.objects.filter(version=new, qid=OuterRef("qid")))), "qid")
+    return ManifestDiff(added=tuple(sorted(by_same.get(None, []))), removed=tuple(sorted(removed)),
+                        modified=tuple(sorted(by_same.get(False, []))),
+                        unchanged=tuple(sorted(by_same.get(True, []))))
 
 
 def version_strata(version: DatasetVersion | None) -> dict[str, str]:
@@ -57,6 +76,14 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     names: dict[str, str] = {}
     return {qid: names.setdefault(stratum, stratum)
             for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")}
+
+
+def version_stratum_qids(version: DatasetVersion | None) -> dict[str, list[str]]:
+    """stratum -> the qids of a version in it (in no particular order), in one round trip: the
+    shape set algebra over a million questions wants (calibration.comparisons)."""
+    if version is None:
+        return {}
+    return column_strings_by(VersionEntry.objects.filter(version=version), "stratum", "qid")
 
 
 def version_strata_counts(version: DatasetVersion) -> dict[str, int]:
@@ -240,10 +267,8 @@ def stale_gold(version: DatasetVersion) -> dict:
 
 def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run | None = None, run_new: Run | None = None) -> dict:
     """The four partitions between two versions and, given a run on each, the movement decomposed by partition."""
-    from calibration.stats.manifest import decompose_movement, diff_manifests
-
     old, new = version_get(dataset, old_ref), version_get(dataset, new_ref)
-    diff = diff_manifests(version_manifest(old), version_manifest(new))
+    diff = version_diff(old, new)
     out = {"dataset": dataset.name, "old": old.dataset_hash, "new": new.dataset_hash,
            "added": list(diff.added), "removed": list(diff.removed), "modified": list(diff.modified),
            "unchanged": list(diff.unchanged)}
@@ -251,14 +276,26 @@ def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run |
         # Graded by the question's rule where the harness gave no score (issue 7, calibration.grading).
         from calibration.comparisons import movement_ceiling
         from calibration.grading import run_grades
+        from calibration.stats.manifest import NEW_PARTITIONS, OLD_PARTITIONS, decompose_sums
 
-        old_scores = {q: float(v) for q, v in run_grades(run_old, version=old).scores.items()}
-        new_scores = {q: float(v) for q, v in run_grades(run_new, version=new).scores.items()}
-        try:
-            decomposition = decompose_movement(old_scores, new_scores, diff)
-        except ValueError as exc:
-            raise ServiceError(f"cannot decompose the movement: {exc}", [Problem(str(exc), field="run")]) from exc
-        out["movement"] = decomposition.to_dict() if hasattr(decomposition, "to_dict") else decomposition.__dict__
+        sums = {}
+        for side, run, version, partitions in (("old", run_old, old, OLD_PARTITIONS), ("new", run_new, new, NEW_PARTITIONS)):
+            grades = run_grades(run, version=version)
+            sums[side], scored = {}, 0
+            for p in partitions:
+                right, wrong = grades.tally(getattr(diff, p))
+                sums[side][p] = right
+                scored += right + wrong
+            n_version = sum(len(getattr(diff, p)) for p in partitions)
+            if scored != n_version or grades.n_scored != n_version:
+                qids = set().union(*(getattr(diff, p) for p in partitions))
+                unscored, extra = sorted(qids - grades.scored), sorted(grades.scored - qids)
+                problem = (f"run {run.run_id} must score exactly the qids of version {version.number}: "
+                           f"unscored {unscored[:5]}{'...' if len(unscored) > 5 else ''}, "
+                           f"not in the version {extra[:5]}{'...' if len(extra) > 5 else ''}")
+                raise ServiceError(f"cannot decompose the movement: {problem}", [Problem(problem, field="run")])
+        decomposition = decompose_sums(sums["old"], sums["new"], diff)
+        out["movement"] = decomposition.to_dict()
         if diff.added:
-            out["ceiling"] = movement_ceiling(old_scores, diff, decomposition.new_aggregate)
+            out["ceiling"] = movement_ceiling(decomposition, diff)
     return out

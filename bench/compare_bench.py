@@ -5,9 +5,10 @@ Builds (once, cached under var/bench/) a SQLite database holding a dataset of N 
 executemany so the setup does not take longer than the thing measured. Then, each in a fresh child
 process so peak RSS is its own:
 
-  compare   calibration.comparisons.compare_runs(A, B, iters=10000) without the stale-gold check,
-            split into DB read (grading both runs + strata) and stats (paired_diff overall and per stratum)
-  diff      annotation.selectors.dataset_diff(v1, v2, run_old=A, run_new=C) (manifests, grading, decomposition)
+  compare   calibration.comparisons.compare_runs(A, B, iters=10000) without the stale-gold check, with
+            its parts: grading both runs (DB), pairing (set algebra), strata (DB + sets), and the rest
+  diff      annotation.selectors.dataset_diff(v1, v2, run_old=A, run_new=C), with its parts: the four
+            partitions (worked out by the database), grading both runs; and the JSON of the answer
   stale     the stale-gold check alone on v1 (annotation.selectors.stale_gold), which compare runs first
 
 Peak Python heap is tracemalloc's (measured in a second pass: tracemalloc slows Python down, so the
@@ -124,7 +125,6 @@ def measure(db: Path, what: str, mode: str) -> dict:
     from annotation.models import Run
     from calibration import comparisons
     from calibration.grading import run_grades
-    from calibration.stats.paired import paired_diff
 
     if mode == "trace":
         tracemalloc.start()
@@ -145,13 +145,13 @@ def measure(db: Path, what: str, mode: str) -> dict:
         a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
         t = time.perf_counter()
         ga, gb = run_grades(a), run_grades(b)
-        strata = selectors.version_strata(a.dataset_version)
-        out["db_read_s"] = time.perf_counter() - t
+        out["db_grades_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        paired = list(ga.scores.keys() & gb.scores.keys())
-        paired_diff(paired, [ga.scores[q] for q in paired], [gb.scores[q] for q in paired], iters=10_000)
-        out["stats_overall_s"] = time.perf_counter() - t
-        del strata
+        outcomes = comparisons._paired_outcomes(ga, gb)
+        out["pairing_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        comparisons._stratum_sets(a.dataset_version, None, outcomes["paired"])
+        out["db_strata_s"] = time.perf_counter() - t
         t = time.perf_counter()
         result = comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, grades=(ga, gb))
         out["compare_given_grades_s"] = time.perf_counter() - t
@@ -166,25 +166,15 @@ def measure(db: Path, what: str, mode: str) -> dict:
         out["no_strata_s"] = time.perf_counter() - t
         out["no_strata_cpu_s"] = time.process_time() - c
     elif what == "diff":
-        from calibration.stats.manifest import decompose_movement, diff_manifests
-
         ds = selectors.dataset_get("bench")
         v1, v2 = selectors.version_get(ds, "1"), selectors.version_get(ds, "2")
         ra, rc = Run.objects.get(run_id="A"), Run.objects.get(run_id="C")
         t = time.perf_counter()
-        m1, m2 = selectors.version_manifest(v1), selectors.version_manifest(v2)
-        out["db_manifests_s"] = time.perf_counter() - t
+        selectors.version_diff(v1, v2)
+        out["db_partitions_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        s1 = {q: float(x) for q, x in run_grades(ra, version=v1).scores.items()}
-        s2 = {q: float(x) for q, x in run_grades(rc, version=v2).scores.items()}
+        run_grades(ra, version=v1), run_grades(rc, version=v2)
         out["db_grades_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        d = diff_manifests(m1, m2)
-        out["stats_diff_manifests_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        decompose_movement(s1, s2, d)
-        out["stats_decompose_s"] = time.perf_counter() - t
-        del m1, m2, s1, s2, d
         t, c = time.perf_counter(), time.process_time()
         res = selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
         out["end_to_end_s"] = time.perf_counter() - t
@@ -192,6 +182,9 @@ def measure(db: Path, what: str, mode: str) -> dict:
         out["delta"] = res["movement"]["delta"]
         out["sum_contributions"] = sum(res["movement"]["contributions"].values())
         out["partitions"] = {p: len(res[p]) for p in ("added", "removed", "modified", "unchanged")}
+        t = time.perf_counter()
+        json.dumps(res)
+        out["json_s"] = time.perf_counter() - t
     elif what == "stale":
         ds = selectors.dataset_get("bench")
         t = time.perf_counter()

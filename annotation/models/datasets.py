@@ -76,6 +76,8 @@ class VersionEntry(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "qid"], name="uniq_entry_qid")]
+        # Per-stratum qid sets of a million-line manifest come from this index alone.
+        indexes = [models.Index(fields=["version", "stratum", "qid"], name="entry_version_stratum_qid")]
 
 
 class WorkingExample(models.Model):

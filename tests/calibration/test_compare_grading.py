@@ -86,7 +86,8 @@ def test_diff_datasets_with_a_run_that_does_not_cover_the_version_exits_2(tmp_pa
                correct={"q-0000": True, "q-0001": None, "q-0002": True})   # q-0001 not scored yet
     out = run_command("diff_datasets", "--dataset", "support", v1["dataset_hash"], v2["dataset_hash"],
                       "--run-old", "old", "--run-new", "new", expect=2)
-    assert out["error"].startswith("cannot decompose the movement: new_scores must score exactly the version's qids")
+    assert out["error"] == ("cannot decompose the movement: run new must score exactly the qids of version 2: "
+                            "unscored ['q-0001'], not in the version []")
 
 
 def test_compare_checks_stale_gold_first_and_reports_it(tmp_path, corpus_file):

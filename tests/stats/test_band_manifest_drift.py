@@ -10,6 +10,7 @@ from scipy.stats import binomtest
 from calibration.stats import (
     ceiling_after_adding,
     decompose_movement,
+    decompose_sums,
     diff_manifests,
     difference_verdict,
     relabel_drift,
@@ -174,3 +175,25 @@ def test_no_disagreement_is_accepted():
 def test_changes_between_two_other_labels_are_counted_apart():
     d = relabel_drift(["partial", "incorrect"], ["incorrect", "partial"])
     assert (d.disagreements, d.to_positive, d.to_negative, d.other) == (2, 0, 0, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(two_versions())
+def test_the_sums_path_gives_the_same_decomposition_as_the_per_qid_path(data):
+    """decompose_sums, fed the partitions' totals (what dataset_diff counts with set algebra), is the
+    per-qid decomposition; and diff_manifests' partitions are the brute-force ones, sorted."""
+    old, new, old_scores, new_scores = data
+    diff = diff_manifests(old, new)
+    assert diff.added == tuple(sorted(q for q in new if q not in old))
+    assert diff.removed == tuple(sorted(q for q in old if q not in new))
+    assert diff.modified == tuple(sorted(q for q in old if q in new and old[q] != new[q]))
+    assert diff.unchanged == tuple(sorted(q for q in old if q in new and old[q] == new[q]))
+    if not old or not new:
+        return
+    old_sums = {p: math.fsum(old_scores[q] for q in getattr(diff, p)) for p in ("unchanged", "modified", "removed")}
+    new_sums = {p: math.fsum(new_scores[q] for q in getattr(diff, p)) for p in ("unchanged", "modified", "added")}
+    by_qid = decompose_movement(old_scores, new_scores, diff)
+    by_sums = decompose_sums(old_sums, new_sums, diff)
+    assert by_sums == by_qid
+    assert by_sums.old_aggregate == pytest.approx(math.fsum(old_scores.values()) / len(old))
+    assert by_sums.new_aggregate == pytest.approx(math.fsum(new_scores.values()) / len(new))
