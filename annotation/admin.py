@@ -60,6 +60,11 @@ class VersionEntryAdmin(ReadOnlyAdmin):
     search_fields = ["qid"]
 
 
+@admin.register(m.GoldCheckReport)
+class GoldCheckReportAdmin(ReadOnlyAdmin):
+    list_display = ["version", "corpus_state", "created_at"]
+
+
 @admin.register(m.WorkingExample)
 class WorkingExampleAdmin(ReadOnlyAdmin):
     list_display = ["dataset", "qid", "revision", "updated_by", "updated_at"]

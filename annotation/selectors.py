@@ -3,9 +3,10 @@ import json
 from dataclasses import dataclass
 from collections.abc import Iterable, Iterator
 
-from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, Max, OuterRef, Q, QuerySet, Subquery
 
-from annotation.models import Answer, Chunk, Dataset, DatasetVersion, Run, VersionEntry, WorkingExample
+from annotation.models import (Answer, Chunk, Dataset, DatasetVersion, GoldCheckReport, Run, VersionEntry,
+                               WorkingExample)
 from calibration.stats.manifest import ManifestDiff
 from evalapp.db import column_strings, column_strings_by, raw_values
 from evalapp.errors import NotFound, Problem, ServiceError
@@ -201,6 +202,8 @@ def gold_checks(records: Iterable[dict], *, search_corpus: bool = True) -> dict[
 
     flagged: dict[str, GoldCheck] = {}
     batch: list[dict] = []
+    # An empty live corpus holds no text: nothing to search for, every label is stale.
+    search_corpus = search_corpus and Chunk.objects.filter(retired=False).exists()
 
     def check(batch: list[dict]) -> None:
         live = dict(Chunk.objects.filter(retired=False, chunk_id__in={r["gold_chunk_id"] for r in batch if r.get("gold_chunk_id")})
@@ -241,12 +244,32 @@ def gold_checks(records: Iterable[dict], *, search_corpus: bool = True) -> dict[
     return flagged
 
 
+def corpus_state() -> str:
+    """A name for the live corpus as it is now: "newest chunk id:chunks retired". Chunks are only added
+    or retired, so any change to the live set changes it (annotation.models.GoldCheckReport)."""
+    state = Chunk.objects.aggregate(newest=Max("pk"), retired=Count("pk", filter=Q(retired=True)))
+    return f"{state['newest'] or 0}:{state['retired']}"
+
+
 def stale_gold(version: DatasetVersion) -> dict:
     """Gold labels of a version whose gold_text no longer occurs in the live corpus.
 
     A label is fresh when its gold chunk is live and holds the text; `moved` when the text is found in
     another live chunk (the chunk id should be re-tagged); stale when it occurs in no live chunk.
+    The version is immutable, so the answer changes only with the corpus: it is kept per corpus state
+    and computed again only after an import changed the live chunks.
     """
+    state = corpus_state()
+    kept = GoldCheckReport.objects.filter(version=version, corpus_state=state).values_list("report", flat=True).first()
+    if kept is not None:
+        return kept
+    report = {**_stale_gold(version), "corpus_state": state}
+    GoldCheckReport.objects.bulk_create([GoldCheckReport(version=version, corpus_state=state, report=report)],
+                                        ignore_conflicts=True)
+    return report
+
+
+def _stale_gold(version: DatasetVersion) -> dict:
     checked = 0
 
     def records():

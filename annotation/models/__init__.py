@@ -5,6 +5,7 @@ from annotation.models.datasets import (
     DatasetVersion,
     EditAudit,
     Example,
+    GoldCheckReport,
     VersionEntry,
     WorkingExample,
 )
@@ -21,6 +22,6 @@ from annotation.models.queues import (
 
 __all__ = [
     "Adjudication", "Answer", "Chunk", "Dataset", "DatasetVersion", "Document", "EditAudit",
-    "Example", "HumanLabel", "LabelEvent", "Run", "VersionEntry", "WorkingExample",
+    "Example", "GoldCheckReport", "HumanLabel", "LabelEvent", "Run", "VersionEntry", "WorkingExample",
     "Assignment", "Queue", "QueueItem", "QueueMember", "QueueRubric", "RelabelAudit", "RelabelAuditItem",
 ]

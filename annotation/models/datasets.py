@@ -123,3 +123,23 @@ class EditAudit(models.Model):
     class Meta:
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["dataset", "qid"], name="audit_qid")]
+
+
+class GoldCheckReport(models.Model):
+    """The stale-gold check of a version (annotation.selectors.stale_gold) against one state of the live
+    corpus, kept so that every comparison on the version does not search the corpus again.
+
+    Chunks are only ever added or retired, never edited or revived, so `corpus_state` (newest chunk id,
+    number retired) names the live corpus exactly: any import that changes it makes a new state, and
+    the next check recomputes."""
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
+    corpus_state = models.CharField(max_length=100)
+    report = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "corpus_state"], name="uniq_gold_check_state")]
+
+    def __str__(self):
+        return f"{self.version}: corpus {self.corpus_state}"

@@ -151,14 +151,23 @@ def test_check_labels_finds_gold_text_gone_from_the_live_corpus(tmp_path, loaded
     from annotation.services.corpus import corpus_import
     from tests.conftest import CORPUS
 
+    from annotation.models import GoldCheckReport
+    from annotation.selectors import corpus_state
+
     code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
+    state = corpus_state()
     assert code == 0 and json.loads(out) == {"dataset_hash": loaded.dataset_hash, "checked": 2, "stale": [],
-                                             "stale_share": 0.0, "moved": []}
+                                             "stale_share": 0.0, "moved": [], "corpus_state": state}
+    # Checked once per corpus state: a second check reads the kept report.
+    assert run_cmd("check_labels", "--dataset", "support", "--json")[1] == out
+    assert GoldCheckReport.objects.filter(version__dataset_hash=loaded.dataset_hash).count() == 1
     changed = dict(CORPUS[1], text="Passwords rotate every thirty days.\n\nSingle sign-on is available on Enterprise plans.")
     corpus_import(path=write_jsonl(tmp_path / "c2.jsonl", [changed]))
+    assert corpus_state() != state   # the import retired a chunk and added one: a new state, checked again
     code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
     assert code == 1
     payload = json.loads(out)
+    assert GoldCheckReport.objects.filter(version__dataset_hash=loaded.dataset_hash).count() == 2
     assert payload["stale"] == [{"qid": "q-0002", "gold_chunk_id": "confluence:SEC/12#0000", "reason": "gold_text not in the live corpus (gold_text no longer in the chunk)"}]
     assert payload["stale_share"] == 0.5
 
