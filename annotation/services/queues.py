@@ -241,6 +241,10 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
                 for (answer, stratum), pos in zip(chosen, positions)]
         for start in range(0, len(rows), BATCH):
             QueueItem.objects.bulk_create(rows[start:start + BATCH])
+        if kind == Queue.KIND_LABELLING and overlap > 1:
+            # A single label that was final outside any queue is work in progress inside this one.
+            labelled = HumanLabel.objects.filter(answer__queue_items__queue=queue).values_list("answer_id", flat=True)
+            final_label_refresh(answer_ids=set(labelled))
     return queue
 
 

@@ -6,10 +6,11 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from annotation import selectors
-from annotation.models import Adjudication, Answer, Dataset, DatasetVersion, HumanLabel, LabelEvent, Run
+from annotation.models import Adjudication, Answer, Dataset, DatasetVersion, HumanLabel, LabelEvent, Queue, QueueItem, Run
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import parse_time, read_jsonl, require_file, require_str
 from evalapp.roles import ANNOTATOR
@@ -128,16 +129,24 @@ def run_import(*, path: str | Path) -> RunImportResult:
 
 def final_label_refresh(*, answer_ids) -> int:
     """Recompute the denormalised final label of answers: the latest adjudication, else the verdict
-    that two or more annotators all agree on, else none. Returns how many changed."""
+    all its annotators agree on once it has the labels it needs, else none. Returns how many changed.
+
+    An answer in labelling queues needs the largest overlap among them (two for the usual blind
+    double annotation, so one label alone is work in progress); an answer in no queue needs one label,
+    so a team that grades each answer once (and imports those labels) can calibrate. A second label
+    that disagrees withdraws the final label until an adjudicator settles it; a judge measured on
+    the earlier label then shows as stale, because its calibration labels changed."""
     changed = 0
     now = timezone.now()
     for answer in Answer.objects.filter(pk__in=list(answer_ids)).select_for_update():
         adjudication = Adjudication.objects.filter(answer=answer).order_by("-at", "-id").first()
         verdicts = list(HumanLabel.objects.filter(answer=answer).values_list("verdict", flat=True))
+        needed = QueueItem.objects.filter(answer=answer, queue__kind=Queue.KIND_LABELLING).aggregate(
+            n=Max("queue__overlap"))["n"] or 1
         if adjudication is not None:
             final, source = adjudication.verdict, "adjudication"
-        elif len(verdicts) >= 2 and len(set(verdicts)) == 1:
-            final, source = verdicts[0], "agreement"
+        elif len(verdicts) >= needed and len(set(verdicts)) == 1:
+            final, source = verdicts[0], ("agreement" if len(verdicts) >= 2 else "single")
         else:
             final, source = "", ""
         if (answer.final_verdict, answer.final_source) != (final, source):

@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from annotation.models import Answer, HumanLabel, LabelEvent, Run
 from annotation.services.runs import adjudication_record, label_write
@@ -126,3 +127,41 @@ def test_a_dataset_hash_alone_pins_the_run(tmp_path, loaded):
     record["run_id"], record["dataset_hash"] = "r2", "sha256:0000"
     code, _, err = run_cmd("import_run", str(write_jsonl(tmp_path / "r2.jsonl", [record, ANSWERS[0]])))
     assert code == 2 and "line 1, field 'dataset_hash': no dataset version has the hash 'sha256:0000'" in err
+
+
+@pytest.mark.django_db
+def test_one_label_is_final_outside_queues_and_work_in_progress_inside_a_double_annotation_queue(tmp_path):
+    """A team that grades each answer once can calibrate on its imported labels; in a blind queue with
+    overlap 2 one label is not final, and a second label that disagrees withdraws the final label."""
+    from annotation.models import Answer
+    from annotation.services.queues import queue_create
+    from annotation.services.runs import final_label_refresh, label_write
+    from tests.calibration.test_compare_support import import_questions, import_run, q, run_command, write_jsonl
+
+    v = import_questions(tmp_path, "support", [q("q-0000"), q("q-0001"), q("q-0002")], "v1")
+    import_run(tmp_path, run_id="A", system="s", dataset="support", dataset_hash=v["dataset_hash"],
+               correct={"q-0000": None, "q-0001": None, "q-0002": None})
+    run_command("import_labels", str(write_jsonl(tmp_path / "labels.jsonl", [
+        {"run_id": "A", "qid": qid, "annotator": "ann1", "verdict": "correct", "labelled_at": "2026-06-01T10:00:00Z"}
+        for qid in ("q-0000", "q-0001")])))
+
+    def final(qid):
+        return tuple(Answer.objects.filter(run__run_id="A", qid=qid).values_list("final_verdict", "final_source").get())
+
+    assert final("q-0000") == ("correct", "single") and final("q-0001") == ("correct", "single")
+    assert final("q-0002") == ("", "")
+
+    ann2 = get_user_model().objects.create_user("ann2")
+    get_user_model().objects.create_user("ann3")
+    queue_create(name="June sample", annotators=["ann2", "ann3"], overlap=2,
+                 items=[{"run_id": "A", "qid": "q-0001"}, {"run_id": "A", "qid": "q-0002"}])
+    assert final("q-0000") == ("correct", "single")   # not in the queue
+    assert final("q-0001") == ("", "")                # one of the two labels the queue needs
+    answer = Answer.objects.get(run__run_id="A", qid="q-0001")
+    label_write(answer=answer, annotator=ann2, verdict="correct")
+    assert final("q-0001") == ("correct", "agreement")
+
+    # Outside a queue, a second label that disagrees withdraws the single label's final verdict.
+    label_write(answer=Answer.objects.get(run__run_id="A", qid="q-0000"), annotator=ann2, verdict="incorrect")
+    assert final("q-0000") == ("", "")
+    assert final_label_refresh(answer_ids=[answer.pk]) == 0

@@ -22,8 +22,9 @@ def test_answers_without_harness_score_are_graded_by_rule_then_human_labels(tmp_
                         "q-0003": "y", "q-0004": "z", "q-0005": "w", "q-0006": "ninety days"})
     labels = [{"run_id": "A", "qid": qid, "annotator": who, "verdict": verdict, "labelled_at": "2026-06-01T10:00:00Z"}
               for qid, verdict in (("q-0002", "incorrect"), ("q-0003", "correct")) for who in ("ann1", "ann2")]
-    labels.append({"run_id": "A", "qid": "q-0004", "annotator": "ann1", "verdict": "correct",
-                   "labelled_at": "2026-06-01T10:00:00Z"})  # one label only: no final label yet
+    labels += [{"run_id": "A", "qid": "q-0004", "annotator": who, "verdict": verdict,
+                "labelled_at": "2026-06-01T10:00:00Z"}
+               for who, verdict in (("ann1", "correct"), ("ann2", "incorrect"))]  # disputed: no final label yet
     run_command("import_labels", str(write_jsonl(tmp_path / "labels.jsonl", labels)))
 
     from annotation.models import Run
