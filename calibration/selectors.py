@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from annotation.models import Answer, HumanLabel, VersionEntry
 from annotation.selectors import latest_version
-from calibration.models import CalibrationRun, Judge, JudgeVersion, Measurement, SampleItem, Verdict
+from calibration.models import (CalibrationRun, GradedAnswer, GradingRun, Judge, JudgeVersion, Measurement,
+                                SampleItem, Verdict)
 from calibration.stats import agreement, agreement_from_counts, gate_decide
 from evalapp.errors import NotFound
 
@@ -145,6 +146,17 @@ def run_progress(run: CalibrationRun) -> dict:
             "started_at": run.started_at.isoformat() if run.started_at else None,
             "finished_at": run.finished_at.isoformat() if run.finished_at else None,
             "sample": run.sample_id, "dispatches": run.dispatches}
+
+
+def grading_progress(grading: GradingRun) -> dict:
+    """A judge's grading of a system run: its state, the gate it was started under, and the verdicts so far."""
+    verdicts = dict(GradedAnswer.objects.filter(grading=grading).values_list("verdict").annotate(n=Count("pk"))
+                    .values_list("verdict", "n"))
+    return {"grading": grading.pk, "judge_version": grading.judge_version_id, "run_id": grading.run.run_id,
+            "status": grading.status, "gate_status": grading.gate_status, "forced": grading.forced,
+            "force_reason": grading.force_reason, "total": grading.total, "graded": sum(verdicts.values()),
+            "verdicts": verdicts, "created_at": grading.created_at.isoformat(),
+            "finished_at": grading.finished_at.isoformat() if grading.finished_at else None}
 
 
 def judges_overview() -> list[dict]:

@@ -28,3 +28,38 @@ def test_judge_verdicts_count_only_from_a_passing_gate(world, run_inline, make_u
     assert g.scores == {f"q-{i:04d}": judge_truth(i) == "correct" for i in range(60)}
     assert g.sources == {f"judge:{v.pk}": 60}
     assert answer_grade(run, "q-0001") == (True, f"judge:{v.pk}")   # humans said incorrect; the gated judge counts
+
+
+def test_grade_run_command_refuses_an_ungated_judge_and_records_a_forced_grading(world, run_inline):
+    """`grade_run` is the command behind POST /api/judge-versions/{id}/grade/: exit 1 while the gate is
+    not pass, 2 for --force without a reason; a forced grading is recorded with its reason."""
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    from calibration.models import GradingRun
+
+    def grade(*args):
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            call_command("grade_run", "run-a", *args, "--json", stdout=out, stderr=err)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+        return code, (json.loads(out.getvalue()) if out.getvalue().strip() else None), err.getvalue()
+
+    v = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
+    code, _, err = grade("--judge-version", str(v.pk))
+    assert code == 1 and "gate is 'unmeasured'" in err
+    code, _, err = grade("--judge-version", str(v.pk), "--force")
+    assert code == 2 and "reason" in err
+    assert GradingRun.objects.count() == 0
+    code, out, _ = grade("--judge-version", str(v.pk), "--force", "--reason", "smoke test before calibrating")
+    assert code == 0
+    assert {k: out[k] for k in ("judge_version", "run_id", "status", "gate_status", "forced", "force_reason", "total",
+                                "graded")} == {"judge_version": v.pk, "run_id": "run-a", "status": "queued",
+                                               "gate_status": "unmeasured", "forced": True,
+                                               "force_reason": "smoke test before calibrating", "total": 60, "graded": 0}
+    code, _, err = grade("--judge-version", "999999")
+    assert code == 2 and "999999" in err

@@ -29,6 +29,12 @@ def test_calibrate_wait_prints_the_gate_from_a_real_worker(stack):
     assert gate["run"] == max(run for run, *_ in per_run)
     again = stack.manage("judge_gate", str(version), "--json")
     assert json.loads(again.stdout) == gate
+    # The gate passes: the judge may now grade the run, in the worker.
+    graded = stack.manage("grade_run", "run-a", "--judge-version", str(version), "--wait", "--timeout", "400",
+                          "--json", check=False)
+    grading = json.loads(graded.stdout)
+    assert (graded.returncode, grading["status"], grading["forced"], grading["graded"], grading["total"]) == \
+        (0, "done", False, 30, 30), graded.stderr + stack.logs()
 
 
 @pytest.mark.parametrize("stack", ["filesystem", "redis", "redis+postgres"], indirect=True)
