@@ -245,6 +245,9 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
             if key == "qid" and value != qid:
                 raise ServiceError("qid cannot be changed; add a new question instead", [Problem("read-only", field="qid")])
             new[key] = value
+        if not new.get("ambiguous", True):
+            # Unmarking "ambiguous" restores the record as it was (same content hash), not `"ambiguous": false`.
+            del new["ambiguous"]
         problems = validate_record(new, None, dataset)
         if problems:
             raise ServiceError(f"question {qid!r} is not valid; nothing was saved", problems)

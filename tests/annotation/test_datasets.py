@@ -123,6 +123,20 @@ def test_working_copy_edits_are_audited_conflict_checked_and_published(tmp_path,
 
 
 @pytest.mark.django_db
+def test_unmarking_ambiguous_restores_the_record_and_publishes_nothing(loaded, make_user):
+    alice = make_user("alice", "expert")
+    marked = working_edit(dataset_name="support", qid="q-0002", changes={"ambiguous": True}, base_revision=0, user=alice)
+    assert marked.record["ambiguous"] is True
+    for off in (False, None):
+        unmarked = working_edit(dataset_name="support", qid="q-0002", changes={"ambiguous": off},
+                                base_revision=marked.revision, user=alice)
+        assert "ambiguous" not in unmarked.record
+        marked = unmarked
+    # The working copy equals the latest version again: publishing makes no new version.
+    assert dataset_publish(dataset_name="support", user=alice).created is False
+
+
+@pytest.mark.django_db
 def test_invalid_working_edit_is_refused_and_writes_nothing(loaded, make_user):
     with pytest.raises(ServiceError) as exc:
         working_edit(dataset_name="support", qid="q-0001", changes={"grading": "vibes"}, base_revision=0,
