@@ -244,11 +244,15 @@ def gold_checks(records: Iterable[dict], *, search_corpus: bool = True) -> dict[
     return flagged
 
 
+# Bumped when the stale-gold report changes shape, so reports kept in the old shape are not served.
+GOLD_REPORT_FORMAT = 2
+
+
 def corpus_state() -> str:
-    """A name for the live corpus as it is now: "newest chunk id:chunks retired". Chunks are only added
-    or retired, so any change to the live set changes it (annotation.models.GoldCheckReport)."""
+    """A name for the live corpus as it is now: "report format:newest chunk id:chunks retired". Chunks are
+    only added or retired, so any change to the live set changes it (annotation.models.GoldCheckReport)."""
     state = Chunk.objects.aggregate(newest=Max("pk"), retired=Count("pk", filter=Q(retired=True)))
-    return f"{state['newest'] or 0}:{state['retired']}"
+    return f"{GOLD_REPORT_FORMAT}:{state['newest'] or 0}:{state['retired']}"
 
 
 def stale_gold(version: DatasetVersion) -> dict:
@@ -271,11 +275,14 @@ def stale_gold(version: DatasetVersion) -> dict:
 
 def _stale_gold(version: DatasetVersion) -> dict:
     checked = 0
+    extras: dict[str, list[str]] = {}  # qid -> its extra gold chunk ids
 
     def records():
         nonlocal checked
-        for _qid, text in version_records(version):
+        for qid, text in version_records(version):
             record = json.loads(text)
+            if isinstance(record.get("gold_extra_chunk_ids"), list) and record["gold_extra_chunk_ids"]:
+                extras[qid] = [c for c in record["gold_extra_chunk_ids"] if isinstance(c, str)]
             if isinstance(record.get("gold_text"), str) and record["gold_text"].strip():
                 checked += 1
                 yield record
@@ -285,7 +292,21 @@ def _stale_gold(version: DatasetVersion) -> dict:
              for c in flagged if not c.now_in]
     moved = [{"qid": c.qid, "gold_chunk_id": c.gold_chunk_id, "now_in": c.now_in} for c in flagged if c.now_in]
     return {"dataset_hash": version.dataset_hash, "checked": checked, "stale": stale,
-            "stale_share": round(len(stale) / checked, 4) if checked else 0.0, "moved": moved}
+            "stale_share": round(len(stale) / checked, 4) if checked else 0.0, "moved": moved,
+            "extra_not_live": _extra_chunks_not_live(extras)}
+
+
+def _extra_chunks_not_live(extras: dict[str, list[str]]) -> list[dict]:
+    """[{"qid", "chunk_ids"}] for questions whose extra gold passages (`gold_extra_chunk_ids`) are no longer
+    live chunks: retired by a corpus import, or never there. A tagger should look at them again; the
+    gold_text check above is not affected."""
+    wanted = sorted({c for ids in extras.values() for c in ids})
+    live: set[str] = set()
+    for start in range(0, len(wanted), GOLD_BATCH):
+        live.update(Chunk.objects.filter(retired=False, chunk_id__in=wanted[start:start + GOLD_BATCH])
+                    .values_list("chunk_id", flat=True))
+    return [{"qid": qid, "chunk_ids": gone} for qid, ids in sorted(extras.items())
+            if (gone := [c for c in ids if c not in live])]
 
 
 def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run | None = None, run_new: Run | None = None) -> dict:

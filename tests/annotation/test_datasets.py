@@ -171,7 +171,8 @@ def test_check_labels_finds_gold_text_gone_from_the_live_corpus(tmp_path, loaded
     code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
     state = corpus_state()
     assert code == 0 and json.loads(out) == {"dataset_hash": loaded.dataset_hash, "checked": 2, "stale": [],
-                                             "stale_share": 0.0, "moved": [], "corpus_state": state}
+                                             "stale_share": 0.0, "moved": [], "extra_not_live": [],
+                                             "corpus_state": state}
     # Checked once per corpus state: a second check reads the kept report.
     assert run_cmd("check_labels", "--dataset", "support", "--json")[1] == out
     assert GoldCheckReport.objects.filter(version__dataset_hash=loaded.dataset_hash).count() == 1
@@ -206,3 +207,21 @@ def test_manifest_lines_carry_the_stratum_through_import_and_publish(loaded, mak
     v2 = DatasetVersion.objects.get(number=2)
     assert dict(VersionEntry.objects.filter(version=v2).values_list("qid", "stratum")) == {
         "q-0001": "policy_lookup", "q-0002": "numeric", "q-0003": "no_answer"}
+
+
+@pytest.mark.django_db
+def test_check_labels_lists_extra_gold_passages_that_are_not_live(tmp_path, corpus_file):
+    from annotation.services.corpus import corpus_import
+    from annotation.services.datasets import questions_import
+
+    corpus_import(path=corpus_file)
+    records = [dict(QUESTIONS[1], gold_extra_chunk_ids=["confluence:SEC/12#0001", "confluence:SEC/12#0009"]),
+               dict(QUESTIONS[0], gold_extra_chunk_ids=["confluence:PRICE/8821#0000"])]
+    questions_import(path=write_jsonl(tmp_path / "q.jsonl", records), dataset_name="extras")
+    code, out, _ = run_cmd("check_labels", "--dataset", "extras", "--json")
+    payload = json.loads(out)
+    # The gold_text of both is live (exit 0); one extra passage of q-0002 is not a live chunk.
+    assert code == 0 and payload["stale"] == []
+    assert payload["extra_not_live"] == [{"qid": "q-0002", "chunk_ids": ["confluence:SEC/12#0009"]}]
+    code, text, _ = run_cmd("check_labels", "--dataset", "extras")
+    assert "extra gold passage(s) of q-0002 no longer live: confluence:SEC/12#0009" in text
