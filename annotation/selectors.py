@@ -266,9 +266,10 @@ def stale_gold(version: DatasetVersion) -> dict:
     state = corpus_state()
     kept = GoldCheckReport.objects.filter(version=version, corpus_state=state).values_list("report", flat=True).first()
     if kept is not None:
-        return kept
+        return json.loads(kept)
     report = {**_stale_gold(version), "corpus_state": state}
-    GoldCheckReport.objects.bulk_create([GoldCheckReport(version=version, corpus_state=state, report=report)],
+    GoldCheckReport.objects.bulk_create([GoldCheckReport(version=version, corpus_state=state,
+                                                         report=json.dumps(report, ensure_ascii=False))],
                                         ignore_conflicts=True)
     return report
 

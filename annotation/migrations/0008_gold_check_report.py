@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('corpus_state', models.CharField(max_length=100)),
-                ('report', models.JSONField()),
+                ('report', models.TextField(help_text='the report as JSON text, keys in the order the check wrote them')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotation.datasetversion')),
             ],

@@ -135,7 +135,8 @@ class GoldCheckReport(models.Model):
 
     version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
     corpus_state = models.CharField(max_length=100)
-    report = models.JSONField()
+    # JSON text rather than a JSON column: PostgreSQL's jsonb would reorder the keys of the report it gives back.
+    report = models.TextField(help_text="the report as JSON text, keys in the order the check wrote them")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
