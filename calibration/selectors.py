@@ -150,7 +150,7 @@ def run_progress(run: CalibrationRun) -> dict:
 
 def grading_progress(grading: GradingRun) -> dict:
     """A judge's grading of a system run: its state, the gate it was started under, and the verdicts so far."""
-    verdicts = dict(GradedAnswer.objects.filter(grading=grading).values_list("verdict").annotate(n=Count("pk"))
+    verdicts = dict(GradedAnswer.objects.filter(grading=grading).values("verdict").annotate(n=Count("pk"))
                     .values_list("verdict", "n"))
     return {"grading": grading.pk, "judge_version": grading.judge_version_id, "run_id": grading.run.run_id,
             "status": grading.status, "gate_status": grading.gate_status, "forced": grading.forced,

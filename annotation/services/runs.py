@@ -138,11 +138,14 @@ def final_label_refresh(*, answer_ids) -> int:
     the earlier label then shows as stale, because its calibration labels changed."""
     changed = 0
     now = timezone.now()
-    for answer in Answer.objects.filter(pk__in=list(answer_ids)).select_for_update():
+    answer_ids = list(answer_ids)
+    # Labels each answer needs: the largest overlap of its labelling queues, one query for them all.
+    needs = dict(QueueItem.objects.filter(answer_id__in=answer_ids, queue__kind=Queue.KIND_LABELLING)
+                 .values("answer_id").annotate(n=Max("queue__overlap")).values_list("answer_id", "n"))
+    for answer in Answer.objects.filter(pk__in=answer_ids).select_for_update():
         adjudication = Adjudication.objects.filter(answer=answer).order_by("-at", "-id").first()
         verdicts = list(HumanLabel.objects.filter(answer=answer).values_list("verdict", flat=True))
-        needed = QueueItem.objects.filter(answer=answer, queue__kind=Queue.KIND_LABELLING).aggregate(
-            n=Max("queue__overlap"))["n"] or 1
+        needed = needs.get(answer.pk, 1)
         if adjudication is not None:
             final, source = adjudication.verdict, "adjudication"
         elif len(verdicts) >= needed and len(set(verdicts)) == 1:
