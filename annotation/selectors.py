@@ -89,8 +89,6 @@ def version_stratum_qids(version: DatasetVersion | None) -> dict[str, list[str]]
 
 def version_strata_counts(version: DatasetVersion) -> dict[str, int]:
     """stratum -> number of questions in a version."""
-    from django.db.models import Count
-
     rows = VersionEntry.objects.filter(version=version).values("stratum").annotate(n=Count("id"))
     return {r["stratum"]: r["n"] for r in rows}
 
