@@ -5,9 +5,17 @@ The invariant that matters: an item ends with exactly `overlap` labels from dist
 `QueueItem.taken` counts the live claims plus submitted labels and is only changed while the item
 row is locked, so an item is never handed to overlap + 1 people.
 """
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+
+def new_item_key() -> str:
+    """An opaque, unguessable item identifier: what annotators see instead of the row id, whose order
+    would tell which items were created together (one system's answers, then the other's)."""
+    return secrets.token_urlsafe(16)
 
 
 class Queue(models.Model):
@@ -75,6 +83,7 @@ class QueueItem(models.Model):
     STATUSES = [(s, s) for s in (OPEN, AGREED, DISPUTED, ADJUDICATED)]
 
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="items")
+    key = models.CharField(max_length=32, unique=True, default=new_item_key, editable=False)
     answer = models.ForeignKey("annotation.Answer", on_delete=models.PROTECT, related_name="queue_items")
     # A random permutation of 0..n-1 fixed at creation: the queue's shuffled order.
     position = models.PositiveIntegerField()

@@ -88,6 +88,9 @@ class LabelEvent(models.Model):
     rationale = models.TextField(blank=True)
     source = models.CharField(max_length=20)
     round = models.PositiveIntegerField(default=1)
+    # Why a label was replaced by someone other than its annotator (an import with --replace), and who did it.
+    reason = models.TextField(blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
