@@ -1,20 +1,31 @@
 """Build the demo data files from the Python standard library's own docstrings.
 
-Run once, by hand, from the project root:  .venv/bin/python annotation/demo/make_demo.py
+Not part of the installed package: run it by hand, from the project root, when the demo changes:
+
+    .venv/bin/python tools/demo/make_demo.py [--out DIR]
+
 (the committed files were made with CPython 3.11.7; another version gives other docstrings, and
 the script then stops where a hand-written gold sentence is no longer found).
-Its outputs are committed, so the demo never depends on the Python version it is loaded under
-(docstrings change between releases; chunk ids and gold sentences must not).
+Its outputs are committed as package data, so the demo never depends on the Python version it is
+loaded under (docstrings change between releases; chunk ids and gold sentences must not).
 
-Writes, next to this script:
+Reads `authored.jsonl` beside this script: the hand-written part, one question a line, with its gold
+reference and the two systems' answers (see CODES). Writes into annotation/demo/:
   corpus.jsonl            one document per module: module doc, then each public function/class
-  questions.jsonl         the `stdlib-support` labelled set (hand-written in authored.py)
+  questions.jsonl         the `stdlib-support` labelled set
   run_baseline.jsonl      system rag-v1, run demo-rag-v1
   run_candidate.jsonl     system rag-v2, run demo-rag-v2
   labels.jsonl            two annotators' grades on both runs
 
-Chunk ids are computed with the project's own chunker exactly as import_corpus will, and every
-gold sentence is checked to be a substring of its gold chunk; the script stops on any mismatch.
+A gold reference `gold` is [doc, sentence] or [doc, sentence, after]: `after` names the entry (the
+start of a chunk, e.g. "dumps(") from which to look, for sentences a docstring repeats. Gold sentences
+are written with their line breaks folded to single spaces; the script finds the exact text (line
+breaks and all) in the chunk the project's chunker produces, and stops if a sentence is not found
+exactly once. Chunk ids are computed with the project's own chunker exactly as import_corpus will.
+
+Answers `v1` and `v2` are [code, gold_rank, text] per system. gold_rank is where the gold chunk came in
+the retrieval (1 = top; null = not retrieved). The code fixes the harness score and the two annotators'
+verdicts (CODES).
 """
 import hashlib
 import importlib
@@ -26,10 +37,31 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # the project root, for annotation.chunker
-sys.path.insert(0, str(HERE))  # authored.py
+ROOT = HERE.parents[1]
+OUT = ROOT / "annotation" / "demo"
+sys.path.insert(0, str(ROOT))  # the project root, for annotation.chunker
 
 from annotation.chunker import DEFAULT_MAX_CHARS, chunk_id, chunk_text  # noqa: E402
+
+# code -> (harness score, ann1's verdict, ann2's verdict)
+CODES = {
+    "R": (True, "correct", "correct"),  # right
+    "W": (False, "incorrect", "incorrect"),  # wrong
+    "Rh": (False, "correct", "correct"),  # right, but the harness missed it (paraphrase)
+    "Wh": (True, "incorrect", "incorrect"),  # wrong, but the harness passed it (keyword hit)
+    "D1": (True, "correct", "incorrect"),  # borderline
+    "D2": (False, "incorrect", "correct"),  # borderline
+}
+STRATA = {"single_fact": 40, "procedural": 20, "constrained": 15, "comparison": 10, "no_answer": 10, "ambiguous": 5}
+# Who labelled each question: spread over a few experts and days.
+LABELLERS = ("r.iyer", "t.nguyen", "m.alvarez")
+
+
+def load_questions() -> list[dict]:
+    """The hand-written questions, in file order."""
+    with open(HERE / "authored.jsonl", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
 
 DATASET = "stdlib-support"
 SOURCE = "python-stdlib"
@@ -223,10 +255,10 @@ def _locate(chunks: dict[str, list[tuple[str, str]]], ref: tuple) -> tuple[str, 
     return hits[0]
 
 
-def build_questions(chunks, authored) -> list[dict]:
+def build_questions(chunks, questions) -> list[dict]:
     """The labelled-set records, key order as a person would write them."""
     records = []
-    for i, q in enumerate(authored.QUESTIONS):
+    for i, q in enumerate(questions):
         record = {"qid": q["qid"], "question": q["question"], "asked_by": q["asked_by"], "source": q["source"],
                   "stratum": q["stratum"]}
         if "gold" in q:
@@ -237,7 +269,7 @@ def build_questions(chunks, authored) -> list[dict]:
         record["expected"] = q["expected"] if q["expected"] is not None else \
             "Not answerable from the corpus: the system should say it cannot answer."
         record["grading"] = q["grading"]
-        record["labelled_by"] = authored.LABELLERS[i % len(authored.LABELLERS)]
+        record["labelled_by"] = LABELLERS[i % len(LABELLERS)]
         record["labelled_at"] = f"2026-05-{12 + i // 10:02d}"
         if "extra" in q:
             record["gold_extra_chunk_ids"] = [_locate(chunks, ref)[0] for ref in q["extra"]]
@@ -305,7 +337,7 @@ RUNS = {
 }
 
 
-def build_run(key, records, authored, chunks) -> list[dict]:
+def build_run(key, records, questions, chunks) -> list[dict]:
     spec = RUNS[key]
     all_ids = [cid for passages in chunks.values() for cid, _ in passages]
     header = {
@@ -318,28 +350,28 @@ def build_run(key, records, authored, chunks) -> list[dict]:
     }
     rows = [header]
     by_qid = {r["qid"]: r for r in records}
-    for q in authored.QUESTIONS:
+    for q in questions:
         code, rank, text = q[key]
         record = by_qid[q["qid"]]
         ranked = _retrieval(record, rank, spec["system"], chunks, all_ids)
         assert len(set(ranked)) == len(ranked), q["qid"]
         assert (ranked.index(record["gold_chunk_id"]) + 1 if record["gold_chunk_id"] in ranked else None) == \
             (rank if record["gold_chunk_id"] else None), q["qid"]
-        rows.append({"qid": q["qid"], "answer": text, "correct": authored.CODES[code][0],
+        rows.append({"qid": q["qid"], "answer": text, "correct": CODES[code][0],
                      "retrieved": [{"chunk_id": cid, "rank": i} for i, cid in enumerate(ranked, start=1)],
                      "prompt_chunks": ranked[:spec["prompt_k"]]})
     return rows
 
 
-def build_labels(authored) -> list[dict]:
+def build_labels(questions) -> list[dict]:
     """ann1 and ann2 grade every answer of both runs; they disagree where the code says so."""
     rows = []
     # Each annotator works through both runs on their own day, about two minutes an answer.
     for position, (annotator, day) in enumerate((("ann1", 3), ("ann2", 4))):
         minute = 0
         for key in ("v1", "v2"):
-            for q in authored.QUESTIONS:
-                verdicts = authored.CODES[q[key][0]][1:]
+            for q in questions:
+                verdicts = CODES[q[key][0]][1:]
                 verdict = verdicts[position]
                 minute += 2
                 at = f"2026-06-{day:02d}T{9 + minute // 60:02d}:{minute % 60:02d}:00Z"
@@ -374,8 +406,8 @@ def _summary(records, runs, labels) -> str:
 
 
 def main(argv: list[str]) -> int:
-    import authored
-
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else OUT
+    questions = load_questions()
     docs = build_corpus()
     chunks = chunk_corpus(docs)
     if "--dump-chunks" in argv:
@@ -384,22 +416,22 @@ def main(argv: list[str]) -> int:
                 print(f"=== {cid}\n{text}\n")
         return 0
     try:
-        records = build_questions(chunks, authored)
+        records = build_questions(chunks, questions)
     except GoldNotFound as exc:
         print(f"gold passage problem: {exc}", file=sys.stderr)
         return 1
     verify_questions(records, chunks)
     strata = Counter(r["stratum"] for r in records)
-    assert set(strata) == set(authored.STRATA), strata
-    runs = {key: build_run(key, records, authored, chunks) for key in RUNS}
-    labels = build_labels(authored)
+    assert set(strata) == set(STRATA), strata
+    runs = {key: build_run(key, records, questions, chunks) for key in RUNS}
+    labels = build_labels(questions)
 
-    write_jsonl(HERE / "corpus.jsonl", docs)
-    write_jsonl(HERE / "questions.jsonl", records)
+    write_jsonl(out / "corpus.jsonl", docs)
+    write_jsonl(out / "questions.jsonl", records)
     for key, rows in runs.items():
-        write_jsonl(HERE / RUNS[key]["file"], rows)
-    write_jsonl(HERE / "labels.jsonl", labels)
-    total = (HERE / "corpus.jsonl").stat().st_size
+        write_jsonl(out / RUNS[key]["file"], rows)
+    write_jsonl(out / "labels.jsonl", labels)
+    total = (out / "corpus.jsonl").stat().st_size
     print(f"corpus: {len(docs)} documents, {sum(map(len, chunks.values()))} chunks, {total} bytes")
     print(_summary(records, runs, labels))
     return 0
