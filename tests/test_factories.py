@@ -1,0 +1,41 @@
+"""The factories build what the services would: a factory version has the hash an import of its records gets."""
+import pytest
+
+from annotation.services.datasets import questions_import
+from tests.conftest import QUESTIONS, write_jsonl
+from tests.factories import (
+    AnswerFactory,
+    DatasetFactory,
+    HumanLabelFactory,
+    QueueItemFactory,
+    QueueMemberFactory,
+    UserFactory,
+    version,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_factory_version_has_the_hash_an_import_gives(tmp_path):
+    made = version(DatasetFactory(name="by-factory"), QUESTIONS)
+    imported = questions_import(path=write_jsonl(tmp_path / "q.jsonl", QUESTIONS), dataset_name="by-import")
+    assert made.dataset_hash == imported.dataset_hash
+    assert made.examples == 3
+    assert sorted(made.entries.values_list("qid", "stratum")) == [
+        ("q-0001", "policy_lookup"), ("q-0002", "policy_lookup"), ("q-0003", "no_answer")]
+
+
+def test_users_get_their_roles_and_a_token():
+    user = UserFactory(username="eng", roles=("engineer", "annotator"))
+    assert sorted(user.groups.values_list("name", flat=True)) == ["annotator", "engineer"]
+    assert user.auth_token.key
+    assert user.check_password("pw-xxxxxxxx")
+
+
+def test_labels_and_queue_rows_hang_together():
+    label = HumanLabelFactory(verdict="incorrect")
+    assert label.annotator.groups.filter(name="annotator").exists()
+    item = QueueItemFactory(answer=label.answer)
+    member = QueueMemberFactory(queue=item.queue)
+    assert item.queue.members.get() == member
+    assert AnswerFactory().run.run_id != label.answer.run.run_id
