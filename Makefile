@@ -17,13 +17,15 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed
 
 # Install, migrate, load the demo, then serve the web app and a Celery worker together; Ctrl-C stops both.
+# The worker embeds beat (--beat; schedule file var/celerybeat-schedule), which runs the stall sweep that
+# resumes calibrations and gradings whose worker died.
 run: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py seed_demo
 	@echo "evalapp on http://$(HOST):$(PORT)/  (Ctrl-C stops the web server and the worker)"
 	@trap 'kill 0' INT TERM EXIT; \
-	  $(VENV)/bin/celery -A evalapp worker --loglevel=INFO --concurrency=2 & \
+	  $(VENV)/bin/celery -A evalapp worker --beat --loglevel=INFO --concurrency=2 & \
 	  $(PY) manage.py runserver $(HOST):$(PORT) --noreload
 
 # The whole test suite (browser tests skip with a reason where Chromium is not installed).

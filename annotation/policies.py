@@ -1,4 +1,5 @@
-"""Pure permission rules of the annotation queues, in pairs: can_x(...) -> bool, check_can_x(...) raises.
+"""Pure permission rules of annotation (queues, and the labels an import may write), in pairs: can_x(...) -> bool,
+check_can_x(...) raises.
 
 They take plain facts (role names, user ids, counts), never query: selectors and services gather
 the facts and ask here, so the API and the pages cannot drift apart.
@@ -6,7 +7,7 @@ the facts and ask here, so the API and the pages cannot drift apart.
 from django.core.exceptions import PermissionDenied
 
 from evalapp.errors import ServiceError
-from evalapp.roles import ADJUDICATOR, ENGINEER
+from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER
 
 QUEUE_MANAGERS = (ENGINEER, ADJUDICATOR)
 
@@ -75,3 +76,47 @@ def can_audit(*, user_id: int, original_annotator_ids: set[int]) -> bool:
 def check_can_audit(*, user_id: int, original_annotator_ids: set[int], username: str = "") -> None:
     if not can_audit(user_id=user_id, original_annotator_ids=original_annotator_ids):
         raise ServiceError(f"{username or 'this user'} made labels in the audited batch and cannot audit them blind")
+
+
+def can_hold_label(*, roles: set[str]) -> bool:
+    """Only annotators hold labels, imported or made in a queue (the rule of every queue's pool)."""
+    return ANNOTATOR in roles
+
+
+def check_can_hold_label(*, roles: set[str], username: str) -> None:
+    if not can_hold_label(roles=roles):
+        raise ServiceError(f"user {username!r} does not hold the annotator role; labels are held by annotators only "
+                           f"(add_user {username} --role annotator …)")
+
+
+def can_import_label(*, queues: list[tuple[int, str, str]], label_source: str | None) -> bool:
+    """An import never writes on an answer in a labelling or audit queue, nor over a label made in a queue:
+    those labels are made blind, in the queue, and settled there."""
+    return not queues and label_source != "queue"
+
+
+def check_can_import_label(*, queues: list[tuple[int, str, str]], label_source: str | None, answer: str,
+                           annotator: str) -> None:
+    """`queues` are (id, name, kind) of the queues that hold the answer."""
+    if queues:
+        where = " and ".join(f"{kind} queue {name!r} (id {pk})" for pk, name, kind in sorted(queues))
+        raise ServiceError(f"answer {answer} is in {where}; its labels are made there, not imported")
+    if label_source == "queue":
+        raise ServiceError(f"the label by {annotator!r} on {answer} was made in a labelling queue; "
+                           "it is changed there, not imported")
+
+
+def can_replace_label(*, replace: bool, reason: str) -> bool:
+    """A label someone made is replaced only on purpose: an explicit replace with a recorded reason."""
+    return replace and bool(reason.strip())
+
+
+def check_can_replace_label(*, replace: bool, reason: str, annotator: str, answer: str, old: str, new: str,
+                            rationale_only: bool) -> None:
+    if can_replace_label(replace=replace, reason=reason):
+        return
+    if rationale_only:
+        said = f"labelled {answer} {old!r} with another rationale and this line says {new!r} with a new one"
+    else:
+        said = f"labelled {answer} {old!r} and this line says {new!r}"
+    raise ServiceError(f"{annotator!r} {said}; pass --replace with --reason (API: replace=true and reason) to replace it")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -322,25 +322,85 @@ def calibration_resume(*, run_id: int) -> CalibrationRun:
         raise NotFound(f"unknown calibration run {run_id!r}")
     if run.status == "done":
         return run
-    Verdict.objects.filter(run=run, verdict="error").delete()
     run.status, run.finished_at, run.message = "running", None, ""
     run.dispatches += 1
     run.heartbeat_at = timezone.now()
     run.save(update_fields=["status", "finished_at", "message", "dispatches", "heartbeat_at"])
-    transaction.on_commit(lambda: _dispatch(run.pk))
+    _redispatch(run.pk)
     return run
 
 
-def calibration_resume_stalled(*, stalled_for: timedelta) -> list[int]:
-    """Resume runs that are running but have shown no sign of life for `stalled_for` (their worker died)."""
-    cutoff = timezone.now() - stalled_for
-    ids = list(CalibrationRun.objects.filter(status__in=("queued", "running"))
-               .filter(heartbeat_at__lt=cutoff).values_list("pk", flat=True))
-    ids += list(CalibrationRun.objects.filter(status="queued", heartbeat_at__isnull=True, created_at__lt=cutoff)
-                .values_list("pk", flat=True))
-    for pk in ids:
-        calibration_resume(run_id=pk)
-    return ids
+def _redispatch(run_pk: int) -> None:
+    """Inside the transaction that claimed the run: errors are tried again, pending items sent on commit."""
+    Verdict.objects.filter(run_id=run_pk, verdict="error").delete()
+    transaction.on_commit(lambda: _dispatch(run_pk))
+
+
+ACTIVE_STATUSES = ("queued", "running")
+
+
+def _stalled(cutoff) -> Q:
+    """Queued or running with no sign of life since `cutoff`: the heartbeat is older, or there never was one
+    and the run was created before it (its first dispatch never reached a worker)."""
+    return Q(status__in=ACTIVE_STATUSES) & (Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff))
+
+
+def _claim_stalled(model, cutoff, now, **fields) -> list[int]:
+    """The stalled runs of `model` this caller won, each by a conditional UPDATE that also refreshes the
+    heartbeat: of two sweeps that saw the same run stalled only one updates a row, so only one dispatches."""
+    won = []
+    for pk in model.objects.filter(_stalled(cutoff)).values_list("pk", flat=True):
+        if model.objects.filter(_stalled(cutoff), pk=pk).update(heartbeat_at=now, dispatches=F("dispatches") + 1,
+                                                                 **fields):
+            won.append(pk)
+    return won
+
+
+def calibration_resume_stalled(*, stalled_for: timedelta, now=None) -> list[int]:
+    """Resume the calibration runs that are queued or running but have shown no sign of life for
+    `stalled_for` (their worker died, or their chunks never reached one). Idempotent under concurrency."""
+    now = now or timezone.now()
+    resumed = []
+    with transaction.atomic():
+        for pk in _claim_stalled(CalibrationRun, now - stalled_for, now, status="running", message=""):
+            _redispatch(pk)
+            resumed.append(pk)
+    return resumed
+
+
+def grading_resume_stalled(*, stalled_for: timedelta, now=None) -> list[int]:
+    """Resume the grading runs whose tasks have shown no sign of life for `stalled_for`. Idempotent under
+    concurrency; answers already graded are skipped by the task."""
+    from calibration import tasks
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        resumed = _claim_stalled(GradingRun, now - stalled_for, now)
+        for pk in resumed:
+            transaction.on_commit(lambda pk=pk: tasks.grade_run.delay(pk))
+    return resumed
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    calibration: list[int]
+    grading: list[int]
+
+    def as_dict(self):
+        return {"calibration": self.calibration, "grading": self.grading}
+
+
+def stalled_runs_resume(*, stalled_for: timedelta | None = None, now=None) -> SweepResult:
+    """The stall sweep: resume every calibration and grading run whose worker died. Cheap when nothing has
+    stalled (one indexed query per kind of run) and safe to run anywhere at once: beat runs it every
+    CALIBRATION_SWEEP_SECONDS, chunk tasks as they finish, `calibrate --wait` as it polls, a worker as it starts."""
+    stalled_for = stalled_for if stalled_for is not None else timedelta(seconds=settings.CALIBRATION_STALL_SECONDS)
+    now = now or timezone.now()
+    result = SweepResult(calibration_resume_stalled(stalled_for=stalled_for, now=now),
+                         grading_resume_stalled(stalled_for=stalled_for, now=now))
+    if result.calibration or result.grading:
+        log.warning("resumed stalled runs: calibration %s, grading %s", result.calibration, result.grading)
+    return result
 
 
 def _judge_item(item: SampleItem, questions: dict) -> JudgeItem:
@@ -576,35 +636,60 @@ def grading_start(*, judge_version_id, run_id: str, force: bool = False, reason:
     return grading
 
 
-def grading_execute(*, grading_id: int) -> dict:
-    """Grade every answer of a grading run that has no verdict yet (idempotent), then mark it done."""
-    grading = GradingRun.objects.select_related("judge_version", "run").get(pk=grading_id)
-    if grading.status in ("done", "cancelled"):
-        return {"graded": 0}
+def grading_execute(*, grading_id: int, batch: int | None = None, budget_seconds: float | None = None) -> dict:
+    """Grade the answers of a grading run that have no verdict yet (idempotent), then mark it done when none
+    is left. With `batch` and `budget_seconds` (the Celery task) at most that many answers, for about that
+    long, so a task stays well inside its time limit; returns {"graded", "remaining"} to say whether to go on."""
+    grading = GradingRun.objects.select_related("judge_version", "run").filter(pk=grading_id).first()
+    if grading is None or grading.status in ("done", "cancelled"):
+        return {"graded": 0, "remaining": 0}
     version = grading.judge_version
-    done = set(GradedAnswer.objects.filter(grading=grading).values_list("answer_id", flat=True))
-    answers = [a for a in Answer.objects.filter(run=grading.run).select_related("run__dataset") if a.pk not in done]
+    pending = (Answer.objects.filter(run=grading.run)
+               .exclude(pk__in=GradedAnswer.objects.filter(grading=grading).values("answer_id")).order_by("pk"))
+    todo = pending.select_related("run__dataset")
+    answers = list(todo[:batch] if batch else todo)
     questions = selectors.question_records(answers)
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
                           params=version.params, judge_version_id=version.pk, rubric=version.rubric)
-    GradingRun.objects.filter(pk=grading.pk).update(status="running")
+    GradingRun.objects.filter(pk=grading.pk, status__in=ACTIVE_STATUSES).update(status="running",
+                                                                                heartbeat_at=timezone.now())
+    deadline = time.monotonic() + budget_seconds if budget_seconds else None
+    last_beat = [time.monotonic()]
+    graded = [0]
 
     def item_for(answer):
         record = questions.get(answer.pk) or {}
         return JudgeItem(run_id=answer.run.run_id, qid=answer.qid, question=record.get("question") or "",
                          answer=answer.answer, expected=record.get("expected"), gold_text=record.get("gold_text"))
 
+    def beat() -> None:
+        if time.monotonic() - last_beat[0] > 1.0:
+            last_beat[0] = time.monotonic()
+            GradingRun.objects.filter(pk=grading.pk).update(heartbeat_at=timezone.now())
+
     def on_outcome(outcome: Outcome) -> None:
         result = outcome.result
+        if result is None and outcome.error == "cancelled":
+            return  # out of time: left for the next task
         GradedAnswer.objects.get_or_create(grading=grading, answer_id=outcome.key, defaults={
             "verdict": result.verdict if result else "error", "raw_output": result.raw_output if result else outcome.error,
             "latency_ms": result.latency_ms if result else None})
+        graded[0] += 1
+        beat()
 
     try:
         judge_items(backend, [(a.pk, item_for(a)) for a in answers],
                     concurrency=int(version.params.get("concurrency", 8)),
-                    retry=RetryPolicy(attempts=int(version.params.get("max_attempts", 4))), on_outcome=on_outcome)
+                    retry=RetryPolicy(attempts=int(version.params.get("max_attempts", 4))), on_outcome=on_outcome,
+                    # Out of time only once something was graded, so every task moves the grading on.
+                    should_stop=(lambda: graded[0] > 0 and time.monotonic() > deadline) if deadline else None,
+                    on_tick=beat)
     finally:
         backend.close()
-    GradingRun.objects.filter(pk=grading.pk).update(status="done", finished_at=timezone.now())
-    return {"graded": len(answers)}
+    remaining = pending.count()
+    if remaining == 0:
+        GradingRun.objects.filter(pk=grading.pk, status__in=ACTIVE_STATUSES).update(status="done",
+                                                                                    finished_at=timezone.now())
+    else:
+        GradingRun.objects.filter(pk=grading.pk).update(heartbeat_at=timezone.now())
+    return {"graded": graded[0], "remaining": remaining}

@@ -8,6 +8,19 @@ the same close, the standard fan-in. The embedded filesystem broker has no such 
 there would need `chord_unlock` polling, forever if a chunk message is lost with a killed worker), so
 there the chunks go out as a plain group. The database, not the broker, is the source of truth: a
 run whose worker died is resumed by re-dispatching exactly the items without a verdict.
+
+How a run whose worker died heals by itself: a live chunk task refreshes the run's heartbeat every
+second, so a run queued or running with no heartbeat for CALIBRATION_STALL_SECONDS has lost its
+workers. The stall sweep (`services.stalled_runs_resume`) resumes such runs; beat runs it every
+CALIBRATION_SWEEP_SECONDS, and so that a deployment without beat heals too, each chunk task that
+finishes runs it at once and once more a stall window later (when a run's last live chunk has
+finished, that later check is the one that finds its lost chunks), `calibrate --wait` runs it as it
+polls, and a worker runs it as it starts. Every caller claims a run by a conditional UPDATE, so
+sweeps that run at once dispatch a run once. Grading runs go the same way, in short tasks that each
+take the next batch of answers.
+
+Every task is short by design: a chunk, a batch of answers, a close or a sweep, each with limits
+no longer than the global CELERY_TASK_TIME_LIMIT, which the Redis visibility timeout is derived from.
 """
 from __future__ import annotations
 
@@ -26,9 +39,21 @@ from calibration.backends import TransientJudgeError
 
 log = logging.getLogger(__name__)
 
-CHUNK_SOFT_LIMIT = 240
-CHUNK_HARD_LIMIT = 300
 MAX_CHUNK_RETRIES = 6
+# Answers one grading task takes, and about how long it judges before it hands the rest to the next.
+GRADING_BATCH = 200
+GRADING_BUDGET_SECONDS = 120
+
+
+def limits(soft: int, hard: int) -> dict:
+    """A task's own time limits, never longer than the global ones the broker's visibility timeout is
+    derived from (a task outliving it would be handed to a second worker while it still runs)."""
+    hard = min(hard, settings.CELERY_TASK_TIME_LIMIT)
+    return {"soft_time_limit": min(soft, settings.CELERY_TASK_SOFT_TIME_LIMIT, hard), "time_limit": hard}
+
+
+def stall_window() -> timedelta:
+    return timedelta(seconds=settings.CALIBRATION_STALL_SECONDS)
 
 
 def chords_supported() -> bool:
@@ -64,10 +89,22 @@ def _backoff(retries: int) -> float:
     return random.uniform(1, min(60, 2 ** (retries + 1)))
 
 
+def heal_check(*, later: bool) -> None:
+    """The cheap stall sweep a finishing task runs; with `later`, once more a stall window from now, when this
+    run's lost chunks (if any) show as stalled. Never fails the task that calls it."""
+    try:
+        services.stalled_runs_resume(stalled_for=stall_window())
+        if later:
+            countdown = settings.CALIBRATION_STALL_SECONDS + 1
+            sweep_stalled.apply_async(countdown=countdown, expires=countdown + settings.CALIBRATION_STALL_SECONDS)
+    except Exception:  # noqa: BLE001 - beat and the next task sweep again
+        log.exception("could not check for stalled runs")
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_CHUNK_RETRIES,
-             soft_time_limit=CHUNK_SOFT_LIMIT, time_limit=CHUNK_HARD_LIMIT, name="calibration.judge_chunk")
+             name="calibration.judge_chunk", **limits(240, 300))
 def judge_chunk(self, run_pk: int, item_ids: list[int]) -> dict:
-    """Judge one chunk of a calibration run (idempotent), then try to close the run."""
+    """Judge one chunk of a calibration run (idempotent), then try to close the run and check for stalls."""
     try:
         counts = services.calibration_chunk_judge(run_id=run_pk, item_ids=item_ids)
     except (TransientJudgeError, SoftTimeLimitExceeded) as exc:
@@ -76,29 +113,46 @@ def judge_chunk(self, run_pk: int, item_ids: list[int]) -> dict:
         services.calibration_chunk_give_up(run_id=run_pk, item_ids=services.pending_among(run_pk, item_ids),
                                            error=f"gave up after {self.max_retries} retries: {exc}")
         counts = {"gave_up": True}
-    services.calibration_close(run_id=run_pk)
+    run = services.calibration_close(run_id=run_pk)
+    # Run in-process (eagerly), there is no worker to keep a delayed check.
+    heal_check(later=run is not None and run.status in services.ACTIVE_STATUSES and not self.request.is_eager)
     return counts
 
 
-@shared_task(acks_late=True, name="calibration.close_run", soft_time_limit=120, time_limit=180)
+@shared_task(acks_late=True, name="calibration.close_run", **limits(120, 180))
 def close_run(run_pk: int, *_results) -> None:
     """Chord body (and safety net): measure the run if every item has its verdict."""
     services.calibration_close(run_id=run_pk)
 
 
-@shared_task(acks_late=True, name="calibration.grade_run", soft_time_limit=3000, time_limit=3600)
-def grade_run(grading_pk: int) -> dict:
-    """Grade a system run's answers with a judge version (idempotent per answer)."""
-    return services.grading_execute(grading_id=grading_pk)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, name="calibration.grade_run", **limits(240, 300))
+def grade_run(self, grading_pk: int) -> dict:
+    """Grade the next batch of a system run's answers with a judge version (idempotent per answer); the
+    rest goes to a fresh task, so no task runs long."""
+    try:
+        result = services.grading_execute(grading_id=grading_pk, batch=GRADING_BATCH,
+                                          budget_seconds=GRADING_BUDGET_SECONDS)
+    except SoftTimeLimitExceeded:
+        result = {"graded": None, "remaining": None}  # what was graded is kept; the next task goes on
+    if result["remaining"] != 0:
+        if self.request.is_eager:
+            grade_run.apply(args=(grading_pk,), throw=True)
+        else:
+            grade_run.delay(grading_pk)
+    heal_check(later=result["remaining"] != 0 and not self.request.is_eager)
+    return result
+
+
+@shared_task(acks_late=True, ignore_result=True, name="calibration.sweep_stalled", **limits(30, 60))
+def sweep_stalled() -> dict:
+    """Resume every calibration and grading run whose worker died (beat sends this every CALIBRATION_SWEEP_SECONDS)."""
+    return services.stalled_runs_resume(stalled_for=stall_window()).as_dict()
 
 
 @worker_ready.connect
 def resume_stalled_runs(**_kwargs) -> None:
     """When a worker starts, resume runs whose worker died (no heartbeat for CALIBRATION_STALL_SECONDS)."""
     try:
-        resumed = services.calibration_resume_stalled(
-            stalled_for=timedelta(seconds=getattr(settings, "CALIBRATION_STALL_SECONDS", 120)))
-        if resumed:
-            log.warning("resumed stalled calibration runs %s", resumed)
+        services.stalled_runs_resume(stalled_for=stall_window())
     except Exception:  # a worker must start even if the database is briefly unavailable
-        log.exception("could not check for stalled calibration runs")
+        log.exception("could not check for stalled runs")

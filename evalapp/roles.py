@@ -57,3 +57,15 @@ def HasRole(*roles: str):
 
     _HasRole.__name__ = "HasRole_" + "_".join(roles)
     return _HasRole
+
+
+def usernames_with_role(usernames, role: str) -> set[str]:
+    """Which of these usernames hold the role (superusers hold them all), in one query however many."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Q
+
+    names = set(usernames)
+    if not names:
+        return set()
+    return set(get_user_model().objects.filter(username__in=names)
+               .filter(Q(is_superuser=True) | Q(groups__name=role)).values_list("username", flat=True))

@@ -119,3 +119,25 @@ class AnswerSerializer(serializers.ModelSerializer):
     class Meta:
         model = Answer
         fields = ["qid", "answer", "correct", "retrieved", "prompt_chunks", "extra", "final_verdict", "final_source", "labels"]
+
+
+class LabelImportOptionsSerializer(serializers.Serializer):
+    """How an import treats labels it would change: form fields beside the file, or query parameters."""
+
+    replace = serializers.BooleanField(required=False, default=False,
+                                       help_text="replace labels whose verdict or rationale the file changes")
+    reason = serializers.CharField(required=False, allow_blank=True, default="",
+                                   help_text="why the labels are replaced (required with replace; kept in the history)")
+
+
+class LabelImportUploadSerializer(LabelImportOptionsSerializer):
+    file = serializers.FileField(help_text="JSON Lines, UTF-8, one label a line")
+
+
+class LabelImportResultSerializer(serializers.Serializer):
+    labels = serializers.IntegerField()
+    created = serializers.IntegerField()
+    changed = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    replaced = serializers.IntegerField()
+    users_created = serializers.ListField(child=serializers.CharField(), help_text="always empty over the API")

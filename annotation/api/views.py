@@ -13,7 +13,7 @@ from annotation.models import Answer, Dataset, Document, EditAudit, Run
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import dataset_publish, questions_import, strata_set, working_edit
 from annotation.services.runs import labels_import, run_import
-from evalapp.api import JSONLinesParser, UploadSerializer, uploaded_path
+from evalapp.api import ErrorSerializer, JSONLinesParser, UploadSerializer, uploaded_path
 from evalapp.errors import ServiceError
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
 
@@ -254,9 +254,23 @@ class LabelImportView(APIView):
     permission_classes = [RUN_READERS]
     parser_classes = UPLOAD_PARSERS
 
-    @extend_schema(summary="Import human grades", request={"multipart/form-data": UploadSerializer},
-                   responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(
+        summary="Import human grades",
+        description="A line that would change an existing label is refused unless replace=true comes with a reason; "
+                    "answers in a labelling queue are labelled there; unknown annotators are refused (add_user).",
+        parameters=[OpenApiParameter("replace", bool, description="as the form field, for a raw JSON Lines body"),
+                    OpenApiParameter("reason", str, description="as the form field, for a raw JSON Lines body")],
+        request={"multipart/form-data": s.LabelImportUploadSerializer,
+                 "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"}},
+        responses={201: s.LabelImportResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
     def post(self, request):
+        raw = request.query_params.dict()
+        if hasattr(request.data, "get"):
+            raw.update({k: request.data[k] for k in ("replace", "reason") if k in request.data})
+        options = s.LabelImportOptionsSerializer(data=raw)
+        options.is_valid(raise_exception=True)
         with uploaded_path(request) as path:
-            result = labels_import(path=path)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+            result = labels_import(path=path, replace=options.validated_data["replace"],
+                                   reason=options.validated_data["reason"], by=request.user, create_users=False)
+        return Response(s.LabelImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

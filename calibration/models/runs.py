@@ -118,6 +118,10 @@ class GradingRun(models.Model):
     force_reason = models.TextField(blank=True)
     total = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Grading goes in short tasks, each taking the next batch of answers; a run whose tasks stopped
+    # showing life (a worker died) is resumed by the stall sweep, as calibration runs are.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    dispatches = models.PositiveIntegerField(default=1)  # 1 + how many times it was resumed
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

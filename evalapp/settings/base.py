@@ -140,13 +140,37 @@ if CELERY_RESULT_BACKEND is None and CELERY_BROKER_URL.startswith(("redis://", "
     # Calibration runs fan in with a chord, which needs a result backend; Redis joins chords natively.
     CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_RESULT_EXPIRES = env.int("CELERY_RESULT_EXPIRES", default=86400)
-# A running calibration with no heartbeat for this long is resumed when a worker starts.
+# A queued or running calibration or grading with no heartbeat for this long has lost its worker and is
+# resumed by the stall sweep. Live tasks beat every second; a chunk waiting out a retry's backoff (at most
+# a minute) does not, so keep this above 60 s wherever the judge can be flaky.
 CALIBRATION_STALL_SECONDS = env.int("CALIBRATION_STALL_SECONDS", default=120)
+# How often beat runs the stall sweep (`celery -A evalapp worker --beat`, or `celery -A evalapp beat`).
+CALIBRATION_SWEEP_SECONDS = env.float("CALIBRATION_SWEEP_SECONDS", default=30)
+CELERY_BEAT_SCHEDULE = {
+    "resume-stalled-runs": {
+        "task": "calibration.sweep_stalled",
+        "schedule": CALIBRATION_SWEEP_SECONDS,
+        # A sweep that waited longer than a period (no worker up) is dropped: the next one does its work.
+        "options": {"expires": CALIBRATION_SWEEP_SECONDS},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# No task may run longer than these (tasks.limits() caps each task's own); the longest is the time limit.
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
+if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT.")
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Redis hands a message that was taken but not acknowledged to another worker after the visibility
+    # timeout; with acks_late that is every task until it ends. It must outlast the longest wait for an ack:
+    # a prefetched message waits behind a running task and then runs itself (twice the time limit), and a
+    # message with an ETA (a retry's backoff, the stall check a stall window later) waits in the worker first.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": 2 * CELERY_TASK_TIME_LIMIT + max(60, CALIBRATION_STALL_SECONDS) + 60,
+    }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 

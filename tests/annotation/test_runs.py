@@ -74,13 +74,15 @@ def test_import_labels_makes_final_labels_from_agreement_and_keeps_history(tmp_p
     ]
     code, out, _ = run_cmd("import_labels", str(write_jsonl(tmp_path / "l.jsonl", labels)), "--json")
     assert code == 0
-    assert json.loads(out) == {"labels": 4, "created": 4, "changed": 0, "unchanged": 0, "users_created": ["ann1", "ann2"]}
+    assert json.loads(out) == {"labels": 4, "created": 4, "changed": 0, "unchanged": 0, "replaced": 0,
+                               "users_created": ["ann1", "ann2"]}
     finals = dict(Answer.objects.values_list("qid", "final_verdict"))
     assert finals == {"q-0001": "correct", "q-0002": "", "q-0003": ""}
-    # ann1 changes their mind: the label follows, the old verdict stays in the history.
+    # ann1 changes their mind (on purpose, with a reason): the label follows, the old verdict stays in the history.
     labels[2]["verdict"] = "correct"
-    code, out, _ = run_cmd("import_labels", str(write_jsonl(tmp_path / "l2.jsonl", labels[2:3])), "--json")
-    assert json.loads(out)["changed"] == 1
+    code, out, _ = run_cmd("import_labels", str(write_jsonl(tmp_path / "l2.jsonl", labels[2:3])), "--replace",
+                           "--reason", "misread the question", "--json")
+    assert (json.loads(out)["changed"], json.loads(out)["replaced"]) == (1, 1)
     assert Answer.objects.get(qid="q-0002").final_verdict == "correct"
     assert list(LabelEvent.objects.filter(answer__qid="q-0002", annotator__username="ann1")
                 .values_list("old_verdict", "new_verdict")) == [("", "incorrect"), ("incorrect", "correct")]

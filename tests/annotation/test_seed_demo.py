@@ -72,7 +72,7 @@ def test_seed_demo_loads_the_demo():
     harness = {run.run_id: sorted(run.answers.values_list("correct", flat=True)).count(True) for run in Run.objects.all()}
     assert harness == {"demo-rag-v1": 55, "demo-rag-v2": 62}
 
-    assert out["labels"] == {"labels": LABELS, "created": LABELS, "changed": 0, "unchanged": 0, "users_created": []}
+    assert out["labels"] == {"labels": LABELS, "created": LABELS, "changed": 0, "unchanged": 0, "replaced": 0, "users_created": []}
     assert HumanLabel.objects.count() == LABELS
     assert set(HumanLabel.objects.values_list("annotator__username", flat=True)) == {"ann1", "ann2"}
     # Where ann1 and ann2 agree the final label is set; the disagreements wait for adjudication.
@@ -130,7 +130,7 @@ def test_second_run_changes_nothing():
     assert second["corpus"] == {"documents": DOCUMENTS, "chunks": 0, "retired": 0}
     assert [(r["run_id"], r["answers"], r["imported"]) for r in second["runs"]] == [
         ("demo-rag-v1", QUESTIONS, False), ("demo-rag-v2", QUESTIONS, False)]
-    assert second["labels"] == {"labels": LABELS, "created": 0, "changed": 0, "unchanged": LABELS, "users_created": []}
+    assert second["labels"] == {"labels": LABELS, "created": 0, "changed": 0, "unchanged": LABELS, "replaced": 0, "users_created": []}
     assert before["finals"] == Counter({"correct": 104, "incorrect": 37, "": DISAGREEMENTS})
 
 

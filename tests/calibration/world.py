@@ -61,5 +61,5 @@ def load_world(directory: Path, **kwargs) -> dict:
     files = write_world(directory, **kwargs)
     questions_import(path=files["questions"], dataset_name=files["dataset"])
     run_import(path=files["run"])
-    labels_import(path=files["labels"])
+    labels_import(path=files["labels"], create_users=True)
     return files

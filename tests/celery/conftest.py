@@ -7,6 +7,7 @@ would. No pytest-django database fixture is involved.
 """
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -71,15 +72,20 @@ class Stack:
             args += ["--param", f"{k}={v}"]
         return json.loads(self.manage(*args, "--json").stdout)["judge_version"]
 
-    def start_worker(self, name: str, *, stall_seconds: int | None = None, processes: int = 2) -> subprocess.Popen:
+    def start_worker(self, name: str, *, stall_seconds: int | None = None, processes: int = 2, beat: bool = False,
+                     sweep_seconds: float | None = None) -> subprocess.Popen:
+        """A worker (with an embedded beat when asked, as `make run` starts it), ready to take tasks."""
         env = dict(self.env)
         if stall_seconds is not None:
             env["CALIBRATION_STALL_SECONDS"] = str(stall_seconds)
+        if sweep_seconds is not None:
+            env["CALIBRATION_SWEEP_SECONDS"] = str(sweep_seconds)
         log = open(self.tmp / f"worker-{name}.log", "a")
-        worker = subprocess.Popen(
-            [CELERY, "-A", "evalapp", "worker", "--loglevel=INFO", f"--concurrency={processes}", "--pool=prefork",
-             "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        args = [CELERY, "-A", "evalapp", "worker", "--loglevel=INFO", f"--concurrency={processes}", "--pool=prefork",
+                "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        if beat:
+            args += ["--beat", "--schedule", str(self.tmp / f"beat-{name}")]
+        worker = subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(worker)
         deadline = time.monotonic() + 180  # generous: CI machines and shared laptops are slow under load
         while time.monotonic() < deadline:
@@ -89,6 +95,13 @@ class Stack:
                 raise AssertionError("the worker exited:\n" + (self.tmp / f"worker-{name}.log").read_text())
             time.sleep(0.2)
         raise AssertionError("the worker did not start in 180 s")
+
+    def chunks_held(self, name: str) -> int:
+        """Chunk tasks the worker has received and not finished (from its log)."""
+        text = (self.tmp / f"worker-{name}.log").read_text()
+        received = re.findall(r"Task calibration\.judge_chunk\[([\w-]+)\] received", text)
+        finished = set(re.findall(r"Task calibration\.judge_chunk\[([\w-]+)\] (?:succeeded|raised|retry)", text))
+        return len(set(received) - finished)
 
     def logs(self) -> str:
         """The tail of every worker log, for assertion messages."""
@@ -122,7 +135,8 @@ class Stack:
 
 
 POSTGRES_ADMIN = os.environ.get("CELERY_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
-POSTGRES_DB = "test_evalapp_calibration_worker"
+# Its own name per checkout when several test runs share one PostgreSQL server.
+POSTGRES_DB = os.environ.get("CELERY_TEST_POSTGRES_DB", "test_evalapp_calibration_worker")
 
 
 def postgres_database() -> str:

@@ -77,7 +77,7 @@ class Command(EvalCommand):
                 continue
             payload["runs"].append({"run_id": run.run_id, "answers": run.answers.count(), "dataset": DATASET,
                                     "dataset_hash": run.dataset_hash, "imported": False})
-        payload["labels"] = labels_import(path=DEMO_DIR / "labels.jsonl").as_dict()
+        payload["labels"] = labels_import(path=DEMO_DIR / "labels.jsonl", create_users=True).as_dict()
         if not o["no_users"]:
             queue = Queue.objects.filter(name=QUEUE["name"]).first() or queue_create(**QUEUE)
             payload["queue"] = {"id": queue.pk, "name": queue.name, "items": queue.size, "annotators": QUEUE["annotators"]}

@@ -2,7 +2,6 @@ import argparse
 import time
 
 from django.conf import settings
-from django.utils import timezone
 
 from calibration import selectors, services
 from calibration.management.commands.judge_gate import gate_text
@@ -55,11 +54,9 @@ class Command(EvalCommand):
                 self.stderr.write(f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
                                   f"is a worker running? (celery -A evalapp worker)")
                 return {**progress, "created": created}, 3
-            if run.status == "running" and run.heartbeat_at and \
-                    (timezone.now() - run.heartbeat_at).total_seconds() > settings.CALIBRATION_STALL_SECONDS:
-                # Its worker died while others live on (a worker that starts resumes it too).
-                self.stderr.write(f"no sign of life from run {run.pk} for {settings.CALIBRATION_STALL_SECONDS}s; resuming it")
-                services.calibration_resume(run_id=run.pk)
+            # The stall sweep, as beat runs it: so a deployment without beat heals while someone waits.
+            if run.pk in services.stalled_runs_resume().calibration:
+                self.stderr.write(f"no sign of life from run {run.pk} for {settings.CALIBRATION_STALL_SECONDS}s; resumed it")
             if (progress["done"], progress["errors"]) != last and not o.get("json"):
                 self.stderr.write(f"{progress['done']}/{progress['total']} judged, {progress['invalid']} invalid, "
                                   f"{progress['errors']} errors" + (f", ETA {progress['eta_seconds']}s" if progress['eta_seconds'] else ""))

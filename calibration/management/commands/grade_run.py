@@ -34,6 +34,8 @@ class Command(EvalCommand):
                 self.stderr.write(f"still grading after {o['timeout']:g}s: {progress['graded']}/{progress['total']}; "
                                   f"is a worker running? (celery -A evalapp worker)")
                 return progress, 3
+            if grading.pk in services.stalled_runs_resume().grading:
+                self.stderr.write(f"no sign of life from grading {grading.pk}; resumed it")
             time.sleep(o["poll"])
 
     def text(self, p):
