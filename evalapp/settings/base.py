@@ -157,9 +157,24 @@ CELERY_ACCEPT_CONTENT = ["json"]
 JUDGE_OPENAI_BASE_URL = env.str("JUDGE_OPENAI_BASE_URL", default="http://127.0.0.1:8000/v1")
 JUDGE_OPENAI_API_KEY = env.str("JUDGE_OPENAI_API_KEY", default="")
 
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = env.str("SECURE_REFERRER_POLICY", default="same-origin")
+X_FRAME_OPTIONS = "DENY"
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
+    # HTTPS only, by default. Behind a proxy that terminates TLS, SECURE_PROXY_SSL_HEADER names the header
+    # it sets (HTTP_X_FORWARDED_PROTO,https) so Django sees the request as secure and does not redirect it
+    # forever; set SECURE_SSL_REDIRECT=false only where the proxy itself redirects plain HTTP.
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+    _proxy_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+    if _proxy_header:
+        if len(_proxy_header) != 2 or not all(_proxy_header):
+            raise ImproperlyConfigured("SECURE_PROXY_SSL_HEADER must be HEADER,VALUE, e.g. HTTP_X_FORWARDED_PROTO,https")
+        SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
 
 LOGGING = {
     "version": 1,
