@@ -3,6 +3,8 @@
 DEBUG defaults to on with embedded services. With DEBUG off, SECRET_KEY must be set: there is
 no secret default in production mode.
 """
+from datetime import timedelta
+
 from django.core.exceptions import ImproperlyConfigured
 
 from evalapp.env import BASE_DIR, VAR_DIR, env, laptop_secret_key
@@ -30,6 +32,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "annotation",
     "calibration",
 ]
@@ -43,6 +46,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalapp.urls"
@@ -84,6 +89,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out account+address before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Sign-in throttling (web and admin): AXES_FAILURE_LIMIT failures lock that account from that address
+# for AXES_COOLOFF_MINUTES; failures are kept in the database, so every web worker sees them.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "evalapp.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "evalapp.auth.client_ip"
+# How many reverse proxies in front of the app append to X-Forwarded-For; 0 means clients connect
+# directly and the header, which anyone can send, is ignored.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+# Bad API tokens are counted per address (in the cache below) over the same cool-off.
+API_TOKEN_FAILURE_LIMIT = env.int("API_TOKEN_FAILURE_LIMIT", default=AXES_FAILURE_LIMIT)
+API_TOKEN_COOLOFF_SECONDS = int(AXES_COOLOFF_TIME.total_seconds())
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -105,7 +129,7 @@ STORAGES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first, so an unauthenticated script gets 401 with a WWW-Authenticate header, not 403.
-        "rest_framework.authentication.TokenAuthentication",
+        "evalapp.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -113,6 +137,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "evalapp.api.exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalapp API",
@@ -142,6 +167,13 @@ CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 if CELERY_RESULT_BACKEND is None and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Calibration runs fan in with a chord, which needs a result backend; Redis joins chords natively.
     CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# The cache holds short-lived counters (failed API tokens). Local memory is per process, so a deployment
+# with several web workers points CACHE_URL at Redis; a Redis broker is used when CACHE_URL is unset.
+CACHE_URL = env.str("CACHE_URL", default="")
+if not CACHE_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CACHE_URL = CELERY_BROKER_URL
+CACHES = {"default": {**env.cache_url_config(CACHE_URL), "KEY_PREFIX": "evalapp"} if CACHE_URL else
+          {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp"}}
 CELERY_RESULT_EXPIRES = env.int("CELERY_RESULT_EXPIRES", default=86400)
 # A running calibration with no heartbeat for this long is resumed when a worker starts.
 CALIBRATION_STALL_SECONDS = env.int("CALIBRATION_STALL_SECONDS", default=120)
