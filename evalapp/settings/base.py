@@ -188,6 +188,11 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # Judges: an OpenAI-compatible chat-completions server (vLLM, Ollama, llama.cpp, OpenAI).
 JUDGE_OPENAI_BASE_URL = env.str("JUDGE_OPENAI_BASE_URL", default="http://127.0.0.1:8000/v1")
 JUDGE_OPENAI_API_KEY = env.str("JUDGE_OPENAI_API_KEY", default="")
+# Where a judge may call (URL prefixes: scheme, host, port and leading path segments must match), checked
+# when a version is created and again before every call. Loopback (127.0.0.0/8, localhost, [::1], any port)
+# is allowed too with DEBUG on, for a model server on the laptop.
+JUDGE_ALLOWED_BASE_URLS = env.list("JUDGE_ALLOWED_BASE_URLS", default=[JUDGE_OPENAI_BASE_URL])
+JUDGE_ALLOW_LOOPBACK = env.bool("JUDGE_ALLOW_LOOPBACK", default=DEBUG)
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = env.str("SECURE_REFERRER_POLICY", default="same-origin")
