@@ -5,6 +5,7 @@ no secret default in production mode.
 """
 from datetime import timedelta
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from evalapp.env import BASE_DIR, VAR_DIR, env, laptop_secret_key
@@ -46,6 +47,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -197,6 +199,23 @@ JUDGE_ALLOW_LOOPBACK = env.bool("JUDGE_ALLOW_LOOPBACK", default=DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = env.str("SECURE_REFERRER_POLICY", default="same-origin")
 X_FRAME_OPTIONS = "DENY"
+# Every page's scripts and styles are static files: no inline script, event handler, <style> block or
+# style attribute, and nothing evaluated (htmx runs with allowEval off, see base.html). The API docs page
+# (drf-spectacular's Swagger UI) loosens this for itself in evalapp/urls.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
