@@ -41,7 +41,9 @@ def test_database_and_broker_come_from_the_environment(tmp_path):
 
 def production_env(tmp_path, **extra):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SECURE_", "SESSION_", "CSRF_", "JUDGE_", "AXES_", "CACHE_")) and k not in ("SECRET_KEY", "DEBUG")}
+           if not k.startswith(("SECURE_", "SESSION_", "CSRF_", "JUDGE_", "AXES_", "CACHE_"))
+           # The browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process; a deployment never has it.
+           and k not in ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update({"DEBUG": "false", "SECRET_KEY": "k" * 10 + "-production-secret-with-enough-entropy-0123456789abcdef",
                 "ALLOWED_HOSTS": "evalapp.example.com", "CSRF_TRUSTED_ORIGINS": "https://evalapp.example.com",
                 "EVALAPP_VAR_DIR": str(tmp_path)})
