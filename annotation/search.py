@@ -13,7 +13,10 @@ from django.db import connection
 from django.utils.html import escape
 
 FTS_TABLE = "annotation_chunk_fts"
-_OPEN, _CLOSE = "\ue000", "\ue001"  # placeholders turned into <mark> after HTML escaping
+# The database wraps matches in these placeholders; snippet_html escapes the text between them and only
+# then puts the marks in, so a mark can never land inside an entity the escaping made.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_PLACEHOLDERS = re.compile(f"([{_OPEN}{_CLOSE}])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 RANK_WINDOW = 5000
 
@@ -47,6 +50,43 @@ def index_remove(chunk_pks) -> None:
         return
     with connection.cursor() as cur:
         cur.executemany(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [(pk,) for pk in chunk_pks])
+
+
+def snippet_html(marked: str) -> str:
+    """HTML of a snippet whose matches the database wrapped in placeholders: the text escaped piece by
+    piece, <mark> around each match, always balanced (a stray placeholder in the corpus is dropped)."""
+    out, open_ = [], False
+    for piece in _PLACEHOLDERS.split(marked or ""):
+        if piece == _OPEN:
+            if not open_:
+                out.append("<mark>")
+                open_ = True
+        elif piece == _CLOSE:
+            if open_:
+                out.append("</mark>")
+                open_ = False
+        elif piece:
+            out.append(escape(piece))
+    if open_:
+        out.append("</mark>")
+    return "".join(out)
+
+
+def highlight_html(text: str, q: str) -> str:
+    """HTML of a whole text with the query's words (each a prefix, two letters or more) wrapped in <mark>.
+
+    Matches are found in the raw text and the text is escaped around them, so `lt` marks the word `lt`
+    and never the inside of the `&lt;` that escaping a `<` makes."""
+    words = [w for w in query_words(q) if len(w) > 1]
+    if not words:
+        return escape(text)
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
+    out, at = [], 0
+    for match in pattern.finditer(text):
+        out += [escape(text[at:match.start()]), "<mark>", escape(match.group(0)), "</mark>"]
+        at = match.end()
+    out.append(escape(text[at:]))
+    return "".join(out)
 
 
 def query_words(q: str) -> list[str]:
@@ -118,6 +158,6 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
             rows = [(*r, snippets.get(r[0], "")) for r in rows]
     return [
         Hit(chunk_pk=r[0], chunk_id=r[1], doc_id=r[2], title=r[3], source=r[4], rank=float(r[5]),
-            snippet_html=escape(r[6]).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>"))
+            snippet_html=snippet_html(r[6]))
         for r in rows
     ]

@@ -5,14 +5,12 @@ optimistic concurrency and idempotent client keys), driven by static/js/tagging.
 only render pages and htmx fragments, and publish.
 """
 import datetime
-import re
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from annotation import search, selectors, tagging_selectors
@@ -136,16 +134,6 @@ def search_fragment(request, name):
     return render(request, "annotation/tagging/_hits.html", {"q": q, "hits": hits, "dataset_name": name})
 
 
-def _highlight(text: str, q: str) -> str:
-    """HTML-escaped text with the query's words (prefix match) wrapped in <mark>."""
-    words = [w for w in search.query_words(q) if len(w) > 1]
-    html = escape(text)
-    if not words:
-        return html
-    pattern = re.compile(r"\b(" + "|".join(re.escape(escape(w)) for w in words) + r")\w*", re.IGNORECASE)
-    return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", html)
-
-
 @role_required(*TAGGERS)
 def chunk_fragment(request, name):
     """htmx: one chunk with its neighbours, ready to be tagged (its raw text is what gets tagged)."""
@@ -156,7 +144,7 @@ def chunk_fragment(request, name):
     chunk, neighbours = found
     q = request.GET.get("q", "")
     return render(request, "annotation/tagging/_chunk.html", {
-        "chunk": chunk, "document": chunk.document, "chunk_html": mark_safe(_highlight(chunk.text, q)),  # noqa: S308 escaped above
+        "chunk": chunk, "document": chunk.document, "chunk_html": mark_safe(search.highlight_html(chunk.text, q)),  # noqa: S308 escaped there
         "before": [n for n in neighbours if n.ordinal < chunk.ordinal],
         "after": [n for n in neighbours if n.ordinal > chunk.ordinal],
         "q": q, "dataset_name": name,

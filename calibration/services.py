@@ -71,6 +71,11 @@ def _coerce_param(value):
     return parsed if isinstance(parsed, (int, float, bool)) or parsed is None else value
 
 
+def judge_url_allow_list() -> tuple[list[str], bool]:
+    """The settings' URL prefixes a judge may call, and whether loopback addresses are allowed too."""
+    return list(getattr(settings, "JUDGE_ALLOWED_BASE_URLS", [])), bool(getattr(settings, "JUDGE_ALLOW_LOOPBACK", False))
+
+
 @transaction.atomic
 def judge_version_create(*, judge_name: str, backend: str, model: str = "", prompt_template: str = "",
                          params: dict | None = None, rubric: str = "", threshold: float | None = None,
@@ -99,6 +104,12 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     for key in ("concurrency", "timeout", "rate_limit", "max_attempts"):
         if key in params and (not isinstance(params[key], (int, float)) or isinstance(params[key], bool) or params[key] < 0):
             problems.append(Problem("must be a non-negative number", field=f"param {key}"))
+    if backend == "openai":
+        base_url = params.get("base_url") or getattr(settings, "JUDGE_OPENAI_BASE_URL", "")
+        allowed, loopback = judge_url_allow_list()
+        if not policies.can_call_judge_url(str(base_url), allowed=allowed, loopback=loopback):
+            problems.append(Problem(policies.judge_url_refusal(str(base_url), allowed=allowed, loopback=loopback),
+                                    field="param base_url" if params.get("base_url") else "JUDGE_OPENAI_BASE_URL"))
     if problems:
         raise ServiceError("cannot create the judge version; nothing was written", problems)
     judge, _ = Judge.objects.get_or_create(name=judge_name)

@@ -12,3 +12,14 @@ def home(request):
         "datasets": Dataset.objects.all()[:50],
         "runs": Run.objects.all()[:20],
     })
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """django-axes' lockout answer: the sign-in page's frame, why it refused, and how long to wait (429)."""
+    from axes.helpers import get_cool_off, get_failure_limit
+
+    cool_off = get_cool_off(request)
+    minutes = max(1, round(cool_off.total_seconds() / 60)) if cool_off else None
+    return render(request, "registration/locked_out.html", {
+        "failure_limit": get_failure_limit(request, credentials), "minutes": minutes,
+    }, status=429)

@@ -21,6 +21,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Counters kept in the cache (failed API tokens per address) start at zero in every test."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def postgres_only(db):
     if connection.vendor != "postgresql":

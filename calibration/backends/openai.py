@@ -99,8 +99,16 @@ class OpenAIBackend(Backend):
     def __post_init__(self):
         from django.conf import settings
 
-        base = self.params.get("base_url") or getattr(settings, "JUDGE_OPENAI_BASE_URL", "")
+        from calibration.policies import can_call_judge_url, judge_url_refusal
+
+        base = str(self.params.get("base_url") or getattr(settings, "JUDGE_OPENAI_BASE_URL", ""))
         self.url = base.rstrip("/") + "/chat/completions"
+        # Checked here as well as when a version is created: a version stored before the list changed, or
+        # written to the database by other means, must never reach a server outside the list.
+        allowed = list(getattr(settings, "JUDGE_ALLOWED_BASE_URLS", []))
+        loopback = bool(getattr(settings, "JUDGE_ALLOW_LOOPBACK", False))
+        reachable = all(can_call_judge_url(url, allowed=allowed, loopback=loopback) for url in (base, self.url))
+        self.refusal = "" if reachable else judge_url_refusal(base, allowed=allowed, loopback=loopback)
         key = self.params.get("api_key") or getattr(settings, "JUDGE_OPENAI_API_KEY", "")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         timeout = float(self.params.get("timeout", 30))
@@ -119,6 +127,8 @@ class OpenAIBackend(Backend):
                 {"role": "user", "content": user}]
 
     def judge(self, item: JudgeItem) -> JudgeResult:
+        if self.refusal:
+            raise PermanentJudgeError(self.refusal)
         body = {"model": self.model, "messages": self.messages(item), "temperature": 0}
         if "max_tokens" in self.params:
             body["max_tokens"] = int(self.params["max_tokens"])

@@ -3,6 +3,9 @@
 DEBUG defaults to on with embedded services. With DEBUG off, SECRET_KEY must be set: there is
 no secret default in production mode.
 """
+from datetime import timedelta
+
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from evalapp.env import BASE_DIR, VAR_DIR, env, laptop_secret_key
@@ -30,6 +33,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
+    "csp",
     "annotation",
     "calibration",
 ]
@@ -43,6 +48,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalapp.urls"
@@ -79,8 +87,30 @@ if env.str("TEST_DATABASE_NAME", default=""):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out account+address before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Sign-in throttling (web and admin): AXES_FAILURE_LIMIT failures lock that account from that address
+# for AXES_COOLOFF_MINUTES; failures are kept in the database, so every web worker sees them.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "evalapp.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "evalapp.auth.client_ip"
+# How many reverse proxies in front of the app append to X-Forwarded-For; 0 means clients connect
+# directly and the header, which anyone can send, is ignored.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+# Bad API tokens are counted per address (in the cache below) over the same cool-off.
+API_TOKEN_FAILURE_LIMIT = env.int("API_TOKEN_FAILURE_LIMIT", default=AXES_FAILURE_LIMIT)
+API_TOKEN_COOLOFF_SECONDS = int(AXES_COOLOFF_TIME.total_seconds())
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -102,7 +132,7 @@ STORAGES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first, so an unauthenticated script gets 401 with a WWW-Authenticate header, not 403.
-        "rest_framework.authentication.TokenAuthentication",
+        "evalapp.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -110,6 +140,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "evalapp.api.exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalapp API",
@@ -139,6 +170,13 @@ CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 if CELERY_RESULT_BACKEND is None and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Calibration runs fan in with a chord, which needs a result backend; Redis joins chords natively.
     CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+# The cache holds short-lived counters (failed API tokens). Local memory is per process, so a deployment
+# with several web workers points CACHE_URL at Redis; a Redis broker is used when CACHE_URL is unset.
+CACHE_URL = env.str("CACHE_URL", default="")
+if not CACHE_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CACHE_URL = CELERY_BROKER_URL
+CACHES = {"default": {**env.cache_url_config(CACHE_URL), "KEY_PREFIX": "evalapp"} if CACHE_URL else
+          {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp"}}
 CELERY_RESULT_EXPIRES = env.int("CELERY_RESULT_EXPIRES", default=86400)
 # A queued or running calibration or grading with no heartbeat for this long has lost its worker and is
 # resumed by the stall sweep. Live tasks beat every second; a chunk waiting out a retry's backoff (at most
@@ -177,10 +215,47 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # Judges: an OpenAI-compatible chat-completions server (vLLM, Ollama, llama.cpp, OpenAI).
 JUDGE_OPENAI_BASE_URL = env.str("JUDGE_OPENAI_BASE_URL", default="http://127.0.0.1:8000/v1")
 JUDGE_OPENAI_API_KEY = env.str("JUDGE_OPENAI_API_KEY", default="")
+# Where a judge may call (URL prefixes: scheme, host, port and leading path segments must match), checked
+# when a version is created and again before every call. Loopback (127.0.0.0/8, localhost, [::1], any port)
+# is allowed too with DEBUG on, for a model server on the laptop.
+JUDGE_ALLOWED_BASE_URLS = env.list("JUDGE_ALLOWED_BASE_URLS", default=[JUDGE_OPENAI_BASE_URL])
+JUDGE_ALLOW_LOOPBACK = env.bool("JUDGE_ALLOW_LOOPBACK", default=DEBUG)
 
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = env.str("SECURE_REFERRER_POLICY", default="same-origin")
+X_FRAME_OPTIONS = "DENY"
+# Every page's scripts and styles are static files: no inline script, event handler, <style> block or
+# style attribute, and nothing evaluated (htmx runs with allowEval off, see base.html). The API docs page
+# (drf-spectacular's Swagger UI) loosens this for itself in evalapp/urls.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
+    # HTTPS only, by default. Behind a proxy that terminates TLS, SECURE_PROXY_SSL_HEADER names the header
+    # it sets (HTTP_X_FORWARDED_PROTO,https) so Django sees the request as secure and does not redirect it
+    # forever; set SECURE_SSL_REDIRECT=false only where the proxy itself redirects plain HTTP.
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+    _proxy_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+    if _proxy_header:
+        if len(_proxy_header) != 2 or not all(_proxy_header):
+            raise ImproperlyConfigured("SECURE_PROXY_SSL_HEADER must be HEADER,VALUE, e.g. HTTP_X_FORWARDED_PROTO,https")
+        SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
 
 LOGGING = {
     "version": 1,

@@ -1,4 +1,10 @@
-"""Test settings: the base settings, with fast password hashing."""
+"""Test settings: the base settings, with fast password hashing, sign-in lockouts off and a local cache."""
 from evalapp.settings.base import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests sign in constantly, and Django's test client signs in without a request, which axes refuses;
+# the lockout tests turn it on (the settings fixture) with everything else as production has it.
+AXES_ENABLED = False
+# Local memory, cleared between tests (tests/conftest.py): clearing a Redis cache would flush the broker's
+# database that the Celery worker tests share.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp-tests"}}

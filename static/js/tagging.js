@@ -558,6 +558,9 @@
     }
     const first = el.chunk.dataset.openOnLoad;
     if (first) openChunk(first);
+    // A page opened with a query (a re-tag suggestion) shows its results at once. This runs after htmx has
+    // processed the page (its DOMContentLoaded handler was added first); an hx-trigger filter would need eval.
+    if (el.search.value && window.htmx) window.htmx.trigger(el.search, "search");
     window.evalappTagging = { save, changes: () => changes(), state: () => ({ revision, saved, draft, conflict }) };
   }
 

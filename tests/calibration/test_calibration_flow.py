@@ -21,14 +21,14 @@ def test_same_configuration_same_version_and_any_change_a_new_one(db):
     v1, created1 = services.judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": "5"})
     again, created2 = services.judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5})
     operational, _ = services.judge_version_create(judge_name="j", backend="openai", model="m-1",
-                                                   params={"max_tokens": 5, "base_url": "http://x/v1", "concurrency": 2})
+                                                   params={"max_tokens": 5, "base_url": "http://127.0.0.1:8009/v1", "concurrency": 2})
     other_model, created3 = services.judge_version_create(judge_name="j", backend="openai", model="m-2", params={"max_tokens": 5})
     other_prompt, _ = services.judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5},
                                                     prompt_template="Grade: $answer")
     assert (created1, created2, created3) == (True, False, True)
     assert again.pk == v1.pk == operational.pk
     operational.refresh_from_db()
-    assert operational.params == {"max_tokens": 5, "base_url": "http://x/v1", "concurrency": 2}
+    assert operational.params == {"max_tokens": 5, "base_url": "http://127.0.0.1:8009/v1", "concurrency": 2}
     assert [other_model.number, other_prompt.number] == [2, 3]
     assert v1.config_hash.startswith("sha256:") and len(v1.config_hash) == 71
     assert len({v1.config_hash, other_model.config_hash, other_prompt.config_hash}) == 3

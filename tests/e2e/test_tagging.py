@@ -270,6 +270,7 @@ def test_stale_gold_is_flagged_and_retagged_in_one_go(seeded, page, login, live_
     page.wait_for_url(re.compile(r"/tagging/support/q/q-1/\?retag=1&status=flagged$"))
     expect(page.locator("#stale-note")).to_contain_text("kb:SEC#0002")
     expect(page.locator("#chunk .chunk-view")).to_have_attribute("data-chunk-id", "kb:SEC#0002")  # opened for you
+    expect(page.locator("#hit-list li.hit").first).to_be_visible()  # and searched for its text at once
     page.keyboard.press("t")
     page.keyboard.press("n")
     page.wait_for_url(re.compile(r"/tagging/support/\?status=flagged$"))

@@ -1,0 +1,80 @@
+"""Who is calling from where, and a lock on addresses that keep presenting bad API tokens.
+
+django-axes locks web and admin sign-ins by account and address; it never sees DRF's token
+authentication, so TokenAuthentication here counts failed tokens per address in Django's cache and,
+past API_TOKEN_FAILURE_LIMIT within the cool-off window, answers 429 with Retry-After.
+"""
+import math
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework import authentication, exceptions
+
+
+def client_ip(request) -> str:
+    """The caller's address: REMOTE_ADDR, or with TRUSTED_PROXY_COUNT proxies in front, the address the
+    outermost of them saw (X-Forwarded-For is the client's to write, so it is read only that far)."""
+    remote = request.META.get("REMOTE_ADDR", "") or ""
+    proxies = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0) or 0)
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies <= 0 or not forwarded:
+        return remote
+    hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+    return hops[-min(proxies, len(hops))] if hops else remote
+
+
+def _cool_off_seconds() -> int:
+    return max(1, int(getattr(settings, "API_TOKEN_COOLOFF_SECONDS", 15 * 60)))
+
+
+def _keys(ip: str) -> tuple[str, str]:
+    return f"evalapp:token-failures:{ip}", f"evalapp:token-failures-since:{ip}"
+
+
+def token_lock_remaining(ip: str) -> int:
+    """Seconds until this address may present tokens again; 0 when it is not locked."""
+    count_key, since_key = _keys(ip)
+    failures = cache.get(count_key, 0)
+    if failures < int(getattr(settings, "API_TOKEN_FAILURE_LIMIT", 5)):
+        return 0
+    since = cache.get(since_key)
+    if since is None:
+        return 0
+    return max(1, math.ceil(since + _cool_off_seconds() - time.time()))
+
+
+def token_failure_record(ip: str) -> None:
+    """Count one failed token from this address; the window starts at its first failure."""
+    count_key, since_key = _keys(ip)
+    window = _cool_off_seconds()
+    cache.add(since_key, time.time(), window)
+    cache.add(count_key, 0, window)
+    try:
+        cache.incr(count_key)
+    except ValueError:
+        # The window closed between add and incr: this failure opens a new one.
+        cache.set(since_key, time.time(), window)
+        cache.set(count_key, 1, window)
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """DRF's token authentication, refusing (429) an address past its allowance of failed tokens.
+
+    A locked address is refused before its token is looked up, so the lock never tells a guesser whether
+    the guess was right. Requests without a token (sessions, anonymous) are neither counted nor refused.
+    """
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        ip = client_ip(request)
+        wait = token_lock_remaining(ip)
+        if wait:
+            raise exceptions.Throttled(wait=wait, detail="too many failed token attempts from this address.")
+        try:
+            return super().authenticate(request)
+        except exceptions.AuthenticationFailed:
+            token_failure_record(ip)
+            raise
