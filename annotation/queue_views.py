@@ -52,7 +52,7 @@ def queue_new(request):
 def _item_context(request, queue, claim, error=None):
     context = {"queue": queue, "error": error}
     if claim is not None:
-        context.update({"item": qs.next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.pk}/renew/"})
+        context.update({"item": qs.next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/"})
     return context
 
 
@@ -90,7 +90,7 @@ def queue_label_submit(request, queue_id, item_id):
 def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""
     queue = qs.queue_get(queue_id)
-    items = qs.adjudication_items(queue, request.user)
+    items = qs.adjudication_items(queue, request.user, scope=qs.blind_scope(request.user))
     return render(request, "annotation/queues/adjudicate.html", {
         "queue": queue, "item": items[0] if items else None, "remaining": len(items)})
 
@@ -116,7 +116,7 @@ def queue_adjudicate_submit(request, queue_id, item_id):
 def queue_stats(request, queue_id):
     """Progress, human-human agreement (overall, per pair, per stratum), confusion matrix, disagreements."""
     queue = qs.queue_get(queue_id)
-    stats = qs.queue_stats(queue, iters=1000)
+    stats = qs.queue_stats(queue, iters=1000, scope=qs.blind_scope(request.user))
     ag = stats["agreement"]
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
@@ -144,4 +144,4 @@ def audit_detail(request, audit_id):
             messages.error(request, exc.message)
         return redirect("audit-detail", audit_id=audit.pk)
     return render(request, "annotation/queues/audit_detail.html", {
-        "audit": audit, "report": audit_services.audit_report(audit=audit)})
+        "audit": audit, "report": audit_services.audit_report(audit=audit, scope=qs.blind_scope(request.user))})
