@@ -3,6 +3,8 @@
 They take plain facts (role names, user ids, counts), never query: selectors and services gather
 the facts and ask here, so the API and the pages cannot drift apart.
 """
+from collections.abc import Set
+
 from django.core.exceptions import PermissionDenied
 
 from evalapp.errors import Problem, ServiceError
@@ -106,13 +108,13 @@ def check_can_join_pool(*, roles: set[str], username: str = "", field: str | Non
 # itself when the items complete. Commands run as the operator and have no blind scope.
 
 
-def can_read_run(*, roles: set[str], run_id: int, blind_run_ids: set[int]) -> bool:
+def can_read_run(*, roles: Set[str], run_id: int, blind_run_ids: Set[int]) -> bool:
     """Engineers read a run's results (answers, scores, labels, verdicts, comparisons), unless it is in
     their blind scope: they label one of its answers blind in an open queue item."""
     return ENGINEER in roles and run_id not in blind_run_ids
 
 
-def check_can_read_run(*, roles: set[str], run_id: int, blind_run_ids: set[int], run_name: str = "",
+def check_can_read_run(*, roles: Set[str], run_id: int, blind_run_ids: Set[int], run_name: str = "",
                        queue_name: str = "") -> None:
     if ENGINEER not in roles:
         raise PermissionDenied("Reading runs, their answers and scores needs the engineer role.")
@@ -122,7 +124,7 @@ def check_can_read_run(*, roles: set[str], run_id: int, blind_run_ids: set[int],
                                "are hidden from you until those items are complete")
 
 
-def can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: set[int], blind_run_ids: set[int],
+def can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int],
                     shows_run: bool) -> bool:
     """An answer (its labels, scores, verdicts) is hidden while it is in the viewer's blind scope; where the
     read also names its run or system, every answer of a blind run is hidden too (absence and subtraction)."""
@@ -131,7 +133,7 @@ def can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: set[int], 
     return not (shows_run and run_id in blind_run_ids)
 
 
-def check_can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: set[int], blind_run_ids: set[int],
+def check_can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int],
                           shows_run: bool) -> None:
     if not can_read_answer(answer_id=answer_id, run_id=run_id, blind_answer_ids=blind_answer_ids,
                            blind_run_ids=blind_run_ids, shows_run=shows_run):

@@ -67,19 +67,19 @@ class BlindScope:
         return bool(self.run_ids)
 
     def can_read_run(self, run_pk: int) -> bool:
-        return policies.can_read_run(roles=set(self.roles), run_id=run_pk, blind_run_ids=set(self.run_ids))
+        return policies.can_read_run(roles=self.roles, run_id=run_pk, blind_run_ids=self.run_ids)
 
     def check_run(self, run) -> None:
         """PermissionDenied (403) unless the viewer may read this run's results."""
         name, queue = self.where.get(run.pk, (run.run_id, ""))
-        policies.check_can_read_run(roles=set(self.roles), run_id=run.pk, blind_run_ids=set(self.run_ids),
+        policies.check_can_read_run(roles=self.roles, run_id=run.pk, blind_run_ids=self.run_ids,
                                     run_name=name, queue_name=queue)
 
     def can_read_answer(self, answer_id: int, run_pk: int, *, shows_run: bool) -> bool:
         if not self.run_ids:
             return True
-        return policies.can_read_answer(answer_id=answer_id, run_id=run_pk, blind_answer_ids=set(self.answer_ids),
-                                        blind_run_ids=set(self.run_ids), shows_run=shows_run)
+        return policies.can_read_answer(answer_id=answer_id, run_id=run_pk, blind_answer_ids=self.answer_ids,
+                                        blind_run_ids=self.run_ids, shows_run=shows_run)
 
 
 OPERATOR = BlindScope(user_id=None, roles=frozenset(ROLES))

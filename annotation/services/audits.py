@@ -231,9 +231,8 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
     the operator) are left out of the lists (`blind_excluded` counts them)."""
     audit = audit_evaluate(audit=audit)
     rows = _relabels(audit)
-    hidden = [r for r in rows if scope is not None and not scope.can_read_answer(r["answer_id"], r["run_pk"],
-                                                                                  shows_run=True)]
-    listed = [{k: v for k, v in r.items() if k not in ("answer_id", "run_pk")} for r in rows if r not in hidden]
+    shown = [scope is None or scope.can_read_answer(r["answer_id"], r["run_pk"], shows_run=True) for r in rows]
+    listed = [{k: v for k, v in r.items() if k not in ("answer_id", "run_pk")} for r, ok in zip(rows, shown) if ok]
     labelled = sum(1 for r in rows if r["relabel"] is not None)
     out = {**audit_summary(audit), "status": audit.status, "labelled": labelled,
            # Only a batch flagged as drift is held out (queue_selectors.held_out_answer_ids), until resolved.
@@ -242,7 +241,7 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
         out.update(audit.result)
         out["items"] = listed
         out["disagreement_items"] = [r for r in listed if r["relabel"] != r["original"]]
-        out["blind_excluded"] = len(hidden)
+        out["blind_excluded"] = shown.count(False)
     if audit.status == RelabelAudit.RESOLVED:
         out["resolution"] = audit.resolution
         out["resolved_by"] = audit.resolved_by.username if audit.resolved_by else None
