@@ -2,9 +2,30 @@
 from django.contrib import admin
 
 from annotation import models as m
+from annotation.queue_selectors import blind_scope
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class BlindScopeAdmin(admin.ModelAdmin):
+    """Staff who are not superusers never see, on list or detail pages, rows of the runs they label blind
+    (annotation.policies: blindness holds for the person, the admin included). `blind_run_field` is the
+    path from the row to its run's pk; `blind_run_name_field` a path to the run's name instead."""
+
+    blind_run_field = ""
+    blind_run_name_field = ""
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request)
+        if request.user.is_superuser or not (self.blind_run_field or self.blind_run_name_field):
+            return qs
+        scope = blind_scope(request.user)
+        if not scope.run_ids:
+            return qs
+        if self.blind_run_name_field:
+            return qs.exclude(**{f"{self.blind_run_name_field}__in": [name for name, _q in scope.where.values()]})
+        return qs.exclude(**{f"{self.blind_run_field}__in": scope.run_ids})
+
+
+class ReadOnlyAdmin(BlindScopeAdmin):
     """For records that are never changed or deleted once written."""
 
     def has_add_permission(self, request, obj=None):
@@ -17,7 +38,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class NoDeleteAdmin(admin.ModelAdmin):
+class NoDeleteAdmin(BlindScopeAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
@@ -78,27 +99,32 @@ class EditAuditAdmin(ReadOnlyAdmin):
 
 @admin.register(m.Run)
 class RunAdmin(ReadOnlyAdmin):
+    blind_run_field = "pk"
     list_display = ["run_id", "system", "dataset", "dataset_hash", "started_at"]
 
 
 @admin.register(m.Answer)
 class AnswerAdmin(ReadOnlyAdmin):
+    blind_run_field = "run_id"
     list_display = ["run", "qid", "correct", "final_verdict", "final_source"]
     list_filter = ["run", "final_verdict"]
 
 
 @admin.register(m.HumanLabel)
 class HumanLabelAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
     list_display = ["answer", "annotator", "verdict", "source", "labelled_at", "round"]
 
 
 @admin.register(m.LabelEvent)
 class LabelEventAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
     list_display = ["answer", "annotator", "old_verdict", "new_verdict", "source", "at"]
 
 
 @admin.register(m.Adjudication)
 class AdjudicationAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
     list_display = ["answer", "adjudicator", "verdict", "at"]
 
 
@@ -120,12 +146,14 @@ class QueueMemberAdmin(ReadOnlyAdmin):
 
 @admin.register(m.QueueItem)
 class QueueItemAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
     list_display = ["queue", "answer", "position", "stratum", "status", "completed_at"]
     list_filter = ["queue", "status"]
 
 
 @admin.register(m.Assignment)
 class AssignmentAdmin(ReadOnlyAdmin):
+    blind_run_field = "item__answer__run_id"
     list_display = ["queue", "item", "annotator", "state", "claimed_at", "lease_expires_at", "submitted_at"]
     list_filter = ["queue", "state"]
 
@@ -137,4 +165,5 @@ class RelabelAuditAdmin(ReadOnlyAdmin):
 
 @admin.register(m.RelabelAuditItem)
 class RelabelAuditItemAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
     list_display = ["audit", "answer", "original_verdict"]

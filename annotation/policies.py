@@ -4,9 +4,11 @@ check_can_x(...) raises.
 They take plain facts (role names, user ids, counts), never query: selectors and services gather
 the facts and ask here, so the API and the pages cannot drift apart.
 """
+from collections.abc import Set
+
 from django.core.exceptions import PermissionDenied
 
-from evalapp.errors import ServiceError
+from evalapp.errors import Problem, ServiceError
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER
 
 QUEUE_MANAGERS = (ENGINEER, ADJUDICATOR)
@@ -120,3 +122,65 @@ def check_can_replace_label(*, replace: bool, reason: str, annotator: str, answe
     else:
         said = f"labelled {answer} {old!r} and this line says {new!r}"
     raise ServiceError(f"{annotator!r} {said}; pass --replace with --reason (API: replace=true and reason) to replace it")
+
+
+def can_join_pool(*, roles: set[str]) -> bool:
+    """Only annotators are put in a queue's annotator pool: the pool is who grades blind (the same rule as
+    can_hold_label: whoever grades in a pool holds labels)."""
+    return can_hold_label(roles=roles)
+
+
+def check_can_join_pool(*, roles: set[str], username: str = "", field: str | None = None) -> None:
+    if not can_join_pool(roles=roles):
+        raise ServiceError(f"{username or 'this user'} does not hold the annotator role; only annotators can be in "
+                           "a queue's annotator pool",
+                           [Problem(f"{username or 'this user'} is not an annotator", field=field)])
+
+
+# Blindness that holds for the person, whatever else they may read.
+#
+# A user's blind scope is every answer on an *open* item of any queue (labelling or audit) whose pool
+# holds them, and the runs of those answers (queue_selectors.blind_scope). While an answer is in it,
+# the user must learn nothing that would sway their label: another person's label or rationale, the
+# harness score, the final verdict, a judge verdict, or which run or system produced it.
+#
+# Why the whole run: hiding only the answer leaks it by absence (run R's answer list lacks qid Q, so
+# R wrote the answer to Q being graded) and by subtraction (R's score over n minus the n-1 visible
+# scores). So per-answer reads of a blind run (answers, scores, labels, verdicts, failures, compares,
+# series points, the run page) are refused or left out; a run listing may still name it (that it
+# exists is no secret) but marks it blind and withholds every outcome. Reads of answers that do not
+# show the run (queue statistics, adjudication) drop the blind answers themselves. Blindness lifts by
+# itself when the items complete. Commands run as the operator and have no blind scope.
+
+
+def can_read_run(*, roles: Set[str], run_id: int, blind_run_ids: Set[int]) -> bool:
+    """Engineers read a run's results (answers, scores, labels, verdicts, comparisons), unless it is in
+    their blind scope: they label one of its answers blind in an open queue item."""
+    return ENGINEER in roles and run_id not in blind_run_ids
+
+
+def check_can_read_run(*, roles: Set[str], run_id: int, blind_run_ids: Set[int], run_name: str = "",
+                       queue_name: str = "") -> None:
+    if ENGINEER not in roles:
+        raise PermissionDenied("Reading runs, their answers and scores needs the engineer role.")
+    if not can_read_run(roles=roles, run_id=run_id, blind_run_ids=blind_run_ids):
+        where = f" in queue {queue_name!r}" if queue_name else ""
+        raise PermissionDenied(f"you are labelling answers of run {run_name or run_id!r} blind{where}; its results "
+                               "are hidden from you until those items are complete")
+
+
+def can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int],
+                    shows_run: bool) -> bool:
+    """An answer (its labels, scores, verdicts) is hidden while it is in the viewer's blind scope; where the
+    read also names its run or system, every answer of a blind run is hidden too (absence and subtraction)."""
+    if answer_id in blind_answer_ids:
+        return False
+    return not (shows_run and run_id in blind_run_ids)
+
+
+def check_can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int],
+                          shows_run: bool) -> None:
+    if not can_read_answer(answer_id=answer_id, run_id=run_id, blind_answer_ids=blind_answer_ids,
+                           blind_run_ids=blind_run_ids, shows_run=shows_run):
+        raise PermissionDenied("you are labelling this answer (or another of its run) blind; its labels and "
+                               "verdicts are hidden from you until those items are complete")

@@ -6,9 +6,11 @@ annotator's label before all of the item's labels are in (policies.can_see_label
 """
 import json
 from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import combinations
 
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 
 from annotation import policies
 from annotation.models import (
@@ -21,12 +23,79 @@ from annotation.models import (
     QueueMember,
     RelabelAudit,
     RelabelAuditItem,
+    Run,
     VersionEntry,
 )
 from calibration.stats.agreement import agreement
 from calibration.stats.report import agreement_report
 from evalapp.errors import NotFound
-from evalapp.roles import user_roles
+from evalapp.roles import ROLES, user_roles
+
+
+@dataclass(frozen=True)
+class BlindScope:
+    """What one person must not see right now (annotation.policies, "Blindness that holds for the person").
+
+    `run_ids`: pks of the runs with an answer on an open item of a queue whose pool holds the user, with
+    `where` naming one such run and queue for the refusal message. `answer_ids` (those answers) is read
+    only when a path needs it; `answer_ids_query()` is the same set as a subquery for ORM filters.
+    `user_id` None is the operator (commands): blind to nothing, every role.
+    """
+
+    user_id: int | None
+    roles: frozenset[str]
+    run_ids: frozenset[int] = frozenset()
+    where: dict[int, tuple[str, str]] = field(default_factory=dict)  # run pk -> (run_id, queue name)
+
+    def _open_items(self) -> QuerySet:
+        return QueueItem.objects.filter(status=QueueItem.OPEN, queue__members__user_id=self.user_id)
+
+    def answer_ids_query(self) -> QuerySet:
+        """The blind answer ids as a subquery (nothing when there is no blind run)."""
+        if self.user_id is None or not self.run_ids:
+            return Answer.objects.none().values("pk")
+        return self._open_items().values("answer_id")
+
+    @cached_property
+    def answer_ids(self) -> frozenset[int]:
+        if self.user_id is None or not self.run_ids:
+            return frozenset()
+        return frozenset(self._open_items().values_list("answer_id", flat=True))
+
+    @property
+    def blind(self) -> bool:
+        return bool(self.run_ids)
+
+    def can_read_run(self, run_pk: int) -> bool:
+        return policies.can_read_run(roles=self.roles, run_id=run_pk, blind_run_ids=self.run_ids)
+
+    def check_run(self, run) -> None:
+        """PermissionDenied (403) unless the viewer may read this run's results."""
+        name, queue = self.where.get(run.pk, (run.run_id, ""))
+        policies.check_can_read_run(roles=self.roles, run_id=run.pk, blind_run_ids=self.run_ids,
+                                    run_name=name, queue_name=queue)
+
+    def can_read_answer(self, answer_id: int, run_pk: int, *, shows_run: bool) -> bool:
+        if not self.run_ids:
+            return True
+        return policies.can_read_answer(answer_id=answer_id, run_id=run_pk, blind_answer_ids=self.answer_ids,
+                                        blind_run_ids=self.run_ids, shows_run=shows_run)
+
+
+OPERATOR = BlindScope(user_id=None, roles=frozenset(ROLES))
+
+
+def blind_scope(user) -> BlindScope:
+    """The viewer's blind scope, in one query: the runs (with one queue each, for the message) that have an
+    answer on an open item of a queue whose pool holds the user. Compute it once per request."""
+    if user is None or not user.is_authenticated:
+        return BlindScope(user_id=None, roles=frozenset())
+    rows = (QueueItem.objects.filter(status=QueueItem.OPEN, queue__members__user_id=user.pk)
+            .values_list("answer__run_id", "answer__run__run_id", "queue__name").distinct())
+    where: dict[int, tuple[str, str]] = {}
+    for run_pk, run_id, queue_name in rows:
+        where.setdefault(run_pk, (run_id, queue_name))
+    return BlindScope(user_id=user.pk, roles=frozenset(user_roles(user)), run_ids=frozenset(where), where=where)
 
 
 def queue_get(queue_id) -> Queue:
@@ -47,12 +116,14 @@ def pool_usernames(queue: Queue) -> list[str]:
     return sorted(QueueMember.objects.filter(queue=queue).values_list("user__username", flat=True))
 
 
-def item_get(queue: Queue, item_id) -> QueueItem:
-    """The queue's item by id, or NotFound naming both."""
-    item = (QueueItem.objects.select_related("answer__run").filter(queue=queue, pk=item_id).first()
-            if str(item_id).isdigit() else None)
+def item_get(queue: Queue, item_key) -> QueueItem:
+    """The queue's item by its opaque key (what every page and payload calls `item_id`), or NotFound.
+
+    Row ids are never accepted: their order tells which items were created together."""
+    item = (QueueItem.objects.select_related("answer__run").filter(queue=queue, key=item_key).first()
+            if isinstance(item_key, str) and item_key else None)
     if item is None:
-        raise NotFound(f"queue {queue.pk} has no item {item_id!r}")
+        raise NotFound(f"queue {queue.pk} has no item {item_key!r}")
     return item
 
 
@@ -68,7 +139,7 @@ def item_content(item: QueueItem) -> dict:
                 .values_list("example__canonical", flat=True).first())
         record = json.loads(text) if text else {}
     return {
-        "item_id": item.pk,
+        "item_id": item.key,
         "question": record.get("question") or answer.extra.get("question") or "",
         "answer": answer.answer,
         "gold_text": record.get("gold_text"),
@@ -92,15 +163,18 @@ def _labels_on(item: QueueItem) -> list[dict]:
              "labelled_at": r.labelled_at.isoformat()} for r in rows]
 
 
-def item_for_user(queue: Queue, item_id, user) -> dict:
+def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = None) -> dict:
     """The item as this user may see it: content, rubric, their own label and lease; the other labels
-    and any adjudication only once the item has all of its labels."""
+    and any adjudication only once the item has all of its labels, and never while its answer is on an
+    open item of another queue whose pool holds the user (their blind scope)."""
     item = item_get(queue, item_id)
     policies.check_can_view_item(user_id=user.pk, roles=user_roles(user), pool_ids=pool_ids(queue))
+    scope = scope if scope is not None else blind_scope(user)
     out = item_content(item)
     mine = Assignment.objects.filter(item=item, annotator=user).first()
     own = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=user).first() if mine else None
-    complete = policies.can_see_labels(labels_in=item.done, overlap=queue.overlap)
+    complete = (policies.can_see_labels(labels_in=item.done, overlap=queue.overlap)
+                and scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False))
     out.update({
         "rubric": queue.rubric,
         "rubric_version": queue.rubric_version,
@@ -158,9 +232,11 @@ def queues_for_user(user) -> list[dict]:
     return out
 
 
-def adjudication_items(queue: Queue, user) -> list[dict]:
-    """Items whose labels disagree and that this user may adjudicate, with both labels side by side."""
+def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -> list[dict]:
+    """Items whose labels disagree and that this user may adjudicate, with both labels side by side;
+    not those whose answer is in the user's blind scope (open for them in another queue)."""
     roles = user_roles(user)
+    scope = scope if scope is not None else blind_scope(user)
     out = []
     items = (QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED)
              .select_related("answer__run").order_by("completed_at", "id"))
@@ -169,14 +245,18 @@ def adjudication_items(queue: Queue, user) -> list[dict]:
         annotators |= set(HumanLabel.objects.filter(answer_id=item.answer_id).values_list("annotator_id", flat=True))
         if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=annotators):
             continue
+        if not scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False):
+            continue
         out.append({**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)})
     return out
 
 
-def _label_rows(queue: Queue) -> dict[int, list[tuple[str, str]]]:
-    """item id -> [(username, verdict)] in submit order, for complete items only."""
+def _label_rows(queue: Queue, scope: BlindScope) -> dict[int, list[tuple[str, str]]]:
+    """item id -> [(username, verdict)] in submit order, for complete items whose answer is not in the
+    viewer's blind scope."""
     done = (Assignment.objects.filter(queue=queue, state=Assignment.DONE)
             .exclude(item__status=QueueItem.OPEN)
+            .exclude(item__answer_id__in=scope.answer_ids_query())
             .values_list("item_id", "item__answer_id", "annotator_id", "annotator__username", "submitted_at"))
     by_item = defaultdict(list)
     answer_ids = set()
@@ -193,14 +273,16 @@ def _label_rows(queue: Queue) -> dict[int, list[tuple[str, str]]]:
     return out
 
 
-def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0) -> dict:
+def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindScope = OPERATOR) -> dict:
     """Progress and human-human agreement over the complete items.
 
     `agreement` is calibration.stats.report's object (a = first label in, b = second; with overlap
     above 2, every pair of labels on an item counts once) with `per_stratum`, plus `per_pair` (each
     annotator pair on the items both labelled, a = the name that sorts first) and `disagreements`.
+    Items whose answer is in the viewer's blind `scope` are left out of the agreement and the list
+    (`blind_excluded` counts them); progress counts stay whole, being counts of labels, not verdicts.
     """
-    rows = _label_rows(queue)
+    rows = _label_rows(queue, scope)
     items = {i.pk: i for i in QueueItem.objects.filter(pk__in=list(rows)).select_related("answer")}
     ids, a, b, strata = [], [], [], []
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
@@ -217,7 +299,7 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0) -> dict:
             pairs[key].append((va, vb) if key[0] == ua else (vb, va))
         if len({v for _u, v in labels}) > 1:
             disagreements.append({
-                "item_id": item_id, "qid": item.answer.qid, "stratum": item.stratum, "status": item.status,
+                "item_id": item.key, "qid": item.answer.qid, "stratum": item.stratum, "status": item.status,
                 "labels": {u: v for u, v in labels}, "final": item.answer.final_verdict or None,
             })
     report = agreement_report(ids, a, b, strata, iters=iters, seed=seed) if ids else \
@@ -228,8 +310,11 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0) -> dict:
         for (ua, ub), pl in sorted(pairs.items())
     }
     report["disagreements"] = disagreements
+    hidden = (QueueItem.objects.filter(queue=queue, answer_id__in=scope.answer_ids_query())
+              .exclude(status=QueueItem.OPEN).count() if scope.blind else 0)
     return {"queue": queue.pk, "name": queue.name, "kind": queue.kind, "overlap": queue.overlap,
-            "rubric_version": queue.rubric_version, "progress": queue_progress(queue), "agreement": report}
+            "rubric_version": queue.rubric_version, "progress": queue_progress(queue), "agreement": report,
+            "blind_excluded": hidden}
 
 
 def held_out_answer_ids() -> set[int]:
@@ -237,12 +322,20 @@ def held_out_answer_ids() -> set[int]:
     return set(RelabelAuditItem.objects.filter(audit__status=RelabelAudit.DRIFT).values_list("answer_id", flat=True))
 
 
-def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None):
-    """Human labels as import_labels records, oldest first, streamed."""
+def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, scope: BlindScope = OPERATOR):
+    """Human labels as import_labels records, oldest first, streamed.
+
+    The records name their run, so they are an engineer's read (policies.can_read_run): every label on a
+    run in the viewer's blind `scope` is left out, and asking for such a run by name is refused."""
     rows = HumanLabel.objects.select_related("answer__run", "annotator").order_by("answer__run__run_id", "answer__qid",
                                                                                   "labelled_at", "id")
     if run_id:
+        run = Run.objects.filter(run_id=run_id).first()
+        if run is not None:
+            scope.check_run(run)
         rows = rows.filter(answer__run__run_id=run_id)
+    if scope.run_ids:
+        rows = rows.exclude(answer__run_id__in=scope.run_ids)
     if queue is not None:
         rows = rows.filter(Q(answer__queue_items__queue=queue)
                            & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))

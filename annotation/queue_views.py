@@ -3,6 +3,7 @@ relabel audits. Thin: parse, call one service or selector, render. Blindness liv
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -10,7 +11,7 @@ from annotation import policies, queue_selectors as qs
 from annotation.models import Run
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
-from evalapp.errors import ServiceError
+from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
 
 WORKERS = (ANNOTATOR, ADJUDICATOR, ENGINEER)
@@ -49,10 +50,18 @@ def queue_new(request):
     return render(request, "annotation/queues/new.html", context)
 
 
+def _item_or_404(queue, item_id):
+    """The item by its key; an unknown key (a row id included) is a 404 page, not a redirect."""
+    try:
+        return qs.item_get(queue, item_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+
+
 def _item_context(request, queue, claim, error=None):
     context = {"queue": queue, "error": error}
     if claim is not None:
-        context.update({"item": qs.next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.pk}/renew/"})
+        context.update({"item": qs.next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/"})
     return context
 
 
@@ -69,10 +78,11 @@ def queue_label(request, queue_id):
 def queue_label_submit(request, queue_id, item_id):
     """Submit a label, then show the next item (an htmx fragment, or a redirect without JavaScript)."""
     queue = qs.queue_get(queue_id)
+    item = _item_or_404(queue, item_id)
     error = None
     try:
         active = request.POST.get("active_seconds") or None
-        services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
+        services.label_submit(queue=queue, item_id=item.pk, annotator=request.user,
                               verdict=request.POST.get("verdict", ""), rationale=request.POST.get("rationale", ""),
                               active_seconds=float(active) if active else None)
     except ServiceError as exc:
@@ -90,7 +100,7 @@ def queue_label_submit(request, queue_id, item_id):
 def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""
     queue = qs.queue_get(queue_id)
-    items = qs.adjudication_items(queue, request.user)
+    items = qs.adjudication_items(queue, request.user, scope=qs.blind_scope(request.user))
     return render(request, "annotation/queues/adjudicate.html", {
         "queue": queue, "item": items[0] if items else None, "remaining": len(items)})
 
@@ -100,8 +110,9 @@ def queue_adjudicate(request, queue_id):
 def queue_adjudicate_submit(request, queue_id, item_id):
     """Record the adjudicator's final verdict and reason, then the next disputed item."""
     queue = qs.queue_get(queue_id)
+    item = _item_or_404(queue, item_id)
     try:
-        services.item_adjudicate(queue=queue, item_id=qs.item_get(queue, item_id).pk, adjudicator=request.user,
+        services.item_adjudicate(queue=queue, item_id=item.pk, adjudicator=request.user,
                                  verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -116,7 +127,7 @@ def queue_adjudicate_submit(request, queue_id, item_id):
 def queue_stats(request, queue_id):
     """Progress, human-human agreement (overall, per pair, per stratum), confusion matrix, disagreements."""
     queue = qs.queue_get(queue_id)
-    stats = qs.queue_stats(queue, iters=1000)
+    stats = qs.queue_stats(queue, iters=1000, scope=qs.blind_scope(request.user))
     ag = stats["agreement"]
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
@@ -144,4 +155,4 @@ def audit_detail(request, audit_id):
             messages.error(request, exc.message)
         return redirect("audit-detail", audit_id=audit.pk)
     return render(request, "annotation/queues/audit_detail.html", {
-        "audit": audit, "report": audit_services.audit_report(audit=audit)})
+        "audit": audit, "report": audit_services.audit_report(audit=audit, scope=qs.blind_scope(request.user))})

@@ -147,10 +147,14 @@ def chunk_with_neighbours(chunk_id: str, *, around: int = 1) -> tuple[Chunk, lis
     return chunk, neighbours
 
 
-def run_get(run_id: str) -> Run:
+def run_get(run_id: str, *, scope=None) -> Run:
+    """The run by id, or NotFound naming it. With a viewer's blind `scope` (queue_selectors.blind_scope),
+    PermissionDenied unless they may read its results (policies.can_read_run); None is the operator."""
     run = Run.objects.filter(run_id=run_id).first()
     if run is None:
         raise NotFound(f"unknown run {run_id!r}")
+    if scope is not None:
+        scope.check_run(run)
     return run
 
 

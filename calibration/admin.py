@@ -1,6 +1,8 @@
 """Read-mostly admin: judge versions, verdicts and measurements are records, never edited by hand."""
 from django.contrib import admin
 
+from annotation.admin import BlindScopeAdmin
+
 from calibration.models import (
     CalibrationRun,
     CalibrationSample,
@@ -15,7 +17,7 @@ from calibration.models import (
 )
 
 
-class ReadOnly(admin.ModelAdmin):
+class ReadOnly(BlindScopeAdmin):
     def has_add_permission(self, request):
         return False
 
@@ -46,6 +48,7 @@ class SampleAdmin(ReadOnly):
 
 @admin.register(SampleItem)
 class SampleItemAdmin(ReadOnly):
+    blind_run_field = "answer__run_id"
     list_display = ["sample", "position", "stratum", "answer"]
     list_select_related = ["answer__run"]
 
@@ -58,6 +61,7 @@ class RunAdmin(ReadOnly):
 
 @admin.register(Verdict)
 class VerdictAdmin(ReadOnly):
+    blind_run_field = "item__answer__run_id"
     list_display = ["run", "item", "verdict", "human_verdict", "latency_ms", "attempts"]
     list_filter = ["verdict"]
 
@@ -69,16 +73,19 @@ class MeasurementAdmin(ReadOnly):
 
 @admin.register(ImportedVerdict)
 class ImportedVerdictAdmin(ReadOnly):
+    blind_run_name_field = "run_id"
     list_display = ["judge_version", "run_id", "qid", "verdict", "imported_at"]
 
 
 @admin.register(GradingRun)
 class GradingRunAdmin(ReadOnly):
+    blind_run_field = "run_id"
     list_display = ["id", "judge_version", "run", "status", "gate_status", "forced", "forced_by", "created_at"]
     list_filter = ["forced", "gate_status"]
 
 
 @admin.register(GradedAnswer)
 class GradedAnswerAdmin(ReadOnly):
+    blind_run_field = "answer__run_id"
     list_display = ["grading", "answer", "verdict", "latency_ms"]
     list_filter = ["verdict"]

@@ -1,19 +1,20 @@
 """REST endpoints for comparisons, failure attribution, series, the dataset history and the planner.
 
-Thin: parse the query string, call one selector in calibration.comparisons, render. Engineers use
-them; adjudicators may read them.
+Thin: parse the query string, call one selector in calibration.comparisons, render. Engineers only,
+and each selector applies the viewer's blind scope (annotation.policies.can_read_run).
 """
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.queue_selectors import blind_scope
 from calibration import comparisons
 from evalapp.api import ErrorSerializer
 from evalapp.errors import Problem, ServiceError
-from evalapp.roles import ADJUDICATOR, ENGINEER, HasRole
+from evalapp.roles import ENGINEER, HasRole
 
-READERS = HasRole(ENGINEER, ADJUDICATOR)
+READERS = HasRole(ENGINEER)
 ERRORS = {400: ErrorSerializer, 404: ErrorSerializer}
 
 
@@ -71,7 +72,8 @@ class CompareView(APIView):
         band = [r.strip() for r in p.get("band_runs", "").split(",") if r.strip()] or None
         return Response(comparisons.compare_runs(
             run_a=_required(p, "a"), run_b=_required(p, "b"), iters=_int(p, "iters", 10_000, minimum=1),
-            seed=_int(p, "seed", 0), check_stale=_flag(p, "stale_check", True), band_runs=band))
+            seed=_int(p, "seed", 0), check_stale=_flag(p, "stale_check", True), band_runs=band,
+            scope=blind_scope(request.user)))
 
 
 class CompareQuestionView(APIView):
@@ -84,7 +86,7 @@ class CompareQuestionView(APIView):
     def get(self, request):
         p = request.query_params
         return Response(comparisons.regression_detail(run_a=_required(p, "a"), run_b=_required(p, "b"),
-                                                      qid=_required(p, "qid")))
+                                                      qid=_required(p, "qid"), scope=blind_scope(request.user)))
 
 
 class FailuresView(APIView):
@@ -96,7 +98,8 @@ class FailuresView(APIView):
     def get(self, request, run_id):
         p = request.query_params
         return Response(comparisons.failure_attribution(run_id, stratum=p.get("stratum") or None,
-                                                        limit=_int(p, "limit", None, minimum=0)))
+                                                        limit=_int(p, "limit", None, minimum=0),
+                                                        scope=blind_scope(request.user)))
 
 
 class SeriesView(APIView):
@@ -111,7 +114,7 @@ class SeriesView(APIView):
         p = request.query_params
         systems = [s for s in p.getlist("system") if s.strip()]
         return Response(comparisons.series(dataset=_required(p, "dataset"), systems=systems or None,
-                                           backfill=_flag(p, "backfill", False)))
+                                           backfill=_flag(p, "backfill", False), scope=blind_scope(request.user)))
 
 
 class DatasetHistoryView(APIView):
@@ -120,7 +123,7 @@ class DatasetHistoryView(APIView):
     @extend_schema(summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
                    responses={200: OpenApiTypes.OBJECT, **ERRORS})
     def get(self, request, name):
-        return Response(comparisons.dataset_history(name))
+        return Response(comparisons.dataset_history(name, scope=blind_scope(request.user)))
 
 
 class PlannerView(APIView):
@@ -139,11 +142,13 @@ class PlannerView(APIView):
         p = request.query_params
         rate, rate_from = _float(p, "discordant_rate"), None
         if rate is None and p.get("a") and p.get("b"):
-            cmp = comparisons.compare_runs(run_a=p["a"], run_b=p["b"], iters=1, check_stale=False)
+            cmp = comparisons.compare_runs(run_a=p["a"], run_b=p["b"], iters=1, check_stale=False,
+                                           scope=blind_scope(request.user))
             rate, rate_from = cmp["discordant_rate"] or None, f"runs {p['a']} vs {p['b']}"
         elif rate is None and p.get("dataset"):
             from annotation import selectors
 
-            rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(p["dataset"]))
+            rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(p["dataset"]),
+                                                                  scope=blind_scope(request.user))
         return Response(comparisons.sample_size_plan(n=_int(p, "n", None), gap_points=_float(p, "gap"),
                                                      discordant_rate=rate, rate_from=rate_from))

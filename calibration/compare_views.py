@@ -9,6 +9,7 @@ from django.shortcuts import render
 
 from annotation import selectors
 from annotation.models import Dataset, Run
+from annotation.queue_selectors import blind_scope
 from calibration import comparisons
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
@@ -132,14 +133,16 @@ def _series_chart(data: dict) -> dict:
 def run_list(request):
     """Every run with its pinned inputs, and a form to compare two of them."""
     runs = list(Run.objects.select_related("dataset", "dataset_version").order_by("-started_at", "run_id")[:500])
-    return render(request, "calibration/runs_list.html", {"runs": runs, "datasets": Dataset.objects.all()})
+    return render(request, "calibration/runs_list.html", {"runs": runs, "datasets": Dataset.objects.all(),
+                                                          "blind_run_ids": blind_scope(request.user).run_ids})
 
 
 @role_required(ENGINEER)
 def run_detail(request, run_id):
     """A run's record and its failure attribution, counted per stratum."""
     try:
-        data = comparisons.failure_attribution(run_id, stratum=request.GET.get("stratum") or None, limit=500)
+        data = comparisons.failure_attribution(run_id, stratum=request.GET.get("stratum") or None, limit=500,
+                                               scope=blind_scope(request.user))
     except ServiceError as exc:
         return _error(request, "calibration/runs_detail.html", exc, {"run_id": run_id})
     run = Run.objects.get(run_id=run_id)
@@ -171,7 +174,7 @@ def compare(request):
     if not (a and b):
         return render(request, "calibration/compare.html", context)
     try:
-        cmp = comparisons.compare_runs(run_a=a, run_b=b, iters=10_000, seed=0)
+        cmp = comparisons.compare_runs(run_a=a, run_b=b, iters=10_000, seed=0, scope=blind_scope(request.user))
         plan = comparisons.sample_size_plan(n=cmp["n"], discordant_rate=cmp["discordant_rate"] or None,
                                             rate_from="this comparison")
     except ServiceError as exc:
@@ -186,7 +189,7 @@ def compare_question(request):
     """One regression opened: the question, its gold passage, and both answers (an htmx fragment)."""
     try:
         detail = comparisons.regression_detail(run_a=request.GET.get("a", ""), run_b=request.GET.get("b", ""),
-                                               qid=request.GET.get("qid", ""))
+                                               qid=request.GET.get("qid", ""), scope=blind_scope(request.user))
     except ServiceError as exc:
         return _error(request, "calibration/compare_question.html", exc)
     return render(request, "calibration/compare_question.html", {"d": detail})
@@ -207,7 +210,8 @@ def planner(request):
     try:
         rate, rate_from = num("discordant_rate", float), None
         if rate is None and request.GET.get("dataset"):
-            rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(request.GET["dataset"]))
+            rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(request.GET["dataset"]),
+                                                                  scope=blind_scope(request.user))
         plan = comparisons.sample_size_plan(n=num("n", int), gap_points=num("gap", float), discordant_rate=rate,
                                             rate_from=rate_from)
     except ServiceError as exc:
@@ -226,7 +230,8 @@ def series_page(request):
     if not name:
         return render(request, "calibration/series.html", context)
     try:
-        data = comparisons.series(dataset=name, systems=systems or None, backfill=backfill)
+        data = comparisons.series(dataset=name, systems=systems or None, backfill=backfill,
+                                  scope=blind_scope(request.user))
     except ServiceError as exc:
         return _error(request, "calibration/series.html", exc, context)
     all_systems = sorted(set(Run.objects.filter(dataset__name=name).values_list("system", flat=True)))
@@ -239,8 +244,9 @@ def dataset_history(request, name):
     """A dataset's versions over time: hashes, counts, runs on each, the ceiling for grown sets, and
     the planner for the latest version's size."""
     try:
-        data = comparisons.dataset_history(name)
-        rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(name))
+        scope = blind_scope(request.user)
+        data = comparisons.dataset_history(name, scope=scope)
+        rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(name), scope=scope)
         latest = data["versions"][-1]["examples"] if data["versions"] else None
         plan = comparisons.sample_size_plan(n=latest, discordant_rate=rate, rate_from=rate_from)
     except ServiceError as exc:

@@ -26,6 +26,7 @@ from calibration.grading import (
     run_grades,
     version_records_for,
 )
+from annotation.queue_selectors import OPERATOR, BlindScope
 from calibration.stats.band import difference_verdict, run_band
 from calibration.stats.manifest import ceiling_after_adding
 from calibration.stats.paired import n_for_gap, paired_counts, resolvable_gap
@@ -76,10 +77,12 @@ def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = 
 # run-to-run band
 
 
-def repeat_runs(run: Run) -> list[Run]:
-    """Runs of the same system with every pinned input and the dataset hash unchanged (itself included)."""
+def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:
+    """Runs of the same system with every pinned input and the dataset hash unchanged (itself included),
+    leaving out runs in the viewer's blind `scope` (the band's mean would give their score away)."""
     return list(Run.objects.filter(system=run.system, dataset_hash=run.dataset_hash,
                                    **{k: getattr(run, k) for k in PINNED})
+                .exclude(pk__in=scope.run_ids)
                 .select_related("dataset_version").order_by("started_at", "run_id"))
 
 
@@ -130,11 +133,13 @@ def _verdict(diff_points: float, ci95: tuple[float, float], band: dict | None, r
     return out
 
 
-def _run_by_id(run_id: str) -> Run:
+def _run_by_id(run_id: str, scope: BlindScope = OPERATOR) -> Run:
+    """The run, or ServiceError (404); PermissionDenied when the viewer's blind `scope` hides its results."""
     run = Run.objects.select_related("dataset", "dataset_version").filter(run_id=run_id).first()
     if run is None:
         raise ServiceError(f"unknown run {run_id!r}", [Problem(f"no run {run_id!r} is imported", field="run")],
                            code=2, status=404)
+    scope.check_run(run)
     return run
 
 
@@ -173,17 +178,18 @@ def _stratum_sets(version: DatasetVersion | None, fallback: DatasetVersion | Non
 
 def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, check_stale: bool = True,
                  band_runs: Sequence[str] | None = None, grades: tuple[RunGrades, RunGrades] | None = None,
-                 strata: bool = True) -> dict:
+                 strata: bool = True, scope: BlindScope = OPERATOR) -> dict:
     """B against A on the questions both answered and both scored: the INTERFACES.md `compare` object
     (n, a_score, b_score, diff_points, ci95, naive_ci95, se_points, b_only, a_only, regressions,
     resolvable_gap_points) extended with the pairing, warnings, stale gold, per-stratum gaps, the
-    run-to-run band and the verdict. Unknown run: ServiceError (exit 2, HTTP 404)."""
+    run-to-run band and the verdict. Unknown run: ServiceError (exit 2, HTTP 404). A run in the viewer's
+    blind `scope` (as A, B or a band run): PermissionDenied (HTTP 403); repeats found for the band skip them."""
     if not isinstance(iters, int) or iters < 1:
         raise ServiceError(f"iters must be a positive integer, got {iters!r}", [Problem("must be >= 1", field="iters")])
-    a, b = _run_by_id(run_a), _run_by_id(run_b)
+    a, b = _run_by_id(run_a, scope), _run_by_id(run_b, scope)
     if a.pk == b.pk:
         raise ServiceError(f"run {run_a!r} compared with itself", [Problem("A and B must be two runs", field="b")])
-    band_objs = [_run_by_id(r) for r in band_runs] if band_runs else None
+    band_objs = [_run_by_id(r, scope) for r in band_runs] if band_runs else None
     # Stale gold first: a score on labels whose passage left the corpus is reported as such.
     stale_reports = []
     if check_stale:
@@ -253,7 +259,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     else:
         band = None
         for base, label in ((a, "a"), (b, "b")):
-            band = run_band_for(repeat_runs(base), known={a.run_id: ga, b.run_id: gb})
+            band = run_band_for(repeat_runs(base, scope=scope), known={a.run_id: ga, b.run_id: gb})
             if band is not None:
                 band["from"] = f"repeats of run {label}"
                 break
@@ -274,9 +280,10 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     return out
 
 
-def regression_detail(*, run_a: str, run_b: str, qid: str) -> dict:
-    """One question of a comparison opened: the question, its gold passage, and both answers."""
-    a, b = _run_by_id(run_a), _run_by_id(run_b)
+def regression_detail(*, run_a: str, run_b: str, qid: str, scope: BlindScope = OPERATOR) -> dict:
+    """One question of a comparison opened: the question, its gold passage, and both answers (refused
+    when either run is in the viewer's blind `scope`)."""
+    a, b = _run_by_id(run_a, scope), _run_by_id(run_b, scope)
     version = b.dataset_version or a.dataset_version
     record = selectors.version_record(version, qid) or selectors.version_record(a.dataset_version, qid)
     answers = {}
@@ -322,10 +329,12 @@ def classify_failure(gold_chunk_id: str | None, retrieved: list, prompt_chunks: 
     return "retrieved_not_in_prompt", rank
 
 
-def failure_attribution(run_id: str, *, stratum: str | None = None, limit: int | None = None) -> dict:
+def failure_attribution(run_id: str, *, stratum: str | None = None, limit: int | None = None,
+                        scope: BlindScope = OPERATOR) -> dict:
     """Each failing answer of a run classified: gold chunk not retrieved; retrieved at rank r but not in
-    the prompt; in the prompt and still wrong (generation); no gold passage. Counts per stratum."""
-    run = _run_by_id(run_id)
+    the prompt; in the prompt and still wrong (generation); no gold passage. Counts per stratum.
+    Refused for a run in the viewer's blind `scope`."""
+    run = _run_by_id(run_id, scope)
     grades = run_grades(run)
     failing = {q for q, ok in grades.scores.items() if not ok}
     records = version_records_for(run.dataset_version, failing)
@@ -397,13 +406,15 @@ def sample_size_plan(*, n: int | None = None, gap_points: float | None = None,
     }
 
 
-def discordance_for_dataset(dataset: Dataset) -> tuple[float | None, str | None]:
+def discordance_for_dataset(dataset: Dataset, *, scope: BlindScope = OPERATOR) -> tuple[float | None, str | None]:
     """The discordance rate of the two most recent runs of different systems on the dataset's latest
-    version, to feed the planner; (None, None) when there are no two such runs."""
+    version, to feed the planner; (None, None) when there are no two such runs. Runs in the viewer's
+    blind `scope` are not used."""
     latest = selectors.latest_version(dataset)
     if latest is None:
         return None, None
-    runs = list(Run.objects.filter(dataset_version=latest).order_by("-started_at", "-imported_at")[:20])
+    runs = list(Run.objects.filter(dataset_version=latest).exclude(pk__in=scope.run_ids)
+                .order_by("-started_at", "-imported_at")[:20])
     for i, r1 in enumerate(runs):
         for r2 in runs[i + 1:]:
             if r2.system == r1.system:
@@ -421,11 +432,16 @@ def discordance_for_dataset(dataset: Dataset) -> tuple[float | None, str | None]
 # dataset versions over time
 
 
-def _run_point(run: Run, grades: RunGrades | None = None) -> dict:
-    g = grades or run_grades(run)
-    return {"run_id": run.run_id, "system": run.system, "score": g.score(), "n": g.n_scored,
-            "started_at": (run.started_at or run.imported_at).isoformat(),
-            "evaluator_config_hash": run.evaluator_config_hash}
+def _run_point(run: Run, grades: RunGrades | None = None, *, scope: BlindScope = OPERATOR) -> dict:
+    """A run as a point of a series or history: its score and how many answers it rests on, withheld
+    (None, `blind`) for a run in the viewer's blind `scope`."""
+    point = {"run_id": run.run_id, "system": run.system, "score": None, "n": None,
+             "started_at": (run.started_at or run.imported_at).isoformat(),
+             "evaluator_config_hash": run.evaluator_config_hash, "blind": not scope.can_read_run(run.pk)}
+    if not point["blind"]:
+        g = grades or run_grades(run)
+        point.update(score=g.score(), n=g.n_scored)
+    return point
 
 
 def relabel_audits_by_version(dataset: Dataset) -> dict[int, list[dict]]:
@@ -448,11 +464,12 @@ def relabel_audits_by_version(dataset: Dataset) -> dict[int, list[dict]]:
     return out
 
 
-def dataset_history(name: str) -> dict:
+def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
     """The dataset's versions, oldest first, with hashes, counts, the runs scored on each, and for a
     grown version the ceiling: the best aggregate the added examples alone could produce from a system's
     score on the previous version (calibration.stats.manifest.ceiling_after_adding). A newer score above
-    the ceiling cannot be explained by the additions."""
+    the ceiling cannot be explained by the additions. Runs in the viewer's blind `scope` are listed
+    without a score and take part in no movement or ceiling."""
     dataset = selectors.dataset_get(name)
     versions = list(dataset.versions.order_by("number"))
     runs_by_version: dict[int, list[Run]] = defaultdict(list)
@@ -475,13 +492,15 @@ def dataset_history(name: str) -> dict:
                  "removed": v.removed, "modified": v.modified, "unchanged": v.unchanged,
                  "audit_url": f"/api/datasets/{dataset.name}/audit/" if v.modified else None,
                  "relabel_audits": audits.get(v.pk, []) if v.modified else [],
-                 "runs": [_run_point(r, grades_of(r)) for r in runs_by_version.get(v.pk, [])],
+                 "runs": [_run_point(r, None if r.pk in scope.run_ids else grades_of(r), scope=scope)
+                          for r in runs_by_version.get(v.pk, [])],
                  "ceilings": [], "movements": []}
         if prev is not None:
             # The movement of each system's latest score from the previous version, decomposed by partition
             # (intersection re-score; contributions that sum to the delta), when both runs cover their versions.
-            latest_old = {r.system: r for r in runs_by_version.get(prev.pk, [])}
-            for system, new_run in {r.system: r for r in runs_by_version.get(v.pk, [])}.items():
+            latest_old = {r.system: r for r in runs_by_version.get(prev.pk, []) if r.pk not in scope.run_ids}
+            for system, new_run in {r.system: r for r in runs_by_version.get(v.pk, [])
+                                    if r.pk not in scope.run_ids}.items():
                 old_run = latest_old.get(system)
                 if old_run is None:
                     continue
@@ -497,8 +516,9 @@ def dataset_history(name: str) -> dict:
         if prev is not None and v.added:
             diff = selectors.version_diff(prev, v)
             kept = diff.unchanged + diff.modified
-            latest_new = {r.system: r for r in runs_by_version.get(v.pk, [])}
-            for old_run in {r.system: r for r in runs_by_version.get(prev.pk, [])}.values():
+            latest_new = {r.system: r for r in runs_by_version.get(v.pk, []) if r.pk not in scope.run_ids}
+            for old_run in {r.system: r for r in runs_by_version.get(prev.pk, [])
+                            if r.pk not in scope.run_ids}.values():
                 right, wrong = grades_of(old_run).tally(kept)
                 if not right + wrong:
                     continue
@@ -596,11 +616,13 @@ def _break_info(prev: Run, cur: Run, versions: dict[str, DatasetVersion]) -> dic
     return info
 
 
-def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool = False) -> dict:
+def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool = False,
+           scope: BlindScope = OPERATOR) -> dict:
     """Each system's score over time, split into segments keyed by (dataset hash, evaluator config hash):
     the line never joins two points measured on different populations or by different evaluators. Each
     break says what changed and the example counts. With `backfill`, runs of the segment before a
-    dataset change are re-scored on the new version where their inputs still resolve (same evaluator)."""
+    dataset change are re-scored on the new version where their inputs still resolve (same evaluator).
+    A run in the viewer's blind `scope` stays on its line without a score (`blind`), and is not backfilled."""
     ds = selectors.dataset_get(dataset)
     runs = Run.objects.filter(dataset=ds).select_related("dataset_version")
     if systems:
@@ -620,8 +642,8 @@ def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool
         segments, breaks = [], []
         prev = None
         for r in by_system[system]:
-            g = run_grades(r)
-            point = {**_run_point(r, g), "dataset_hash": r.dataset_hash, "backfilled": False}
+            g = run_grades(r) if scope.can_read_run(r.pk) else None
+            point = {**_run_point(r, g, scope=scope), "dataset_hash": r.dataset_hash, "backfilled": False}
             if prev is None or _version_key(prev) != _version_key(r):
                 if prev is not None:
                     breaks.append(_break_info(prev, r, versions))
@@ -640,6 +662,8 @@ def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool
                 if version is None:
                     continue
                 for p in before["points"]:
+                    if p["blind"]:
+                        continue
                     run = next(r for r in by_system[system] if r.run_id == p["run_id"])
                     res = rescore_on_version(run, version)
                     res["started_at"] = p["started_at"]

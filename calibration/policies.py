@@ -4,7 +4,7 @@ import ipaddress
 import httpx
 
 from evalapp.errors import Problem, ServiceError
-from evalapp.roles import ADJUDICATOR, ENGINEER, has_role
+from evalapp.roles import ENGINEER, has_role
 
 GATE_POLICIES = ("point", "lower_bound")
 GATE_EXIT = {"pass": 0, "fail": 1, "unmeasured": 3, "stale": 3}
@@ -16,8 +16,9 @@ def can_manage_judges(user) -> bool:
 
 
 def can_read_judges(user) -> bool:
-    """Engineers and adjudicators may read judges, gates and disagreements."""
-    return has_role(user, ENGINEER, ADJUDICATOR)
+    """Engineers read judges, gates and disagreements (which name runs and per-answer verdicts);
+    adjudicators settle items and see neither runs nor judges. The blind scope applies on top."""
+    return has_role(user, ENGINEER)
 
 
 def can_grade(*, gate_status: str, force: bool, reason: str) -> bool:

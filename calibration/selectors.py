@@ -7,6 +7,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Answer, HumanLabel, VersionEntry
+from annotation.queue_selectors import OPERATOR, BlindScope
 from annotation.selectors import latest_version
 from calibration.models import (CalibrationRun, GradedAnswer, GradingRun, Judge, JudgeVersion, Measurement,
                                 SampleItem, Verdict)
@@ -74,8 +75,42 @@ def _confusion_dict(ag) -> dict:
     return out
 
 
-def gate(version: JudgeVersion) -> dict:
-    """The INTERFACES gate object for a judge version: status pass / fail / unmeasured / stale."""
+# What a measurement's numbers would tell about the items under it: withheld from a viewer blind to one.
+GATE_WITHHELD = ("raw_agreement", "kappa", "kappa_ci95", "bootstrap_ci95", "chance_agreement",
+                 "always_correct_agreement", "per_stratum", "confusion")
+
+
+def sample_is_blind(measurement: Measurement | None, scope: BlindScope) -> bool:
+    """True when the measured sample holds an answer in the viewer's blind scope. Then its confusion
+    table, kappa and per-stratum counts are withheld from them: with the disagreement list (which
+    leaves those answers out) they would give the hidden answers' human and judge verdicts away by
+    subtraction, and outright when the table has one filled cell."""
+    if measurement is None or not scope.blind:
+        return False
+    return SampleItem.objects.filter(sample_id=measurement.run.sample_id,
+                                     answer_id__in=scope.answer_ids_query()).exists()
+
+
+def gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
+    """The INTERFACES gate object for a judge version: status pass / fail / unmeasured / stale.
+
+    For a viewer whose blind `scope` holds an answer of the measured sample, the numbers in
+    GATE_WITHHELD are null (empty) and `blind` is true; the status, n and threshold stay."""
+    out = _gate(version)
+    out["blind"] = False
+    if scope.blind and out["status"] != "unmeasured" and sample_is_blind(latest_measurement(version), scope):
+        for key in GATE_WITHHELD:
+            out[key] = {} if key in ("per_stratum", "confusion") else None
+        out["blind"] = True
+        out["blind_reason"] = ("the calibration sample holds answers you are labelling blind; its agreement "
+                               "figures are hidden from you until those items are complete")
+        # The reasons and warnings quote the figures (kappa 0.41 below threshold 0.7).
+        out["reasons"], out["warnings"] = [out["blind_reason"]], []
+        out.pop("reason", None)
+    return out
+
+
+def _gate(version: JudgeVersion) -> dict:
     judge = Judge.objects.get(pk=version.judge_id)  # fresh: threshold, policy and min_n may have changed
     base = {"judge_version": version.pk, "config_hash": version.config_hash, "judge": judge.name,
             "version": version.number, "threshold": judge.threshold, "policy": judge.policy, "min_n": judge.min_n}
@@ -159,21 +194,22 @@ def grading_progress(grading: GradingRun) -> dict:
             "finished_at": grading.finished_at.isoformat() if grading.finished_at else None}
 
 
-def judges_overview() -> list[dict]:
-    """Every judge with its versions and each version's gate status."""
+def judges_overview(*, scope: BlindScope = OPERATOR) -> list[dict]:
+    """Every judge with its versions and each version's gate status (as the viewer may see it)."""
     out = []
     for judge in Judge.objects.prefetch_related("versions"):
-        versions = [{"version": v, "gate": gate(v)} for v in judge.versions.all()]
+        versions = [{"version": v, "gate": gate(v, scope=scope)} for v in judge.versions.all()]
         out.append({"judge": judge, "versions": versions})
     return out
 
 
-def kappa_history(judge: Judge) -> list[dict]:
-    """Kappa of each version (its latest measurement) in version order, for the history chart."""
+def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:
+    """Kappa of each version (its latest measurement) in version order, for the history chart; none for
+    a version whose sample holds an answer in the viewer's blind `scope` (versions share samples)."""
     rows = []
     for version in judge.versions.order_by("number"):
         m = latest_measurement(version)
-        if m is None:
+        if m is None or sample_is_blind(m, scope):
             rows.append({"version": version.number, "id": version.pk, "kappa": None, "ci": None})
             continue
         ag = measurement_agreement(m)
@@ -203,9 +239,12 @@ def question_records(answers) -> dict:
     return out
 
 
-def disagreements(measurement: Measurement, *, limit: int = 500) -> list[dict]:
-    """Items where the judge and the final human label differ, with question, gold passage and outputs."""
+def disagreements(measurement: Measurement, *, limit: int = 500, scope: BlindScope = OPERATOR) -> list[dict]:
+    """Items where the judge and the final human label differ, with question, gold passage and outputs.
+
+    Each names its run, so items of runs in the viewer's blind `scope` are left out."""
     rows = (Verdict.objects.filter(run=measurement.run).exclude(human_verdict="")
+            .exclude(item__answer__run_id__in=scope.run_ids)
             .select_related("item__answer__run__dataset").order_by("item__position"))
     picked = [v for v in rows if v.verdict != v.human_verdict][:limit]
     questions = question_records([v.item.answer for v in picked])
@@ -219,11 +258,14 @@ def disagreements(measurement: Measurement, *, limit: int = 500) -> list[dict]:
     return out
 
 
-def human_ceiling(measurement: Measurement):
+def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR):
     """Human-human agreement on the sample's answers (first two annotators per answer): the judge's ceiling.
 
-    None when fewer than two annotators labelled any sample answer.
+    None when fewer than two annotators labelled any sample answer, or when the sample holds an answer
+    in the viewer's blind `scope`.
     """
+    if sample_is_blind(measurement, scope):
+        return None
     answers = SampleItem.objects.filter(sample_id=measurement.run.sample_id).values_list("answer_id", flat=True)
     by_answer: dict[int, list[str]] = {}
     for answer_id, verdict in (HumanLabel.objects.filter(answer_id__in=answers)
@@ -235,9 +277,12 @@ def human_ceiling(measurement: Measurement):
     return agreement([p[0] for p in pairs], [p[1] for p in pairs], labels=["correct", "incorrect"], positive="correct")
 
 
-def length_bias(measurement: Measurement) -> list[dict]:
+def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> list[dict]:
     """Judge pass rate minus human pass rate by answer-length quartile (a judge that favours long answers
-    shows a rising line). Quartiles by character count over the measured items."""
+    shows a rising line). Quartiles by character count over the measured items; none for a viewer whose
+    blind `scope` holds a sample answer."""
+    if sample_is_blind(measurement, scope):
+        return []
     rows = list(Verdict.objects.filter(run=measurement.run).exclude(human_verdict="")
                 .values_list("item__answer__answer", "verdict", "human_verdict"))
     if not rows:

@@ -6,12 +6,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
+from annotation.queue_selectors import blind_scope
 from calibration import selectors, services
 from calibration.models import CalibrationRun
 from evalapp.errors import NotFound, ServiceError
-from evalapp.roles import ADJUDICATOR, ENGINEER, has_role, role_required
+from evalapp.roles import ENGINEER, has_role, role_required
 
-READ = (ENGINEER, ADJUDICATOR)
+# Judge pages show per-answer judge and human verdicts with their runs: engineers only (blind scope on top).
+READ = (ENGINEER,)
 
 
 def _x(value, lo=-0.2, hi=1.0, width=400, pad=10):
@@ -93,7 +95,8 @@ def history_chart(history: list[dict], threshold: float) -> dict:
 @role_required(*READ)
 def judge_list(request):
     """Every judge with its versions and their gate status badges."""
-    return render(request, "calibration/judge_list.html", {"judges": selectors.judges_overview()})
+    return render(request, "calibration/judge_list.html",
+                  {"judges": selectors.judges_overview(scope=blind_scope(request.user))})
 
 
 @role_required(*READ)
@@ -104,19 +107,20 @@ def version_detail(request, pk: int):
         version = selectors.judge_version_get(pk)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
-    gate = selectors.gate(version)
+    scope = blind_scope(request.user)
+    gate = selectors.gate(version, scope=scope)
     measurement = selectors.latest_measurement(version)
     context = {"version": version, "gate": gate, "params": selectors.public_params(version.params),
                "scale": kappa_scale(gate), "bars": share_bars(gate), "cells": heatmap(gate),
                "strata": stratum_bars(gate), "threshold_x": _x(gate["threshold"]) + 150,
                "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
-               "history": history_chart(selectors.kappa_history(version.judge), gate["threshold"]),
+               "history": history_chart(selectors.kappa_history(version.judge, scope=scope), gate["threshold"]),
                "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
                "datasets": Dataset.objects.all(), "can_manage": has_role(request.user, ENGINEER)}
     if measurement is not None:
-        ceiling = selectors.human_ceiling(measurement)
-        context.update({"disagreements": selectors.disagreements(measurement), "ceiling": ceiling,
-                        "length_bias": selectors.length_bias(measurement)})
+        ceiling = selectors.human_ceiling(measurement, scope=scope)
+        context.update({"disagreements": selectors.disagreements(measurement, scope=scope), "ceiling": ceiling,
+                        "length_bias": selectors.length_bias(measurement, scope=scope)})
     return render(request, "calibration/version_detail.html", context)
 
 

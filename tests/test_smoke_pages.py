@@ -47,3 +47,31 @@ def test_annotators_are_kept_off_expert_and_engineer_pages(demo):
     client.force_login(get_user_model().objects.get(username="ann1"))
     for url in ["/datasets/", "/corpus/", "/tagging/", "/runs/", "/compare/", "/series/", "/judges/"]:
         assert client.get(url).status_code == 403, url
+
+
+@pytest.mark.django_db
+def test_adjudicators_are_offered_and_reach_adjudication_and_statistics_not_runs_or_judges(demo):
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Queue
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="adjudicator"))
+    home = client.get("/").content.decode()
+    offered = links(home)
+    for url in ("/runs/", "/compare/", "/series/", "/judges/"):
+        assert url not in offered, url
+        assert client.get(url).status_code == 403, url
+    assert "/queues/" in offered and "demo-rag" not in home
+    queue = Queue.objects.get()
+    for url in ("/queues/", f"/queues/{queue.pk}/stats/", f"/queues/{queue.pk}/adjudicate/", "/audits/"):
+        assert client.get(url).status_code == 200, url
+
+
+@pytest.mark.django_db
+def test_the_demo_puts_only_annotators_in_pools(demo):
+    from annotation.models import QueueMember
+    from evalapp.roles import ANNOTATOR, user_roles
+
+    members = list(QueueMember.objects.select_related("user"))
+    assert members and all(ANNOTATOR in user_roles(m.user) for m in members)

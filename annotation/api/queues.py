@@ -2,6 +2,9 @@
 
 Inputs are checked by the services, which name every faulty field; blindness is the selectors'.
 """
+import itertools
+
+from django.core.exceptions import PermissionDenied
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -14,7 +17,7 @@ from annotation import policies, queue_selectors as qs
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
 from evalapp.errors import Problem, ServiceError
-from evalapp.roles import user_roles
+from evalapp.roles import ENGINEER, has_role, user_roles
 
 
 class QueueInSerializer(serializers.Serializer):
@@ -30,7 +33,7 @@ class QueueInSerializer(serializers.Serializer):
 
 
 class NextSerializer(serializers.Serializer):
-    item_id = serializers.IntegerField()
+    item_id = serializers.CharField(help_text="the item's opaque key (never the row id)")
     question = serializers.CharField()
     answer = serializers.CharField()
     gold_text = serializers.CharField(allow_null=True)
@@ -132,7 +135,8 @@ class ItemView(APIView):
 
     @extend_schema(summary="An item as you may see it (other labels only once all are in)", responses=OpenApiTypes.OBJECT)
     def get(self, request, queue_id, item_id):
-        return Response(qs.item_for_user(qs.queue_get(queue_id), item_id, request.user))
+        return Response(qs.item_for_user(qs.queue_get(queue_id), item_id, request.user,
+                                         scope=qs.blind_scope(request.user)))
 
 
 class LabelView(APIView):
@@ -145,7 +149,7 @@ class LabelView(APIView):
         label, outcome = services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
                                                verdict=data.get("verdict"), rationale=data.get("rationale") or "",
                                                active_seconds=data.get("active_seconds"))
-        return Response({"item_id": int(item_id), "verdict": label.verdict, "rationale": label.rationale,
+        return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
                          "outcome": outcome}, status=status.HTTP_201_CREATED)
 
 
@@ -160,7 +164,7 @@ class ReviseView(APIView):
         label, outcome = services.label_revise(queue=queue, item_id=qs.item_get(queue, item_id).pk,
                                                annotator=request.user, verdict=data.get("verdict"),
                                                rationale=data.get("rationale") or "")
-        return Response({"item_id": int(item_id), "verdict": label.verdict, "rationale": label.rationale,
+        return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
                          "round": label.round, "outcome": outcome}, status=status.HTTP_201_CREATED)
 
 
@@ -171,7 +175,7 @@ class RenewView(APIView):
     def post(self, request, queue_id, item_id):
         queue = qs.queue_get(queue_id)
         until = services.lease_renew(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user)
-        return Response({"item_id": int(item_id), "lease_expires_at": until.isoformat()})
+        return Response({"item_id": item_id, "lease_expires_at": until.isoformat()})
 
 
 class AdjudicateView(APIView):
@@ -186,7 +190,7 @@ class AdjudicateView(APIView):
                                                 adjudicator=request.user, verdict=data.get("verdict"),
                                                 reason=data.get("reason") or "")
         adjudication.answer.refresh_from_db(fields=["final_verdict"])
-        return Response({"item_id": int(item_id), "verdict": adjudication.verdict, "reason": adjudication.reason,
+        return Response({"item_id": item_id, "verdict": adjudication.verdict, "reason": adjudication.reason,
                          "final_verdict": adjudication.answer.final_verdict}, status=status.HTTP_201_CREATED)
 
 
@@ -202,22 +206,26 @@ class StatsView(APIView):
             iters = max(0, min(int(request.query_params.get("iters", 2000)), 100_000))
         except ValueError:
             raise ServiceError("iters must be a whole number")
-        return Response(qs.queue_stats(qs.queue_get(queue_id), iters=iters))
+        return Response(qs.queue_stats(qs.queue_get(queue_id), iters=iters, scope=qs.blind_scope(request.user)))
 
 
 class LabelExportView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Human labels as import_labels JSON Lines (engineer, adjudicator)",
+    @extend_schema(summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
                    parameters=[OpenApiParameter("run_id", str), OpenApiParameter("queue", int)],
                    responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
     def get(self, request):
         import json
 
-        policies.check_can_manage_queues(roles=user_roles(request.user))
+        if not has_role(request.user, ENGINEER):
+            raise PermissionDenied("Exporting labels (they name their runs) needs the engineer role.")
         queue = qs.queue_get(request.query_params["queue"]) if request.query_params.get("queue") else None
-        rows = qs.labels_for_export(run_id=request.query_params.get("run_id") or None, queue=queue)
-        lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        rows = qs.labels_for_export(run_id=request.query_params.get("run_id") or None, queue=queue,
+                                    scope=qs.blind_scope(request.user))
+        # Read the first record here, so a refusal is an HTTP answer rather than a broken stream.
+        first = list(itertools.islice(rows, 1))
+        lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in itertools.chain(first, rows))
         return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
 
 
@@ -245,4 +253,5 @@ class AuditDetailView(APIView):
     @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses=OpenApiTypes.OBJECT)
     def get(self, request, audit_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
-        return Response(audit_services.audit_report(audit=audit_services.audit_get(audit_id)))
+        return Response(audit_services.audit_report(audit=audit_services.audit_get(audit_id),
+                                                    scope=qs.blind_scope(request.user)))

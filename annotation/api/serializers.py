@@ -98,11 +98,23 @@ class AuditSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="dataset.name", default=None)
     answers = serializers.IntegerField(source="answers.count", read_only=True)
+    blind = serializers.SerializerMethodField(help_text="true while you label answers of this run blind: its "
+                                                        "record (which may carry scores) is withheld")
 
     class Meta:
         model = Run
         fields = ["run_id", "system", "dataset", "dataset_hash", "model_snapshot", "prompt_hash", "evaluator_version",
-                  "evaluator_config_hash", "harness_commit", "index_id", "started_at", "imported_at", "record", "answers"]
+                  "evaluator_config_hash", "harness_commit", "index_id", "started_at", "imported_at", "record", "answers",
+                  "blind"]
+
+    def get_blind(self, obj) -> bool:
+        return obj.pk in self.context.get("blind_run_ids", ())
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if data["blind"]:
+            data["record"] = None
+        return data
 
 
 class LabelSerializer(serializers.ModelSerializer):

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from annotation import search, selectors
 from annotation.api import serializers as s
 from annotation.models import Answer, Dataset, Document, EditAudit, Run
+from annotation.queue_selectors import blind_scope
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import dataset_publish, questions_import, strata_set, working_edit
 from annotation.services.runs import labels_import, run_import
@@ -19,7 +20,9 @@ from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
 
 READERS = HasRole(EXPERT, ENGINEER, ADJUDICATOR)
 CURATORS = HasRole(EXPERT, ENGINEER)
-RUN_READERS = HasRole(ENGINEER, ADJUDICATOR)
+# Runs, their answers, scores and labels are the engineers' (adjudicators settle items, blind to runs);
+# the blind scope (annotation.policies.can_read_run) applies on top, in the selectors.
+RUN_READERS = HasRole(ENGINEER)
 UPLOAD_PARSERS = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
 
 
@@ -139,8 +142,9 @@ class DatasetDiffView(APIView):
         params = request.query_params
         if not params.get("old") or not params.get("new"):
             raise ServiceError("give both ?old= and ?new= (version hash, prefix or number)")
-        run_old = selectors.run_get(params["run_old"]) if params.get("run_old") else None
-        run_new = selectors.run_get(params["run_new"]) if params.get("run_new") else None
+        scope = blind_scope(request.user)
+        run_old = selectors.run_get(params["run_old"], scope=scope) if params.get("run_old") else None
+        run_new = selectors.run_get(params["run_new"], scope=scope) if params.get("run_new") else None
         return Response(selectors.dataset_diff(selectors.dataset_get(name), params["old"], params["new"],
                                                run_old=run_old, run_new=run_new))
 
@@ -222,6 +226,10 @@ class RunListView(generics.ListAPIView):
     serializer_class = s.RunSerializer
     queryset = Run.objects.select_related("dataset")
 
+    def get_serializer_context(self):
+        # Runs the viewer labels blind are listed (existence is no secret) but marked, their record withheld.
+        return {**super().get_serializer_context(), "blind_run_ids": blind_scope(self.request.user).run_ids}
+
     @extend_schema(summary="Import a run (first line the run record)", request={"multipart/form-data": UploadSerializer},
                    responses={201: OpenApiTypes.OBJECT})
     def post(self, request):
@@ -239,7 +247,7 @@ class RunDetailView(APIView):
 
     @extend_schema(responses=s.RunSerializer)
     def get(self, request, run_id):
-        return Response(s.RunSerializer(selectors.run_get(run_id)).data)
+        return Response(s.RunSerializer(selectors.run_get(run_id, scope=blind_scope(request.user))).data)
 
 
 class AnswerListView(generics.ListAPIView):
@@ -247,7 +255,8 @@ class AnswerListView(generics.ListAPIView):
     serializer_class = s.AnswerSerializer
 
     def get_queryset(self):
-        return Answer.objects.filter(run=selectors.run_get(self.kwargs["run_id"])).prefetch_related("labels__annotator")
+        run = selectors.run_get(self.kwargs["run_id"], scope=blind_scope(self.request.user))
+        return Answer.objects.filter(run=run).prefetch_related("labels__annotator")
 
 
 class LabelImportView(APIView):

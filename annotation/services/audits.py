@@ -29,6 +29,7 @@ from annotation.services.queues import queue_create
 from calibration.stats.drift import relabel_drift
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.jsonl import parse_time
+from evalapp.roles import user_roles
 
 DEFAULT_SAMPLE = 30
 
@@ -134,7 +135,10 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
         user = User.objects.filter(username=username).first() if isinstance(username, str) else None
         if user is None:
             continue  # queue_create names unknown users
-        if not policies.can_audit(user_id=user.pk, original_annotator_ids=originals):
+        if not policies.can_join_pool(roles=user_roles(user)):
+            problems.append(Problem(f"{username!r} does not hold the annotator role; only annotators can audit "
+                                    "blind (an audit queue's pool)", field=f"auditors[{i}]"))
+        elif not policies.can_audit(user_id=user.pk, original_annotator_ids=originals):
             problems.append(Problem(f"{username} made changes in this batch and cannot audit them blind",
                                     field=f"auditors[{i}]"))
         elif HumanLabel.objects.filter(answer_id__in=chosen, annotator=user).exists():
@@ -181,7 +185,7 @@ def _relabels(audit: RelabelAudit) -> list[dict]:
     for it in items:
         auditor = done.get(it.answer_id)
         label = labels.get((it.answer_id, auditor.pk)) if auditor else None
-        out.append({"run_id": it.answer.run.run_id, "qid": it.answer.qid, "original": it.original_verdict,
+        out.append({"answer_id": it.answer_id, "run_pk": it.answer.run_id, "run_id": it.answer.run.run_id, "qid": it.answer.qid, "original": it.original_verdict,
                     "original_annotator": it.original_annotator.username if it.original_annotator else None,
                     "relabel": label.verdict if label else None, "auditor": auditor.username if auditor else None,
                     "rationale": label.rationale if label else ""})
@@ -219,20 +223,25 @@ def audit_resolve(*, audit: RelabelAudit, user, note: str) -> RelabelAudit:
     return audit
 
 
-def audit_report(*, audit: RelabelAudit) -> dict:
+def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
     """The audit's state and, once every blind label is in, the sign test and the disagreements.
 
-    Evaluates a finished audit first (so a report is never staler than the labels)."""
+    Evaluates a finished audit first (so a report is never staler than the labels). The items name
+    their run, so those of runs in the viewer's blind `scope` (queue_selectors.blind_scope; None for
+    the operator) are left out of the lists (`blind_excluded` counts them)."""
     audit = audit_evaluate(audit=audit)
     rows = _relabels(audit)
+    shown = [scope is None or scope.can_read_answer(r["answer_id"], r["run_pk"], shows_run=True) for r in rows]
+    listed = [{k: v for k, v in r.items() if k not in ("answer_id", "run_pk")} for r, ok in zip(rows, shown) if ok]
     labelled = sum(1 for r in rows if r["relabel"] is not None)
     out = {**audit_summary(audit), "status": audit.status, "labelled": labelled,
            # Only a batch flagged as drift is held out (queue_selectors.held_out_answer_ids), until resolved.
            "in_baseline": audit.status != RelabelAudit.DRIFT}
     if audit.result is not None:
         out.update(audit.result)
-        out["items"] = rows
-        out["disagreement_items"] = [r for r in rows if r["relabel"] != r["original"]]
+        out["items"] = listed
+        out["disagreement_items"] = [r for r in listed if r["relabel"] != r["original"]]
+        out["blind_excluded"] = shown.count(False)
     if audit.status == RelabelAudit.RESOLVED:
         out["resolution"] = audit.resolution
         out["resolved_by"] = audit.resolved_by.username if audit.resolved_by else None

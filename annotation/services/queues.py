@@ -213,6 +213,14 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
         if isinstance(username, str) and username.strip() and username not in users:
             problems.append(Problem(f"unknown user {username!r}", field=f"annotators[{i}]"))
     pool = [users[n] for n in names if n in users]
+    first_at = {}
+    for i, username in enumerate(annotators):
+        if isinstance(username, str):
+            first_at.setdefault(username, i)
+    for user in pool:
+        if not policies.can_join_pool(roles=user_roles(user)):
+            problems.append(Problem(f"{user.username!r} does not hold the annotator role; only annotators can be in "
+                                    "a queue's annotator pool", field=f"annotators[{first_at[user.username]}]"))
     if isinstance(overlap, int) and pool and len(pool) == len(names) and overlap > len(pool):
         problems.append(Problem(f"overlap {overlap} needs at least {overlap} annotators; the pool has {len(pool)}",
                                 field="overlap"))
@@ -266,6 +274,8 @@ def queue_members_add(*, queue: Queue, usernames: list[str]) -> list[str]:
     User = get_user_model()
     users = {u.username: u for u in User.objects.filter(username__in=usernames)}
     missing = [Problem(f"unknown user {n!r}", field="annotators") for n in usernames if n not in users]
+    missing += [Problem(f"{n!r} does not hold the annotator role; only annotators can be in a queue's annotator pool",
+                        field="annotators") for n, u in users.items() if not policies.can_join_pool(roles=user_roles(u))]
     if missing:
         raise ServiceError("cannot add annotators; nothing was changed", missing)
     have = set(QueueMember.objects.filter(queue=queue).values_list("user_id", flat=True))
@@ -527,6 +537,12 @@ def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, re
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
     policies.check_can_adjudicate(user_id=adjudicator.pk, roles=user_roles(adjudicator),
                                   annotator_ids=item_annotator_ids(item))
+    # Settling it would show the labels of an answer this adjudicator still grades blind elsewhere.
+    blind = QueueItem.objects.filter(answer_id=item.answer_id, status=QueueItem.OPEN,
+                                     queue__members__user=adjudicator).exists()
+    policies.check_can_read_answer(answer_id=item.answer_id, run_id=item.answer.run_id,
+                                   blind_answer_ids={item.answer_id} if blind else set(), blind_run_ids=set(),
+                                   shows_run=False)
     if item.status == QueueItem.OPEN:
         raise Conflict(f"this item has {item.done} of its {queue.overlap} labels; adjudicate once all are in")
     if item.status == QueueItem.AGREED:

@@ -6,13 +6,15 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.queue_selectors import blind_scope
 from calibration import selectors, services
 from calibration.api import serializers as s
 from calibration.models import JudgeVersion
 from evalapp.api import JSONLinesParser, UploadSerializer, uploaded_path
-from evalapp.roles import ADJUDICATOR, ENGINEER, HasRole
+from evalapp.roles import ENGINEER, HasRole
 
-READERS = HasRole(ENGINEER, ADJUDICATOR)
+# Gates and calibration evidence are the engineers' (adjudicators settle items, blind to judges).
+READERS = HasRole(ENGINEER)
 WRITERS = HasRole(ENGINEER)
 
 
@@ -46,13 +48,14 @@ class JudgeVersionDetailView(_ReadWrite):
     @extend_schema(summary="A judge version and its gate", responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
         version = selectors.judge_version_get(pk)
-        return Response({**s.JudgeVersionSerializer(version).data, "gate": selectors.gate(version)})
+        return Response({**s.JudgeVersionSerializer(version).data,
+                         "gate": selectors.gate(version, scope=blind_scope(request.user))})
 
 
 class GateView(_ReadWrite):
     @extend_schema(summary="The gate object (HTTP 200 whatever the status)", responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
-        return Response(selectors.gate(selectors.judge_version_get(pk)))
+        return Response(selectors.gate(selectors.judge_version_get(pk), scope=blind_scope(request.user)))
 
 
 class CalibrateView(_ReadWrite):

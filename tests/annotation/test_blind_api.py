@@ -135,7 +135,7 @@ def test_adjudicate_201_and_403_for_one_of_its_annotators(setup, api_client_for)
     a.user.groups.add(Group.objects.get_or_create(name="adjudicator")[0])
     refused = a.post(f"/api/queues/{q}/items/{item}/adjudicate/", {"verdict": "correct", "reason": "mine"}, format="json")
     assert refused.status_code == 403
-    assert QueueItem.objects.get(pk=item).status == "disputed"
+    assert QueueItem.objects.get(key=item).status == "disputed"
     ok = adj.post(f"/api/queues/{q}/items/{item}/adjudicate/", {"verdict": "incorrect", "reason": "not 0 days"},
                   format="json")
     assert ok.status_code == 201
@@ -187,4 +187,4 @@ def test_queue_detail_and_rubric_versions(setup):
     item = a.post(f"/api/queues/{q}/next/").json()["item_id"]
     from annotation.models import Assignment
 
-    assert Assignment.objects.get(item_id=item).rubric_version == 2
+    assert Assignment.objects.get(item__key=item).rubric_version == 2

@@ -40,7 +40,7 @@ def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
     assert page.status_code == 200
     for secret in ("SECRET-RATIONALE", "rag-secret-system", "run-secret-", "ann2"):
         assert secret not in html
-    item_id = claim.item.pk  # fullest first: ann1 is handed the item ann2 labelled
+    item_id = claim.item.key  # fullest first: ann1 is handed the item ann2 labelled
     assert f'data-item="{item_id}"' in html and "Correct when it states the expected answer." in html
     assert "js/labelling.js" in html
     fragment = c.post(f"/queues/{queue.pk}/items/{item_id}/label/", {"verdict": "correct", "rationale": "ok",
@@ -50,10 +50,10 @@ def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
     assert f'data-item="{item_id}"' not in body and "data-item=" in body
     label = HumanLabel.objects.get(annotator=pool["ann1"])
     assert (label.verdict, label.rationale, label.active_seconds, label.source) == ("correct", "ok", 4.5, "queue")
-    other = QueueItem.objects.exclude(pk=item_id).get()
-    bad = c.post(f"/queues/{queue.pk}/items/{other.pk}/label/", {"verdict": ""}, HTTP_HX_REQUEST="true")
-    assert "verdict must be one of" in bad.content.decode() and f'data-item="{other.pk}"' in bad.content.decode()
-    c.post(f"/queues/{queue.pk}/items/{other.pk}/label/", {"verdict": "incorrect"})
+    other = QueueItem.objects.exclude(key=item_id).get()
+    bad = c.post(f"/queues/{queue.pk}/items/{other.key}/label/", {"verdict": ""}, HTTP_HX_REQUEST="true")
+    assert "verdict must be one of" in bad.content.decode() and f'data-item="{other.key}"' in bad.content.decode()
+    c.post(f"/queues/{queue.pk}/items/{other.key}/label/", {"verdict": "incorrect"})
     done = c.get(f"/queues/{queue.pk}/label/")
     assert "Nothing left for you in this queue" in done.content.decode()
     assert client_for(pool["ann3"]).get(f"/queues/{queue.pk}/label/").status_code == 403
@@ -69,7 +69,7 @@ def test_adjudication_page_shows_both_labels_and_records_the_decision(make_queue
     html = c.get(f"/queues/{queue.pk}/adjudicate/").content.decode()
     assert "why ann1" in html and "why ann2" in html and "1 disputed item left" in html
     assert "rag-secret-system" not in html
-    response = c.post(f"/queues/{queue.pk}/items/{claim.item.pk}/adjudicate/", {"verdict": "incorrect", "reason": "no"})
+    response = c.post(f"/queues/{queue.pk}/items/{claim.item.key}/adjudicate/", {"verdict": "incorrect", "reason": "no"})
     assert response.status_code == 302
     assert Answer.objects.get(pk=claim.item.answer_id).final_verdict == "incorrect"
     assert "No disputed items left" in c.get(f"/queues/{queue.pk}/adjudicate/").content.decode()

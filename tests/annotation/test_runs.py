@@ -153,8 +153,12 @@ def test_one_label_is_final_outside_queues_and_work_in_progress_inside_a_double_
     assert final("q-0000") == ("correct", "single") and final("q-0001") == ("correct", "single")
     assert final("q-0002") == ("", "")
 
+    from django.contrib.auth.models import Group
+
+    annotators = Group.objects.get_or_create(name="annotator")[0]
     ann2 = get_user_model().objects.create_user("ann2")
-    get_user_model().objects.create_user("ann3")
+    ann2.groups.add(annotators)
+    get_user_model().objects.create_user("ann3").groups.add(annotators)
     queue_create(name="June sample", annotators=["ann2", "ann3"], overlap=2,
                  items=[{"run_id": "A", "qid": "q-0001"}, {"run_id": "A", "qid": "q-0002"}])
     assert final("q-0000") == ("correct", "single")   # not in the queue

@@ -31,7 +31,8 @@ def test_api_roles(world, api_client_for):
     v = span()
     assert api_client_for("ann", "annotator").get(f"/api/judge-versions/{v.pk}/gate/").status_code == 403
     adjudicator = api_client_for("adj", "adjudicator")
-    assert adjudicator.get(f"/api/judge-versions/{v.pk}/gate/").status_code == 200
+    # Adjudicators settle items; judges, gates and their per-answer verdicts are the engineers'.
+    assert adjudicator.get(f"/api/judge-versions/{v.pk}/gate/").status_code == 403
     assert adjudicator.post("/api/judge-versions/", {"judge": "x", "backend": "span"}, format="json").status_code == 403
 
 

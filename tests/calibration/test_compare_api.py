@@ -20,7 +20,7 @@ def test_compare_api_is_the_command_object(tmp_path, api_client_for):
 
 def test_compare_api_roles_and_bad_input(tmp_path, api_client_for):
     build_300(tmp_path, repeats=False)
-    assert api_client_for("adj", "adjudicator").get("/api/compare/", {"a": "A", "b": "B"}).status_code == 200
+    assert api_client_for("adj", "adjudicator").get("/api/compare/", {"a": "A", "b": "B"}).status_code == 403
     assert api_client_for("ann", "annotator").get("/api/compare/", {"a": "A", "b": "B"}).status_code == 403
     assert api_client_for("exp", "expert").get("/api/compare/", {"a": "A", "b": "B"}).status_code == 403
     api = api_client_for("eng", "engineer")

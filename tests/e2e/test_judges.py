@@ -48,8 +48,8 @@ def test_progress_page_refreshes_while_the_run_goes(page, live_server, login, ma
     v, _ = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10)
     monkeypatch.setattr(services, "_dispatch", lambda run_pk: None)  # the test plays the worker below
     run, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=20, chunk_size=10)
-    make_user("adj", "adjudicator", password="pw-adjudicator")
-    login(page, "adj", "pw-adjudicator")
+    make_user("eng", "engineer", password="pw-engineer")  # judge pages are the engineers'
+    login(page, "eng", "pw-engineer")
     page.goto(f"{live_server.url}/judges/runs/{run.pk}/")
     expect(page.get_by_test_id("done")).to_have_text("0 / 20")
     pending = services.pending_item_ids(run)

@@ -43,10 +43,10 @@ def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, l
     # The page renews the lease while it is open (every 5 minutes; here at once).
     from annotation.models import Assignment
 
-    before = Assignment.objects.get(item_id=item_id, annotator__username="alice").lease_expires_at
+    before = Assignment.objects.get(item__key=item_id, annotator__username="alice").lease_expires_at
     with alice.expect_response(lambda r: r.url.endswith("/renew/") and r.status == 200):
         alice.evaluate("window.evalappLabelling.renew()")
-    assert Assignment.objects.get(item_id=item_id, annotator__username="alice").lease_expires_at > before
+    assert Assignment.objects.get(item__key=item_id, annotator__username="alice").lease_expires_at > before
 
     # alice: 1 (correct), r, a rationale, Enter.
     alice.keyboard.press("?")
@@ -72,7 +72,7 @@ def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, l
     bob.keyboard.press("Enter")
     bob.wait_for_selector("text=Nothing left for you in this queue")
     bob.screenshot(path=str(screenshot_dir / "queues-bob-done.png"))
-    item = QueueItem.objects.get(pk=item_id)
+    item = QueueItem.objects.get(key=item_id)
     assert (item.status, item.done) == ("disputed", 2)
 
     # The adjudicator sees both labels side by side and resolves it with the keyboard.
@@ -90,6 +90,6 @@ def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, l
     judith.wait_for_selector("text=No disputed items left")
     answer = Answer.objects.get(pk=item.answer_id)
     assert (answer.final_verdict, answer.final_source) == ("incorrect", "adjudication")
-    assert QueueItem.objects.get(pk=item_id).status == "adjudicated"
+    assert QueueItem.objects.get(key=item_id).status == "adjudicated"
     for ctx in (alice_ctx, bob_ctx, judge_ctx):
         ctx.close()

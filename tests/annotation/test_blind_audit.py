@@ -1,0 +1,30 @@
+"""A relabel audit's report names runs: a manager who labels one of the run's answers blind elsewhere
+sees the sign test but none of the audited items of that run."""
+import pytest
+
+from annotation.models import Answer
+from annotation.services.audits import audit_create
+from annotation.services.queues import label_submit, queue_create, queue_next
+from annotation.services.runs import label_write
+
+
+@pytest.mark.django_db
+def test_audit_report_leaves_out_the_items_of_a_run_the_viewer_labels_blind(make_run, pool, make_user,
+                                                                            api_client_for):
+    run_id = make_run(3)
+    for answer in Answer.objects.filter(run__run_id=run_id):
+        label_write(answer=answer, annotator=pool["ann1"], verdict="incorrect")
+        label_write(answer=answer, annotator=pool["ann1"], verdict="correct")
+    audit = audit_create(name="session", auditors=["ann2"], changed_by="ann1")
+    while (claim := queue_next(queue=audit.queue, annotator=pool["ann2"])) is not None:
+        label_submit(queue=audit.queue, item_id=claim.item.pk, annotator=pool["ann2"], verdict="incorrect",
+                     rationale="AUDITOR-RATIONALE")
+    both = api_client_for("eng_ann", "engineer", "annotator")
+    queue_create(name="later round", annotators=["eng_ann", "ann3"], overlap=2,
+                 items=[{"run_id": run_id, "qid": "q-0000"}])
+    mine = both.get(f"/api/audits/{audit.pk}/").json()
+    theirs = api_client_for("eng2", "engineer").get(f"/api/audits/{audit.pk}/").json()
+    assert (mine["status"], mine["items"], mine["disagreement_items"]) == ("accepted", [], [])
+    assert mine["blind_excluded"] == 3
+    assert (theirs["status"], len(theirs["items"]), theirs["blind_excluded"]) == ("accepted", 3, 0)
+    assert run_id not in str(mine["items"]) and "AUDITOR-RATIONALE" in str(theirs["items"])
