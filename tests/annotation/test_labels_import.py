@@ -234,8 +234,16 @@ def test_an_adjudicator_cannot_overturn_a_queue_item_by_importing(make_queue, po
 
     run_id, qid = answer.run.run_id, answer.qid
     body = jsonl([label(run_id, qid, "adj2", "correct"), label(run_id, qid, "ann2", "correct")])
-    response = adj.post("/api/labels/import/?replace=true&reason=I+changed+my+mind", data=body,
-                        content_type="application/x-ndjson")
+    url = "/api/labels/import/?replace=true&reason=I+changed+my+mind"
+    # Importing labels is an engineer's job: the adjudicator alone is refused at the door...
+    response = adj.post(url, data=body, content_type="application/x-ndjson")
+    assert response.status_code == 403
+    assert counts() == before
+    # ...and an adjudicator who is an engineer too is refused by line.
+    from django.contrib.auth.models import Group
+
+    adj.user.groups.add(Group.objects.get_or_create(name="engineer")[0])
+    response = adj.post(url, data=body, content_type="application/x-ndjson")
     assert response.status_code == 400
     message = f"answer {run_id}/{qid} is in labelling queue 'q' (id {queue.pk}); its labels are made there, not imported"
     assert response.json()["problems"] == [{"line": 1, "field": "qid", "message": message},

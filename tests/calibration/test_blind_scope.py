@@ -63,7 +63,7 @@ def team(db, tmp_path, django_capture_on_commit_callbacks, make_user):
         run_import(path=write_jsonl(tmp_path / f"{run_id}.jsonl", rows))
     labels_import(path=write_jsonl(tmp_path / "labels.jsonl", [
         {"run_id": run_id, "qid": f"q-{i:04d}", "annotator": who, "verdict": "correct" if i % 2 == 0 else "incorrect",
-         "labelled_at": "2026-06-08T10:00:00Z"} for run_id in (R, R2) for i in range(N) for who in ("ann-a", "ann-b")]))
+         "labelled_at": "2026-06-08T10:00:00Z"} for run_id in (R, R2) for i in range(N) for who in ("ann-a", "ann-b")]), create_users=True)
 
     # A span judge calibrated on every labelled answer of both runs.
     judge = services.judge_version_create(judge_name="span-judge", backend="span")[0]
