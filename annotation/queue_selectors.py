@@ -26,12 +26,14 @@ from annotation.models import (
 from calibration.stats.agreement import agreement
 from calibration.stats.report import agreement_report
 from evalapp.errors import NotFound
+from evalapp.validation import as_id
 from evalapp.roles import user_roles
 
 
 def queue_get(queue_id) -> Queue:
     """The queue by id, or NotFound naming it."""
-    queue = Queue.objects.filter(pk=queue_id).first() if str(queue_id).isdigit() else None
+    pk = as_id(queue_id)
+    queue = Queue.objects.filter(pk=pk).first() if pk is not None else None
     if queue is None:
         raise NotFound(f"unknown queue {queue_id!r}")
     return queue
@@ -49,8 +51,8 @@ def pool_usernames(queue: Queue) -> list[str]:
 
 def item_get(queue: Queue, item_id) -> QueueItem:
     """The queue's item by id, or NotFound naming both."""
-    item = (QueueItem.objects.select_related("answer__run").filter(queue=queue, pk=item_id).first()
-            if str(item_id).isdigit() else None)
+    pk = as_id(item_id)
+    item = QueueItem.objects.select_related("answer__run").filter(queue=queue, pk=pk).first() if pk is not None else None
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id!r}")
     return item
