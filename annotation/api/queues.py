@@ -4,7 +4,7 @@ Inputs are checked by the services, which name every faulty field; blindness is 
 """
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -13,7 +13,9 @@ from rest_framework.views import APIView
 from annotation import policies, queue_selectors as qs
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
+from evalapp.api import ErrorSerializer, QuerySerializer, finite_number, whole_number
 from evalapp.errors import Problem, ServiceError
+from evalapp.validation import ACTIVE_SECONDS_MAX, ID_MAX, ITERS_MAX, TEXT_MAX
 from evalapp.roles import user_roles
 
 
@@ -40,8 +42,10 @@ class NextSerializer(serializers.Serializer):
 
 class LabelInSerializer(serializers.Serializer):
     verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
-    rationale = serializers.CharField(required=False, allow_blank=True)
-    active_seconds = serializers.FloatField(required=False, min_value=0)
+    rationale = serializers.CharField(required=False, allow_blank=True, default="", max_length=TEXT_MAX,
+                                      trim_whitespace=False)
+    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, allow_null=True, default=None,
+                                   help_text="seconds of active work on this item (at most a day)")
 
 
 class AdjudicateInSerializer(serializers.Serializer):
@@ -51,8 +55,14 @@ class AdjudicateInSerializer(serializers.Serializer):
 
 def _data(request) -> dict:
     if not isinstance(request.data, dict):
-        raise ServiceError("the request body must be a JSON object")
+        raise ServiceError("the request body must be a JSON object", [Problem("must be a JSON object", field="body")])
     return request.data
+
+
+def _valid(serializer_class, request) -> dict:
+    data = serializer_class(data=_data(request))
+    data.is_valid(raise_exception=True)
+    return data.validated_data
 
 
 class QueueListView(APIView):
@@ -141,10 +151,10 @@ class LabelView(APIView):
     @extend_schema(summary="Label an item you hold", request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, queue_id, item_id):
         queue = qs.queue_get(queue_id)
-        data = _data(request)
+        data = _valid(LabelInSerializer, request)
         label, outcome = services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
-                                               verdict=data.get("verdict"), rationale=data.get("rationale") or "",
-                                               active_seconds=data.get("active_seconds"))
+                                               verdict=data["verdict"], rationale=data["rationale"],
+                                               active_seconds=data["active_seconds"])
         return Response({"item_id": int(item_id), "verdict": label.verdict, "rationale": label.rationale,
                          "outcome": outcome}, status=status.HTTP_201_CREATED)
 
@@ -193,30 +203,34 @@ class AdjudicateView(APIView):
 class StatsView(APIView):
     permission_classes = [IsAuthenticated]
 
+    class FilterSerializer(QuerySerializer):
+        iters = whole_number(0, ITERS_MAX, required=False, default=2000,
+                             help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)")
+
     @extend_schema(summary="Progress and human-human agreement (engineer, adjudicator)",
-                   parameters=[OpenApiParameter("iters", int, description="bootstrap resamples (default 2000)")],
-                   responses=OpenApiTypes.OBJECT)
+                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
-        try:
-            iters = max(0, min(int(request.query_params.get("iters", 2000)), 100_000))
-        except ValueError:
-            raise ServiceError("iters must be a whole number")
+        iters = self.FilterSerializer.parse(request)["iters"]
         return Response(qs.queue_stats(qs.queue_get(queue_id), iters=iters))
 
 
 class LabelExportView(APIView):
     permission_classes = [IsAuthenticated]
 
+    class FilterSerializer(QuerySerializer):
+        run_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        queue = whole_number(1, ID_MAX, required=False, allow_null=True, default=None)
+
     @extend_schema(summary="Human labels as import_labels JSON Lines (engineer, adjudicator)",
-                   parameters=[OpenApiParameter("run_id", str), OpenApiParameter("queue", int)],
-                   responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
     def get(self, request):
         import json
 
         policies.check_can_manage_queues(roles=user_roles(request.user))
-        queue = qs.queue_get(request.query_params["queue"]) if request.query_params.get("queue") else None
-        rows = qs.labels_for_export(run_id=request.query_params.get("run_id") or None, queue=queue)
+        f = self.FilterSerializer.parse(request)
+        queue = qs.queue_get(f["queue"]) if f["queue"] else None
+        rows = qs.labels_for_export(run_id=f.get("run_id") or None, queue=queue)
         lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
 
