@@ -10,7 +10,8 @@ from annotation import policies, queue_selectors as qs
 from annotation.models import Run
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
-from evalapp.errors import ServiceError
+from annotation.forms import LabelForm, QueueForm
+from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
 
 WORKERS = (ANNOTATOR, ADJUDICATOR, ENGINEER)
@@ -34,14 +35,12 @@ def queue_new(request):
     annotators = User.objects.filter(groups__name=ANNOTATOR).order_by("username").distinct()
     context = {"runs": Run.objects.order_by("-imported_at")[:200], "annotators": annotators, "form": request.POST}
     if request.method == "POST":
-        sample = request.POST.get("sample", "").strip()
         try:
+            f = QueueForm(request.POST).parsed("cannot create the queue; nothing was written")
             queue = services.queue_create(
-                name=request.POST.get("name", ""), annotators=request.POST.getlist("annotators"),
-                overlap=int(request.POST.get("overlap") or services.DEFAULT_OVERLAP),
-                rubric=request.POST.get("rubric", ""), run_id=request.POST.get("run_id") or None,
-                sample=int(sample) if sample.isdigit() else None, created_by=request.user)
-        except (ServiceError, ValueError) as exc:
+                name=f["name"], annotators=request.POST.getlist("annotators"), overlap=f["overlap"],
+                rubric=f["rubric"], run_id=f["run_id"] or None, sample=f["sample"], created_by=request.user)
+        except ServiceError as exc:
             context["error"] = exc
         else:
             messages.info(request, f"Queue {queue.name!r} created with {queue.items.count()} items.")
@@ -71,10 +70,11 @@ def queue_label_submit(request, queue_id, item_id):
     queue = qs.queue_get(queue_id)
     error = None
     try:
-        active = request.POST.get("active_seconds") or None
+        f = LabelForm(request.POST).parsed("the label was not recorded")
         services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
-                              verdict=request.POST.get("verdict", ""), rationale=request.POST.get("rationale", ""),
-                              active_seconds=float(active) if active else None)
+                              verdict=f["verdict"], rationale=f["rationale"], active_seconds=f["active_seconds"])
+    except NotFound:
+        raise
     except ServiceError as exc:
         error = exc.message
     if not request.headers.get("HX-Request"):
@@ -103,6 +103,8 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     try:
         services.item_adjudicate(queue=queue, item_id=qs.item_get(queue, item_id).pk, adjudicator=request.user,
                                  verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
+    except NotFound:
+        raise
     except ServiceError as exc:
         messages.error(request, exc.message)
     except PermissionDenied as exc:
