@@ -39,7 +39,7 @@ from calibration.models import (
 )
 from calibration.stats import agreement, stratified_bootstrap_kappa_ci, strata_tables
 from evalapp.errors import NotFound, Problem, ServiceError
-from evalapp.jsonl import read_jsonl, require_file, require_str
+from evalapp.jsonl import parse_json_text, read_jsonl, require_file, require_str
 from evalapp.validation import (
     NAME_MAX,
     RUBRIC_MAX,
@@ -75,9 +75,9 @@ def _coerce_param(value):
     """Command-line k=v values: numbers and booleans as JSON would read them, else the string."""
     if not isinstance(value, str):
         return value
-    try:
-        parsed = json.loads(value)
-    except (json.JSONDecodeError, ValueError):
+    # Strict JSON: "NaN" or "1e999" stay strings rather than become numbers no database stores.
+    parsed, problem = parse_json_text(value)
+    if problem is not None:
         return value
     return parsed if isinstance(parsed, (int, float, bool)) or parsed is None else value
 

@@ -199,6 +199,23 @@ def require_file(path: str | Path) -> Path:
     return p
 
 
+def read_text_file(path: str | Path, *, field: str) -> str:
+    """A whole UTF-8 text file (a rubric, a prompt), a leading byte-order mark skipped; bytes that are not
+    UTF-8 are a bad-input error naming the line and column."""
+    p = require_file(path)
+    raw = p.read_bytes()
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ServiceError(f"{path}: line {line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})",
+                           [Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})", line=line,
+                                    field=field)]) from None
+
+
 def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, nullable: bool = False,
                 max_length: int | None = None) -> str | None:
     """Check that obj[key] is a non-empty string (or null when allowed) of at most max_length characters,

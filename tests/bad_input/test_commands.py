@@ -276,3 +276,29 @@ def test_options_out_of_range_exit_2_naming_the_option_and_its_range(world, args
     assert code == 2 and message in err, err
     assert "Traceback" not in err
     assert counts() == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("args", [
+    ["create_queue", "second", "--run", "r1", "--annotator", "ann1", "--overlap", "1", "--rubric-file", "FILE"],
+    ["relabel_audit", "--run", "r1", "--auditor", "ann2", "--rubric-file", "FILE"],
+    ["create_judge_version", "--judge", "j", "--backend", "replay", "--prompt-file", "FILE"],
+    ["create_judge_version", "--judge", "j", "--backend", "replay", "--rubric-file", "FILE"],
+], ids=["create_queue", "relabel_audit", "prompt-file", "rubric-file"])
+def test_text_files_that_are_not_utf8_are_named_by_line_and_column(world, args):
+    path = world["tmp"] / "rubric.txt"
+    path.write_bytes("Correct when it says thirty days.\nSé précis.\n".encode("latin-1"))
+    before = counts()
+    code, _, err = run_cmd(*[str(path) if a == "FILE" else a for a in args])
+    assert code == 2 and f"{path}: line 2: not UTF-8 (byte 0xe9 at column 2)" in err, err
+    assert counts() == before
+
+
+@pytest.mark.django_db
+def test_a_judge_param_json_cannot_read_as_a_finite_number_stays_a_string(world):
+    code, out, err = run_cmd("create_judge_version", "--judge", "j", "--backend", "replay", "--param", "x=1e999",
+                             "--param", "y=NaN", "--param", "z=3", "--json")
+    assert code == 0, err
+    from calibration.models import JudgeVersion
+
+    assert JudgeVersion.objects.get(pk=json.loads(out)["judge_version"]).params == {"x": "1e999", "y": "NaN", "z": 3}
