@@ -124,13 +124,19 @@ def value_problems(value, *, line: int | None = None, field: str = "", max_depth
     return problems
 
 
-def parse_json_text(text: str, *, line: int | None = None) -> tuple[object, Problem | None]:
+def parse_json_text(text: str, *, line: int | None = None, _hooks: tuple[list, json.JSONDecoder] | None = None
+                    ) -> tuple[object, Problem | None]:
     """One JSON text parsed strictly: (value, None), or (None, the first problem, named by line and field)."""
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
         return None, Problem(f"nested deeper than {MAX_DEPTH} levels", line=line)
-    refused: list[str] = []
+    if _hooks is None:
+        refused: list[str] = []
+        decoder = json.JSONDecoder(**_number_hooks(refused))
+    else:
+        refused, decoder = _hooks
+        refused.clear()
     try:
-        value = json.loads(text, **_number_hooks(refused))
+        value = decoder.decode(text)
     except json.JSONDecodeError as exc:
         return None, Problem(f"malformed JSON: {exc.msg} at column {exc.colno}", line=line)
     except RecursionError:
@@ -139,7 +145,7 @@ def parse_json_text(text: str, *, line: int | None = None) -> tuple[object, Prob
         return None, Problem(f"malformed JSON: {exc}", line=line)
     # The walk costs a pass over the value; only a line that holds something refused needs it (raw control
     # characters, NUL among them, are already malformed JSON; only their \\u escapes get through).
-    if refused or _SUSPECT_ESCAPE.search(text):
+    if refused or ("\\u" in text and _SUSPECT_ESCAPE.search(text)):
         found = value_problems(value, line=line)
         if found:
             first = found[0]
@@ -157,6 +163,8 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
     blank lines only) is a ServiceError once the file is read, unless allow_empty.
     """
     records = 0
+    refused: list[str] = []
+    hooks = (refused, json.JSONDecoder(**_number_hooks(refused)))
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(codecs.BOM_UTF8):
@@ -175,7 +183,7 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
                 yield number, None, Problem("a UTF-8 byte-order mark is allowed only at the start of the file",
                                             line=number)
                 continue
-            obj, problem = parse_json_text(line.rstrip("\r\n"), line=number)
+            obj, problem = parse_json_text(line.rstrip("\r\n"), line=number, _hooks=hooks)
             if problem is not None:
                 yield number, None, problem
                 continue
