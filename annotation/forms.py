@@ -6,6 +6,12 @@ from evalapp.forms import PageForm, finite_number, whole_number
 from evalapp.validation import ACTIVE_SECONDS_MAX, NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, TEXT_MAX
 
 
+class PageNumberForm(PageForm):
+    """?page= of a paged list."""
+
+    page = forms.IntegerField(min_value=1, max_value=10**6, required=False)
+
+
 class LabelForm(PageForm):
     """A label submitted from the labelling page."""
 

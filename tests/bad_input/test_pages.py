@@ -233,3 +233,12 @@ def test_queue_stats_takes_zero_iters_and_the_stats_page_renders(api, world):
     client = Client()
     client.force_login(world["users"]["eng"])
     assert client.get(reverse("queue-stats", kwargs={"queue_id": world["queue"].pk})).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["abc", "-1", "0", "1e9", str(10**30), "2"])
+def test_a_tagging_page_number_out_of_range_shows_the_nearest_page(world, page):
+    client = Client()
+    client.force_login(world["users"]["eng"])
+    res = client.get(f"/tagging/support/?page={page}")
+    assert res.status_code == 200 and res.context["page"] == 1
