@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import serializers
-from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import BaseParser
 from rest_framework.parsers import JSONParser as DRFJSONParser
@@ -52,9 +52,11 @@ def exception_handler(exc, context):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
         return Response({"error": f"the request body is larger than {limit} MB; raise DATA_UPLOAD_MAX_MB",
                          "problems": [{"line": None, "field": "body", "message": "too large"}]}, status=413)
-    if isinstance(exc, ParseError):
-        return Response({"error": str(exc.detail), "problems": [], "detail": str(exc.detail)}, status=exc.status_code)
-    return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(response.data, dict) and "detail" in response.data:
+        # DRF's own refusals (401, 403, 405, 415, 429, a malformed body) keep "detail" and gain the house keys.
+        response.data = {"error": str(response.data["detail"]), "problems": [], **response.data}
+    return response
 
 
 def _read_limited(stream, limit: int, what: str):

@@ -236,3 +236,17 @@ def test_the_openapi_schema_states_each_query_parameter_and_its_bounds(api, path
     schema = api.get("/api/schema/?format=json").json()
     params = {p["name"]: p["schema"] for p in schema["paths"][path]["get"]["parameters"] if p["in"] == "query"}
     assert {k: params[name].get(k) for k in bounds} == bounds
+
+
+@pytest.mark.django_db
+def test_drf_refusals_carry_the_house_keys_beside_detail(api, world):
+    res = api.post("/api/labels/import/", data=b"hello", content_type="text/plain")
+    assert res.status_code == 415
+    assert res.json() == {"error": 'Unsupported media type "text/plain" in request.', "problems": [],
+                          "detail": 'Unsupported media type "text/plain" in request.'}
+    res = api.delete("/api/queues/")
+    assert (res.status_code, res.json()["error"]) == (405, 'Method "DELETE" not allowed.')
+    from rest_framework.test import APIClient
+
+    res = APIClient().get("/api/queues/")
+    assert (res.status_code, res.json()["error"]) == (401, "Authentication credentials were not provided.")
