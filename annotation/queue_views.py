@@ -76,7 +76,7 @@ def queue_label_submit(request, queue_id, item_id):
     except NotFound:
         raise
     except ServiceError as exc:
-        error = exc.message
+        error = str(exc)
     if not request.headers.get("HX-Request"):
         if error:
             messages.error(request, error)
@@ -106,7 +106,7 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     except NotFound:
         raise
     except ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, str(exc))
     except PermissionDenied as exc:
         messages.error(request, str(exc))
     else:
@@ -143,7 +143,7 @@ def audit_detail(request, audit_id):
         try:
             audit_services.audit_resolve(audit=audit, user=request.user, note=request.POST.get("note", ""))
         except ServiceError as exc:
-            messages.error(request, exc.message)
+            messages.error(request, str(exc))
         return redirect("audit-detail", audit_id=audit.pk)
     return render(request, "annotation/queues/audit_detail.html", {
         "audit": audit, "report": audit_services.audit_report(audit=audit)})

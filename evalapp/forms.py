@@ -14,10 +14,8 @@ class PageForm(forms.Form):
     def parsed(self, message: str = "the form is not valid; nothing was changed") -> dict:
         if self.is_valid():
             return self.cleaned_data
-        problems = [Problem(str(text), field=None if name == "__all__" else name)
-                    for name, texts in self.errors.items() for text in texts]
-        first = problems[0]
-        raise ServiceError(f"{message}: {first}" if len(problems) == 1 else message, problems)
+        raise ServiceError(message, [Problem(str(text), field=None if name == "__all__" else name)
+                                     for name, texts in self.errors.items() for text in texts])
 
 
 def whole_number(minimum: int, maximum: int, **kwargs) -> forms.IntegerField:

@@ -75,7 +75,7 @@ def raise_problems(message: str, *problems: Problem | None) -> None:
     """Raise ServiceError(message, problems) when any check found something; nothing is written before."""
     found = [p for p in problems if p is not None]
     if found:
-        raise ServiceError(f"{message}: {found[0]}" if len(found) == 1 else message, found)
+        raise ServiceError(message, found)
 
 
 def as_id(value) -> int | None:
