@@ -30,6 +30,7 @@ from calibration.stats.agreement import agreement
 from calibration.stats.report import agreement_report
 from evalapp.errors import NotFound
 from evalapp.roles import ROLES, user_roles
+from evalapp.validation import as_id
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,8 @@ def blind_scope(user) -> BlindScope:
 
 def queue_get(queue_id) -> Queue:
     """The queue by id, or NotFound naming it."""
-    queue = Queue.objects.filter(pk=queue_id).first() if str(queue_id).isdigit() else None
+    pk = as_id(queue_id)
+    queue = Queue.objects.filter(pk=pk).first() if pk is not None else None
     if queue is None:
         raise NotFound(f"unknown queue {queue_id!r}")
     return queue

@@ -11,6 +11,7 @@ from annotation import policies, queue_selectors as qs
 from annotation.models import Run
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
+from annotation.forms import LabelForm, QueueForm
 from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
 
@@ -35,14 +36,12 @@ def queue_new(request):
     annotators = User.objects.filter(groups__name=ANNOTATOR).order_by("username").distinct()
     context = {"runs": Run.objects.order_by("-imported_at")[:200], "annotators": annotators, "form": request.POST}
     if request.method == "POST":
-        sample = request.POST.get("sample", "").strip()
         try:
+            f = QueueForm(request.POST).parsed("cannot create the queue; nothing was written")
             queue = services.queue_create(
-                name=request.POST.get("name", ""), annotators=request.POST.getlist("annotators"),
-                overlap=int(request.POST.get("overlap") or services.DEFAULT_OVERLAP),
-                rubric=request.POST.get("rubric", ""), run_id=request.POST.get("run_id") or None,
-                sample=int(sample) if sample.isdigit() else None, created_by=request.user)
-        except (ServiceError, ValueError) as exc:
+                name=f["name"], annotators=request.POST.getlist("annotators"), overlap=f["overlap"],
+                rubric=f["rubric"], run_id=f["run_id"] or None, sample=f["sample"], created_by=request.user)
+        except ServiceError as exc:
             context["error"] = exc
         else:
             messages.info(request, f"Queue {queue.name!r} created with {queue.items.count()} items.")
@@ -81,12 +80,13 @@ def queue_label_submit(request, queue_id, item_id):
     item = _item_or_404(queue, item_id)
     error = None
     try:
-        active = request.POST.get("active_seconds") or None
+        f = LabelForm(request.POST).parsed("the label was not recorded")
         services.label_submit(queue=queue, item_id=item.pk, annotator=request.user,
-                              verdict=request.POST.get("verdict", ""), rationale=request.POST.get("rationale", ""),
-                              active_seconds=float(active) if active else None)
+                              verdict=f["verdict"], rationale=f["rationale"], active_seconds=f["active_seconds"])
+    except NotFound:
+        raise
     except ServiceError as exc:
-        error = exc.message
+        error = str(exc)
     if not request.headers.get("HX-Request"):
         if error:
             messages.error(request, error)
@@ -114,8 +114,10 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     try:
         services.item_adjudicate(queue=queue, item_id=item.pk, adjudicator=request.user,
                                  verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
+    except NotFound:
+        raise
     except ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, str(exc))
     except PermissionDenied as exc:
         messages.error(request, str(exc))
     else:
@@ -152,7 +154,7 @@ def audit_detail(request, audit_id):
         try:
             audit_services.audit_resolve(audit=audit, user=request.user, note=request.POST.get("note", ""))
         except ServiceError as exc:
-            messages.error(request, exc.message)
+            messages.error(request, str(exc))
         return redirect("audit-detail", audit_id=audit.pk)
     return render(request, "annotation/queues/audit_detail.html", {
         "audit": audit, "report": audit_services.audit_report(audit=audit, scope=qs.blind_scope(request.user))})

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from annotation import search, selectors, tagging_selectors
+from annotation.forms import PageNumberForm
 from annotation.models import Dataset, Document
 from annotation.services.datasets import GRADINGS, dataset_publish
 from evalapp.errors import ServiceError
@@ -54,10 +55,9 @@ def queue(request, name):
     filters = _filters(request)
     everything = tagging_selectors.tagging_queue(dataset, user=request.user)
     shown = tagging_selectors.filter_queue(everything, user=request.user, **filters)
-    try:
-        page = max(1, int(request.GET.get("page", 1)))
-    except ValueError:
-        page = 1
+    # A page number out of range or not a number shows the nearest page, as pagination links expect.
+    paging = PageNumberForm(request.GET)
+    page = (paging.cleaned_data["page"] if paging.is_valid() else None) or 1
     pages = max(1, (len(shown) + PAGE - 1) // PAGE)
     page = min(page, pages)
     strata = sorted({i.stratum for i in everything} | set(dataset.strata_budget or {}))

@@ -11,6 +11,7 @@ from annotation import selectors
 from annotation.models import Dataset, Run
 from annotation.queue_selectors import blind_scope
 from calibration import comparisons
+from calibration.forms import PlannerForm
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
 
@@ -198,22 +199,13 @@ def compare_question(request):
 @role_required(ENGINEER)
 def planner(request):
     """The sample-size planner (htmx fragment or page)."""
-    def num(name, cast):
-        raw = request.GET.get(name, "").strip()
-        if not raw:
-            return None
-        try:
-            return cast(raw)
-        except ValueError:
-            raise ServiceError(f"{name} must be a number, not {raw!r}") from None
-
     try:
-        rate, rate_from = num("discordant_rate", float), None
-        if rate is None and request.GET.get("dataset"):
-            rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(request.GET["dataset"]),
+        f = PlannerForm(request.GET).parsed("bad planner input")
+        rate, rate_from = f["discordant_rate"], None
+        if rate is None and f["dataset"]:
+            rate, rate_from = comparisons.discordance_for_dataset(selectors.dataset_get(f["dataset"]),
                                                                   scope=blind_scope(request.user))
-        plan = comparisons.sample_size_plan(n=num("n", int), gap_points=num("gap", float), discordant_rate=rate,
-                                            rate_from=rate_from)
+        plan = comparisons.sample_size_plan(n=f["n"], gap_points=f["gap"], discordant_rate=rate, rate_from=rate_from)
     except ServiceError as exc:
         return _error(request, "calibration/compare_planner.html", exc)
     return render(request, "calibration/compare_planner.html", {"plan": plan, "dataset": request.GET.get("dataset", "")})

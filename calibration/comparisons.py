@@ -31,6 +31,7 @@ from calibration.stats.band import difference_verdict, run_band
 from calibration.stats.manifest import ceiling_after_adding
 from calibration.stats.paired import n_for_gap, paired_counts, resolvable_gap
 from evalapp.errors import Problem, ServiceError
+from evalapp.validation import iters_problem, raise_problems, seed_problem
 
 PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
 DEFAULT_DISCORDANT_RATE = 0.15
@@ -184,8 +185,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     resolvable_gap_points) extended with the pairing, warnings, stale gold, per-stratum gaps, the
     run-to-run band and the verdict. Unknown run: ServiceError (exit 2, HTTP 404). A run in the viewer's
     blind `scope` (as A, B or a band run): PermissionDenied (HTTP 403); repeats found for the band skip them."""
-    if not isinstance(iters, int) or iters < 1:
-        raise ServiceError(f"iters must be a positive integer, got {iters!r}", [Problem("must be >= 1", field="iters")])
+    raise_problems("bad comparison options", iters_problem(iters), seed_problem(seed))
     a, b = _run_by_id(run_a, scope), _run_by_id(run_b, scope)
     if a.pk == b.pk:
         raise ServiceError(f"run {run_a!r} compared with itself", [Problem("A and B must be two runs", field="b")])
@@ -378,6 +378,12 @@ def failure_attribution(run_id: str, *, stratum: str | None = None, limit: int |
 # sample-size planner
 
 
+# Beyond these the planner's answers overflow a float (and mean nothing): a billion questions, a
+# thousandth of a point.
+PLANNER_N_MAX = 10**9
+PLANNER_GAP_MIN = 0.001
+
+
 def sample_size_plan(*, n: int | None = None, gap_points: float | None = None,
                      discordant_rate: float | None = None, rate_from: str | None = None) -> dict:
     """For a set of n, the smallest resolvable gap; for a gap, the n needed (calibration.stats.paired).
@@ -385,10 +391,12 @@ def sample_size_plan(*, n: int | None = None, gap_points: float | None = None,
     The discordance rate (share of questions two systems answer differently) drives both; without a
     measured one the planner says it assumes DEFAULT_DISCORDANT_RATE."""
     problems = []
-    if n is not None and (not isinstance(n, int) or n < 1):
-        problems.append(Problem(f"n must be a positive integer, got {n!r}", field="n"))
-    if gap_points is not None and not (isinstance(gap_points, int | float) and gap_points > 0 and math.isfinite(gap_points)):
-        problems.append(Problem(f"gap must be a positive number of points, got {gap_points!r}", field="gap"))
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= PLANNER_N_MAX):
+        problems.append(Problem(f"n must be a whole number from 1 to {PLANNER_N_MAX}, got {n!r}", field="n"))
+    if gap_points is not None and not (isinstance(gap_points, int | float) and math.isfinite(gap_points)
+                                       and PLANNER_GAP_MIN <= gap_points <= 100):
+        problems.append(Problem(f"gap must be a number of points from {PLANNER_GAP_MIN:g} to 100, got {gap_points!r}",
+                                field="gap"))
     if discordant_rate is not None and not (isinstance(discordant_rate, int | float) and 0 < discordant_rate <= 1):
         problems.append(Problem(f"discordant_rate must be in (0, 1], got {discordant_rate!r}", field="discordant_rate"))
     if problems:

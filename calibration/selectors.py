@@ -13,16 +13,16 @@ from calibration.models import (CalibrationRun, GradedAnswer, GradingRun, Judge,
                                 SampleItem, Verdict)
 from calibration.stats import agreement, agreement_from_counts, gate_decide
 from evalapp.errors import NotFound
+from evalapp.validation import as_id
 
 SECRET_PARAMS = ("api_key",)
 
 
 def judge_version_get(judge_version_id) -> JudgeVersion:
     """A judge version by id, or NotFound naming it."""
-    try:
-        pk = int(judge_version_id)
-    except (TypeError, ValueError):
-        raise NotFound(f"unknown judge version {judge_version_id!r}") from None
+    pk = as_id(judge_version_id)
+    if pk is None:
+        raise NotFound(f"unknown judge version {judge_version_id!r}")
     version = JudgeVersion.objects.select_related("judge").filter(pk=pk).first()
     if version is None:
         raise NotFound(f"unknown judge version {judge_version_id!r}")
@@ -153,10 +153,9 @@ def _gate(version: JudgeVersion) -> dict:
 
 def run_get(run_id) -> CalibrationRun:
     """A calibration run by id, or NotFound naming it."""
-    try:
-        pk = int(run_id)
-    except (TypeError, ValueError):
-        raise NotFound(f"unknown calibration run {run_id!r}") from None
+    pk = as_id(run_id)
+    if pk is None:
+        raise NotFound(f"unknown calibration run {run_id!r}")
     run = CalibrationRun.objects.select_related("judge_version__judge", "sample__dataset").filter(pk=pk).first()
     if run is None:
         raise NotFound(f"unknown calibration run {run_id!r}")

@@ -39,7 +39,18 @@ from calibration.models import (
 )
 from calibration.stats import agreement, stratified_bootstrap_kappa_ci, strata_tables
 from evalapp.errors import NotFound, Problem, ServiceError
-from evalapp.jsonl import read_jsonl, require_file, require_str
+from evalapp.jsonl import parse_json_text, read_jsonl, require_file, require_str
+from evalapp.validation import (
+    NAME_MAX,
+    RUBRIC_MAX,
+    SAMPLE_MAX,
+    STORED_SEED_MAX,
+    TEXT_MAX,
+    raise_problems,
+    seed_problem,
+    text_problem,
+    whole_number_problem,
+)
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +75,9 @@ def _coerce_param(value):
     """Command-line k=v values: numbers and booleans as JSON would read them, else the string."""
     if not isinstance(value, str):
         return value
-    try:
-        parsed = json.loads(value)
-    except (json.JSONDecodeError, ValueError):
+    # Strict JSON: "NaN" or "1e999" stay strings rather than become numbers no database stores.
+    parsed, problem = parse_json_text(value)
+    if problem is not None:
         return value
     return parsed if isinstance(parsed, (int, float, bool)) or parsed is None else value
 
@@ -87,8 +98,15 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     stored ones; they are outside the config hash because they never change a verdict.
     """
     problems = []
-    if not judge_name or slugify(judge_name) != judge_name:
-        problems.append(Problem("must be a slug (letters, digits, - and _)", field="judge"))
+    if not isinstance(judge_name, str) or not judge_name or slugify(judge_name) != judge_name \
+            or len(judge_name) > NAME_MAX:
+        problems.append(Problem(f"must be a slug (letters, digits, - and _) of at most {NAME_MAX} characters",
+                                field="judge"))
+    for field, value, limit in (("model", model or "", 300), ("prompt_template", prompt_template or "", RUBRIC_MAX),
+                                ("rubric", rubric or "", RUBRIC_MAX)):
+        found = text_problem(value, field, max_length=limit)
+        if found is not None:
+            problems.append(found)
     if backend not in BACKENDS:
         problems.append(Problem(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}", field="backend"))
     if threshold is not None and not -1 <= threshold <= 1:
@@ -96,8 +114,10 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     if policy is not None and policy not in policies.GATE_POLICIES:
         problems.append(Problem(f"unknown policy {policy!r}; expected one of {', '.join(policies.GATE_POLICIES)}",
                                 field="policy"))
-    if min_n is not None and min_n < 1:
-        problems.append(Problem("must be at least 1", field="min_n"))
+    if min_n is not None:
+        found = whole_number_problem(min_n, "min_n", minimum=1, maximum=SAMPLE_MAX)
+        if found is not None:
+            problems.append(found)
     if backend == "openai" and not model:
         problems.append(Problem("the openai backend needs --model (the model snapshot to call)", field="model"))
     params = {k: _coerce_param(v) for k, v in (params or {}).items()}
@@ -167,8 +187,8 @@ def verdicts_import(*, path: str | Path, judge_version_id) -> VerdictImportResul
         if problem:
             problems.append(problem)
             continue
-        run_id = require_str(obj, "run_id", line, problems)
-        qid = require_str(obj, "qid", line, problems)
+        run_id = require_str(obj, "run_id", line, problems, max_length=200)
+        qid = require_str(obj, "qid", line, problems, max_length=200)
         verdict = obj.get("verdict")
         if verdict not in ("correct", "incorrect"):
             problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {verdict!r}", line=line, field="verdict"))
@@ -271,10 +291,12 @@ def calibration_start(*, judge_version_id, dataset_name: str, size: int = 100, s
     Returns (run, created). A run of this version on this sample that is still queued or running is
     returned instead of starting a second one.
     """
+    raise_problems("bad calibration options",
+                   whole_number_problem(size, "sample", minimum=1, maximum=SAMPLE_MAX),
+                   seed_problem(seed, maximum=STORED_SEED_MAX),
+                   whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000))
     version = selectors.judge_version_get(judge_version_id)
     dataset = annotation_selectors.dataset_get(dataset_name)
-    if chunk_size < 1:
-        raise ServiceError("chunk size must be at least 1", [Problem("must be at least 1", field="chunk_size")])
     judge = Judge.objects.select_for_update().get(pk=version.judge_id)
     sample = sample_for(judge=judge, dataset=dataset, size=size, seed=seed, resample=resample)
     active = CalibrationRun.objects.filter(judge_version=version, sample=sample, status__in=("queued", "running")).first()
@@ -630,6 +652,7 @@ def grading_start(*, judge_version_id, run_id: str, force: bool = False, reason:
 
     With run_now the answers are graded in this process; otherwise a Celery task does it on commit.
     """
+    raise_problems("bad grading options", text_problem(reason or "", "reason", max_length=TEXT_MAX))
     version = selectors.judge_version_get(judge_version_id)
     run = annotation_selectors.run_get(run_id)
     gate = selectors.gate(version)

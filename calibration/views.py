@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 from annotation.models import Dataset
 from annotation.queue_selectors import blind_scope
 from calibration import selectors, services
+from calibration.forms import CalibrateForm
 from calibration.models import CalibrationRun
 from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ENGINEER, has_role, role_required
@@ -128,11 +129,12 @@ def version_detail(request, pk: int):
 @require_POST
 def version_calibrate(request, pk: int):
     """Start a calibration from the version page and go to its progress page."""
+    selectors.judge_version_get(pk)
     try:
-        run, _ = services.calibration_start(judge_version_id=pk, dataset_name=request.POST.get("dataset", ""),
-                                            size=int(request.POST.get("sample") or 100),
-                                            seed=int(request.POST.get("seed") or 0), user=request.user)
-    except (ServiceError, ValueError) as exc:
+        f = CalibrateForm(request.POST).parsed("bad calibration options")
+        run, _ = services.calibration_start(judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"],
+                                            seed=f["seed"], user=request.user)
+    except ServiceError as exc:
         messages.error(request, f"cannot start the calibration: {exc}")
         return redirect("judge-version", pk=pk)
     return redirect("calibration-run", pk=run.pk)

@@ -1,33 +1,112 @@
-"""What every API view shares: ServiceError as an HTTP answer, uploaded files as paths."""
+"""What every API view shares: errors as the house error, strict JSON bodies, uploaded files as paths,
+and query parameters validated by a serializer before the selector runs."""
+import os
+import shutil
 import tempfile
 from contextlib import contextmanager
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import BaseParser
+from rest_framework.parsers import JSONParser as DRFJSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from evalapp.errors import ServiceError
+from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import parse_json_text
+
+
+def _flatten(detail, field: str = "") -> list[Problem]:
+    """DRF's nested error detail as one Problem per failing field path ("items[0].qid")."""
+    if isinstance(detail, dict):
+        out = []
+        for key, value in detail.items():
+            name = field if key == "non_field_errors" else (f"{field}.{key}" if field else str(key))
+            out.extend(_flatten(value, name))
+        return out
+    if isinstance(detail, list):
+        if all(not isinstance(d, (dict, list)) for d in detail):
+            return [Problem(str(d), field=field or None) for d in detail]
+        out = []
+        for i, value in enumerate(detail):
+            if value:
+                out.extend(_flatten(value, f"{field}[{i}]"))
+        return out
+    return [Problem(str(detail), field=field or None)]
 
 
 def exception_handler(exc, context):
-    """ServiceError -> its HTTP status with {"error", "problems": [{"line", "field", "message"}]}."""
+    """Every refusal as {"error", "problems": [{"line", "field", "message"}]} with its status: ServiceError,
+    and DRF's own validation and parse errors in the same shape."""
     if isinstance(exc, ServiceError):
         return Response(exc.as_dict(), status=exc.status)
-    return drf_exception_handler(exc, context)
+    if isinstance(exc, ValidationError):
+        problems = _flatten(exc.detail)
+        first = problems[0] if problems else Problem("invalid input")
+        message = f"invalid input: {first}" if len(problems) <= 1 else f"invalid input: {len(problems)} problems"
+        return Response(ServiceError(message, problems).as_dict(), status=exc.status_code)
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
+        return Response({"error": f"the request body is larger than {limit} MB; raise DATA_UPLOAD_MAX_MB",
+                         "problems": [{"line": None, "field": "body", "message": "too large"}]}, status=413)
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(response.data, dict) and "detail" in response.data:
+        # DRF's own refusals (401, 403, 405, 415, 429, a malformed body) keep "detail" and gain the house keys.
+        response.data = {"error": str(response.data["detail"]), "problems": [], **response.data}
+    return response
+
+
+def _read_limited(stream, limit: int, what: str):
+    """The stream's bytes in a spooled temporary file, refusing (413) past `limit` bytes."""
+    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
+    size = 0
+    if stream is not None:
+        while block := stream.read(1024 * 1024):
+            size += len(block)
+            if size > limit:
+                spool.close()
+                raise ServiceError(f"the {what} is larger than {limit // (1024 * 1024)} MB; split it or raise "
+                                   f"MAX_UPLOAD_MB", status=413)
+            spool.write(block)
+    spool.seek(0)
+    return spool
+
+
+class JSONParser(DRFJSONParser):
+    """JSON bodies parsed strictly, as JSON Lines records are: no NaN or Infinity, no number beyond a
+    float, no NUL or unpaired surrogate, at most 64 levels deep; each refusal names the field."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        with _read_limited(stream, limit, "request body") as body:
+            raw = body.read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ServiceError(f"the request body is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                               [Problem("not UTF-8", field="body")]) from None
+        value, problem = parse_json_text(text)
+        if problem is not None:
+            where = f"field '{problem.field}': " if problem.field else ""
+            raise ServiceError(f"the request body is not acceptable JSON: {where}{problem.message}",
+                               [Problem(problem.message, field=problem.field or "body")])
+        return value
 
 
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
 
 
 class JSONLinesParser(BaseParser):
-    """Takes a JSON Lines body as raw bytes; the services parse it line by line (and name bad lines)."""
+    """Takes a JSON Lines body as a file (bytes on disk past 8 MB); the services parse it line by line
+    and name bad lines. Bodies past MAX_UPLOAD_MB are refused (413)."""
 
     media_type = "application/x-ndjson"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        return stream.read() if stream is not None else b""
+        return _read_limited(stream, settings.MAX_UPLOAD_BYTES, "upload")
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -41,16 +120,101 @@ class UploadSerializer(serializers.Serializer):
 
 @contextmanager
 def uploaded_path(request, field: str = "file"):
-    """The uploaded JSONL (multipart `file`, or the raw request body) written to a temporary file."""
+    """The uploaded JSONL (multipart `file`, or the raw request body) written to a temporary file.
+
+    Errors the services raise name the upload (its file name, or "request body"), not the temporary path.
+    """
     raw = request.content_type.split(";")[0].strip() in JSONL_TYPES
     upload = None if raw else request.FILES.get(field)
-    with tempfile.NamedTemporaryFile(suffix=".jsonl") as handle:
-        if raw:
-            handle.write(request.data)
-        elif upload is not None:
-            for part in upload.chunks():
-                handle.write(part)
-        else:
-            raise ValidationError({field: "upload a JSON Lines file as multipart field 'file' or send it as application/x-ndjson"})
-        handle.flush()
-        yield handle.name
+    if not raw and upload is None:
+        raise ServiceError("no file: upload a JSON Lines file as multipart field 'file' or send it as "
+                           "application/x-ndjson", [Problem("missing", field=field)])
+    if upload is not None and upload.size is not None and upload.size > settings.MAX_UPLOAD_BYTES:
+        raise ServiceError(f"the upload is larger than {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it or "
+                           "raise MAX_UPLOAD_MB", [Problem("too large", field=field)], status=413)
+    shown = os.path.basename(upload.name or "") if upload is not None else "request body"
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "upload.jsonl")
+        with open(path, "wb") as handle:
+            if raw:
+                body = request.data
+                # An empty body parses to an empty dict: it is an empty file.
+                if hasattr(body, "read"):
+                    shutil.copyfileobj(body, handle)
+                elif isinstance(body, bytes):
+                    handle.write(body)
+            else:
+                for part in upload.chunks():
+                    handle.write(part)
+        try:
+            yield path
+        except ServiceError as exc:
+            exc.message = exc.message.replace(path, shown or "upload")
+            exc.args = (exc.message,)
+            raise
+
+
+class QuerySerializer(serializers.Serializer):
+    """Base of the query-parameter serializers: `parse(request)` validates request.query_params before the
+    selector runs; a refusal is the house error (400) naming each parameter. DRF's CharField already
+    refuses NUL and unpaired surrogates, so every free-text parameter is safe for PostgreSQL."""
+
+    @classmethod
+    def parse(cls, request) -> dict:
+        data = cls(data=request.query_params)
+        if not data.is_valid():
+            problems = [Problem("is required" if getattr(detail, "code", "") == "required" else str(detail),
+                                field=None if name == "non_field_errors" else name)
+                        for name, details in data.errors.items() for detail in details]
+            first = problems[0]
+            where = f"query parameter '{first.field}'" if first.field else "query"
+            sep = " " if first.message == "is required" else ": "
+            raise ServiceError(f"{where}{sep}{first.message}" if len(problems) == 1
+                               else f"{len(problems)} bad query parameters", problems)
+        return data.validated_data
+
+
+def whole_number(minimum: int, maximum: int, **kwargs) -> serializers.IntegerField:
+    """An integer field whose every refusal states the allowed range."""
+    message = f"must be a whole number from {minimum} to {maximum}"
+    return serializers.IntegerField(min_value=minimum, max_value=maximum, error_messages={
+        "invalid": message, "min_value": message, "max_value": message, "max_string_length": message}, **kwargs)
+
+
+def finite_number(minimum: float, maximum: float, **kwargs) -> serializers.FloatField:
+    """A float field refusing NaN, infinities and values outside the range, stating the range."""
+    message = f"must be a number from {minimum:g} to {maximum:g}"
+    return serializers.FloatField(min_value=minimum, max_value=maximum, error_messages={
+        "invalid": message, "min_value": message, "max_value": message, "max_string_length": message,
+        "overflow": message}, **kwargs)
+
+
+def flag(**kwargs) -> serializers.BooleanField:
+    """A yes/no query parameter: 1/0, true/false, yes/no, on/off."""
+    return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"},
+                                    **kwargs)
+
+
+class Pagination(LimitOffsetPagination):
+    """Limit/offset pages of list endpoints; a limit or offset that is not a whole number in range is
+    refused (400) instead of silently replaced, and an offset is never beyond what a database can seek."""
+
+    max_limit = 1000
+    max_offset = 10_000_000
+
+    def _checked(self, request, name: str, maximum: int, minimum: int):
+        raw = request.query_params.get(name)
+        if raw is None or raw == "":
+            return None
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not minimum <= int(raw) <= maximum:
+            raise ServiceError(f"query parameter '{name}' must be a whole number from {minimum} to {maximum}",
+                               [Problem(f"must be a whole number from {minimum} to {maximum}", field=name)])
+        return int(raw)
+
+    def get_limit(self, request):
+        limit = self._checked(request, self.limit_query_param, self.max_limit, 1)
+        return self.default_limit if limit is None else limit
+
+    def get_offset(self, request):
+        offset = self._checked(request, self.offset_query_param, self.max_offset, 0)
+        return 0 if offset is None else offset

@@ -1,46 +1,233 @@
-"""Reading JSON Lines input: one object a line, every fault named by its line number."""
+"""Reading JSON Lines input: one object a line, every fault named by its line number (and field path).
+
+What Python's json module accepts but the project refuses, because the database or an export
+could not carry it faithfully: NaN and Infinity (not JSON), numbers too large for a float, objects
+nested deeper than MAX_DEPTH, NUL characters (PostgreSQL text cannot hold them) and unpaired
+surrogates (not Unicode). Bytes that are not UTF-8 are named by line and column; a UTF-8 byte-order
+mark on the first line (Excel and Windows write one) is skipped.
+"""
+import codecs
 import json
+import math
+import re
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 from django.utils.dateparse import parse_datetime
 
-from evalapp.errors import Problem
+from evalapp.errors import Problem, ServiceError
+
+MAX_DEPTH = 64
+# Integers with more digits than this are beyond any float (and beyond every numeric column).
+MAX_INT_DIGITS = 300
+# Escapes that may decode to a character the database cannot store: NUL and (lone) surrogates.
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict | None, Problem | None]]:
+class _Refused:
+    """Stands in for a number the parser met but the project refuses, so its field path can be named."""
+
+    __slots__ = ("text", "reason")
+
+    def __init__(self, text: str, reason: str):
+        self.text, self.reason = text, reason
+
+
+def _number_hooks(refused: list):
+    """json.loads hooks that let every number through except those the project refuses, which become
+    _Refused markers (and are counted in `refused`)."""
+
+    def constant(text: str) -> _Refused:
+        refused.append(text)
+        return _Refused(text, f"{text} is not a number JSON allows (write null, or a finite number)")
+
+    def as_float(text: str):
+        value = float(text)
+        if math.isinf(value):
+            refused.append(text)
+            return _Refused(text, f"{_short(text)} is too large for a number")
+        return value
+
+    def as_int(text: str):
+        if len(text) > MAX_INT_DIGITS:
+            refused.append(text)
+            return _Refused(text, f"{_short(text)} is too large for a number ({len(text.lstrip('-'))} digits)")
+        return int(text)
+
+    return {"parse_constant": constant, "parse_float": as_float, "parse_int": as_int}
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 24 else text[:12] + "…" + text[-6:]
+
+
+def _depth(text: str) -> int:
+    """How deeply the JSON text nests arrays and objects (strings skipped), without parsing it."""
+    deepest = depth = 0
+    for ch in _JSON_STRING.sub('""', text):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _join(prefix: str, key) -> str:
+    if isinstance(key, int):
+        return f"{prefix}[{key}]"
+    return f"{prefix}.{key}" if prefix else str(key)
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "contains a NUL character (\\u0000), which cannot be stored"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"contains an unpaired surrogate (\\u{ord(text[exc.start]):04x}), which is not valid Unicode"
+    return None
+
+
+def value_problems(value, *, line: int | None = None, field: str = "", max_depth: int = MAX_DEPTH) -> list[Problem]:
+    """Every value in a parsed JSON value that cannot be stored as given, each named by its field path:
+    NaN/Infinity, numbers too large for a float, NUL characters, unpaired surrogates, and nesting past
+    max_depth. Walks without recursion, so no input can exhaust the stack."""
+    problems: list[Problem] = []
+    stack = [(field, value, 1)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, _Refused):
+            problems.append(Problem(item.reason, line=line, field=path or None))
+        elif isinstance(item, float) and not math.isfinite(item):
+            problems.append(Problem(f"{item} is not a number JSON allows (write null, or a finite number)",
+                                    line=line, field=path or None))
+        elif isinstance(item, str):
+            message = _text_problem(item)
+            if message:
+                problems.append(Problem(message, line=line, field=path or None))
+        elif isinstance(item, (dict, list)):
+            if depth > max_depth:
+                problems.append(Problem(f"nested deeper than {max_depth} levels", line=line, field=path or None))
+                continue
+            pairs = list(item.items()) if isinstance(item, dict) else list(enumerate(item))
+            for key, child in reversed(pairs):
+                if isinstance(key, str):
+                    message = _text_problem(key)
+                    if message:
+                        shown = key.replace("\x00", "\\u0000").encode("utf-8", "backslashreplace").decode("utf-8")
+                        problems.append(Problem(f"the key {message}", line=line, field=_join(path, shown)))
+                        continue
+                stack.append((_join(path, key), child, depth + 1))
+    return problems
+
+
+def parse_json_text(text: str, *, line: int | None = None, _hooks: tuple[list, json.JSONDecoder] | None = None
+                    ) -> tuple[object, Problem | None]:
+    """One JSON text parsed strictly: (value, None), or (None, the first problem, named by line and field)."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
+        return None, Problem(f"nested deeper than {MAX_DEPTH} levels", line=line)
+    if _hooks is None:
+        refused: list[str] = []
+        decoder = json.JSONDecoder(**_number_hooks(refused))
+    else:
+        refused, decoder = _hooks
+        refused.clear()
+    try:
+        value = decoder.decode(text)
+    except json.JSONDecodeError as exc:
+        return None, Problem(f"malformed JSON: {exc.msg} at column {exc.colno}", line=line)
+    except RecursionError:
+        return None, Problem(f"nested deeper than {MAX_DEPTH} levels", line=line)
+    except ValueError as exc:
+        return None, Problem(f"malformed JSON: {exc}", line=line)
+    # The walk costs a pass over the value; only a line that holds something refused needs it (raw control
+    # characters, NUL among them, are already malformed JSON; only their \\u escapes get through).
+    if refused or ("\\u" in text and _SUSPECT_ESCAPE.search(text)):
+        found = value_problems(value, line=line)
+        if found:
+            first = found[0]
+            if len(found) > 1:
+                first = Problem(f"{first.message} (and {len(found) - 1} more refused value(s) on this line)",
+                                line=first.line, field=first.field)
+            return None, first
+    return value, None
+
+
+def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict | None, Problem | None]]:
     """Yield (line_number, object, None) or (line_number, None, problem); blank lines are skipped.
 
-    Streams the file, so memory does not grow with its length.
+    Streams the file, so memory does not grow with its length. A file with no records (empty, or
+    blank lines only) is a ServiceError once the file is read, unless allow_empty.
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    records = 0
+    refused: list[str] = []
+    hooks = (refused, json.JSONDecoder(**_number_hooks(refused)))
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8):]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                records += 1
+                yield number, None, Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                                            line=number)
+                continue
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield number, None, Problem(f"malformed JSON: {exc.msg} at column {exc.colno}", line=number)
+            records += 1
+            if line.startswith("\ufeff"):
+                yield number, None, Problem("a UTF-8 byte-order mark is allowed only at the start of the file",
+                                            line=number)
+                continue
+            obj, problem = parse_json_text(line.rstrip("\r\n"), line=number, _hooks=hooks)
+            if problem is not None:
+                yield number, None, problem
                 continue
             if not isinstance(obj, dict):
-                yield number, None, Problem("each line must be a JSON object", line=number)
+                yield number, None, Problem(f"each line must be a JSON object, not {_kind(obj)}", line=number)
                 continue
             yield number, obj, None
+    if not records and not allow_empty:
+        raise ServiceError(f"{path}: the file has no records")
+
+
+def _kind(value) -> str:
+    return {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(type(value), "a number")
 
 
 def require_file(path: str | Path) -> Path:
     """The path, or a bad-input error when it is not a readable file."""
-    from evalapp.errors import ServiceError
-
     p = Path(path)
     if not p.is_file():
         raise ServiceError(f"no such file: {path}")
     return p
 
 
-def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, nullable: bool = False) -> str | None:
-    """Check that obj[key] is a non-empty string (or null when allowed), recording a problem if not."""
+def read_text_file(path: str | Path, *, field: str) -> str:
+    """A whole UTF-8 text file (a rubric, a prompt), a leading byte-order mark skipped; bytes that are not
+    UTF-8 are a bad-input error naming the line and column."""
+    p = require_file(path)
+    raw = p.read_bytes()
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ServiceError(f"{path}: line {line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})",
+                           [Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})", line=line,
+                                    field=field)]) from None
+
+
+def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, nullable: bool = False,
+                max_length: int | None = None) -> str | None:
+    """Check that obj[key] is a non-empty string (or null when allowed) of at most max_length characters,
+    recording a problem if not."""
     if key not in obj or (obj[key] is None and not nullable):
         problems.append(Problem("missing required key", line=line, field=key))
         return None
@@ -50,20 +237,44 @@ def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, null
     if not isinstance(value, str) or not value.strip():
         problems.append(Problem("must be a non-empty string", line=line, field=key))
         return None
+    if max_length is not None and len(value) > max_length:
+        problems.append(Problem(f"is {len(value)} characters long; at most {max_length} are allowed", line=line, field=key))
+        return None
     return value
+
+
+def check_length(obj: dict, key: str, max_length: int, line: int | None, problems: list[Problem]) -> None:
+    """Record a problem when obj[key] is a string longer than max_length (other types are checked elsewhere)."""
+    value = obj.get(key)
+    if isinstance(value, str) and len(value) > max_length:
+        problems.append(Problem(f"is {len(value)} characters long; at most {max_length} are allowed", line=line, field=key))
 
 
 def parse_time(value, problems: list[Problem], *, field: str, line: int | None = None) -> datetime | None:
     """An ISO 8601 date-time or date (UTC when no zone is given), or None with a problem recorded."""
     if value in (None, ""):
         return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    parsed = None
+    if isinstance(value, str):
+        try:
+            parsed = parse_datetime(value)
+        except ValueError:
+            # Well-formed but impossible ("2026-02-30T10:00:00"): Django raises instead of returning None.
+            parsed = None
     if parsed is None and isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value)
         except ValueError:
             parsed = None
     if parsed is None:
-        problems.append(Problem(f"not an ISO 8601 date-time: {value!r}", line=line, field=field))
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:30] + "…"
+        problems.append(Problem(f"not an ISO 8601 date-time: {shown}", line=line, field=field))
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    try:
+        # Stored in UTC: a time at the very edge of the calendar may not have a UTC equivalent.
+        parsed.astimezone(timezone.utc)
+    except OverflowError:
+        problems.append(Problem(f"{value!r} is outside the dates that can be stored", line=line, field=field))
+        return None
+    return parsed

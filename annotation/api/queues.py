@@ -7,7 +7,7 @@ import itertools
 from django.core.exceptions import PermissionDenied
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -16,8 +16,10 @@ from rest_framework.views import APIView
 from annotation import policies, queue_selectors as qs
 from annotation.services import audits as audit_services
 from annotation.services import queues as services
+from evalapp.api import ErrorSerializer, QuerySerializer, finite_number, whole_number
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import ENGINEER, has_role, user_roles
+from evalapp.validation import ACTIVE_SECONDS_MAX, ID_MAX, ITERS_MAX, TEXT_MAX
 
 
 class QueueInSerializer(serializers.Serializer):
@@ -43,8 +45,10 @@ class NextSerializer(serializers.Serializer):
 
 class LabelInSerializer(serializers.Serializer):
     verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
-    rationale = serializers.CharField(required=False, allow_blank=True)
-    active_seconds = serializers.FloatField(required=False, min_value=0)
+    rationale = serializers.CharField(required=False, allow_blank=True, default="", max_length=TEXT_MAX,
+                                      trim_whitespace=False)
+    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, allow_null=True, default=None,
+                                   help_text="seconds of active work on this item (at most a day)")
 
 
 class AdjudicateInSerializer(serializers.Serializer):
@@ -54,8 +58,14 @@ class AdjudicateInSerializer(serializers.Serializer):
 
 def _data(request) -> dict:
     if not isinstance(request.data, dict):
-        raise ServiceError("the request body must be a JSON object")
+        raise ServiceError("the request body must be a JSON object", [Problem("must be a JSON object", field="body")])
     return request.data
+
+
+def _valid(serializer_class, request) -> dict:
+    data = serializer_class(data=_data(request))
+    data.is_valid(raise_exception=True)
+    return data.validated_data
 
 
 class QueueListView(APIView):
@@ -145,10 +155,10 @@ class LabelView(APIView):
     @extend_schema(summary="Label an item you hold", request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, queue_id, item_id):
         queue = qs.queue_get(queue_id)
-        data = _data(request)
+        data = _valid(LabelInSerializer, request)
         label, outcome = services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
-                                               verdict=data.get("verdict"), rationale=data.get("rationale") or "",
-                                               active_seconds=data.get("active_seconds"))
+                                               verdict=data["verdict"], rationale=data["rationale"],
+                                               active_seconds=data["active_seconds"])
         return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
                          "outcome": outcome}, status=status.HTTP_201_CREATED)
 
@@ -197,32 +207,35 @@ class AdjudicateView(APIView):
 class StatsView(APIView):
     permission_classes = [IsAuthenticated]
 
+    class FilterSerializer(QuerySerializer):
+        iters = whole_number(0, ITERS_MAX, required=False, default=2000,
+                             help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)")
+
     @extend_schema(summary="Progress and human-human agreement (engineer, adjudicator)",
-                   parameters=[OpenApiParameter("iters", int, description="bootstrap resamples (default 2000)")],
-                   responses=OpenApiTypes.OBJECT)
+                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
-        try:
-            iters = max(0, min(int(request.query_params.get("iters", 2000)), 100_000))
-        except ValueError:
-            raise ServiceError("iters must be a whole number")
+        iters = self.FilterSerializer.parse(request)["iters"]
         return Response(qs.queue_stats(qs.queue_get(queue_id), iters=iters, scope=qs.blind_scope(request.user)))
 
 
 class LabelExportView(APIView):
     permission_classes = [IsAuthenticated]
 
+    class FilterSerializer(QuerySerializer):
+        run_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        queue = whole_number(1, ID_MAX, required=False, allow_null=True, default=None)
+
     @extend_schema(summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
-                   parameters=[OpenApiParameter("run_id", str), OpenApiParameter("queue", int)],
-                   responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
     def get(self, request):
         import json
 
         if not has_role(request.user, ENGINEER):
             raise PermissionDenied("Exporting labels (they name their runs) needs the engineer role.")
-        queue = qs.queue_get(request.query_params["queue"]) if request.query_params.get("queue") else None
-        rows = qs.labels_for_export(run_id=request.query_params.get("run_id") or None, queue=queue,
-                                    scope=qs.blind_scope(request.user))
+        f = self.FilterSerializer.parse(request)
+        queue = qs.queue_get(f["queue"]) if f["queue"] else None
+        rows = qs.labels_for_export(run_id=f.get("run_id") or None, queue=queue, scope=qs.blind_scope(request.user))
         # Read the first record here, so a refusal is an HTTP answer rather than a broken stream.
         first = list(itertools.islice(rows, 1))
         lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in itertools.chain(first, rows))

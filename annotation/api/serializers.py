@@ -2,6 +2,8 @@
 from rest_framework import serializers
 
 from annotation.models import Answer, Dataset, DatasetVersion, Document, EditAudit, HumanLabel, Run
+from evalapp.api import finite_number, whole_number
+from evalapp.validation import ACTIVE_SECONDS_MAX
 
 
 class HitSerializer(serializers.Serializer):
@@ -63,11 +65,12 @@ class VersionResultSerializer(serializers.Serializer):
 
 
 class StrataInSerializer(serializers.Serializer):
-    strata = serializers.DictField(child=serializers.CharField(), help_text="{stratum: percentage}, summing to 100")
+    strata = serializers.DictField(child=serializers.CharField(max_length=50),
+                                   help_text="{stratum: percentage}, summing to 100")
 
 
 class PublishInSerializer(serializers.Serializer):
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
 class WorkingItemSerializer(serializers.Serializer):
@@ -79,9 +82,10 @@ class WorkingItemSerializer(serializers.Serializer):
 
 class WorkingEditInSerializer(serializers.Serializer):
     changes = serializers.DictField(help_text="fields of the question record to set")
-    base_revision = serializers.IntegerField(required=False, allow_null=True,
-                                             help_text="the revision you edited; a mismatch answers 409")
-    active_seconds = serializers.FloatField(required=False, default=0, min_value=0)
+    base_revision = whole_number(0, 2**31 - 1, required=False, allow_null=True,
+                                 help_text="the revision you edited; a mismatch answers 409")
+    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, default=0,
+                                   help_text="seconds of active work on this edit (at most a day)")
     client_key = serializers.CharField(required=False, allow_blank=True, default="", max_length=100,
                                        help_text="idempotency key: a retried save with the same key lands once")
     delete = serializers.BooleanField(required=False, default=False)

@@ -2,8 +2,8 @@
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,7 +14,15 @@ from annotation.queue_selectors import blind_scope
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import dataset_publish, questions_import, strata_set, working_edit
 from annotation.services.runs import labels_import, run_import
-from evalapp.api import ErrorSerializer, JSONLinesParser, UploadSerializer, uploaded_path
+from evalapp.api import (
+    ErrorSerializer,
+    JSONLinesParser,
+    JSONParser,
+    QuerySerializer,
+    UploadSerializer,
+    uploaded_path,
+    whole_number,
+)
 from evalapp.errors import ServiceError
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
 
@@ -29,31 +37,35 @@ UPLOAD_PARSERS = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
 class ChunkSearchView(APIView):
     permission_classes = [CURATORS]
 
-    @extend_schema(
-        summary="Search live chunks",
-        parameters=[OpenApiParameter("q", str, description="words; the last is matched as a prefix"),
-                    OpenApiParameter("doc_id", str), OpenApiParameter("source", str),
-                    OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
-        responses=s.HitSerializer(many=True),
-    )
+    class FilterSerializer(QuerySerializer):
+        q = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000, trim_whitespace=False,
+                                  help_text="words; the last is matched as a prefix")
+        doc_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+        source = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+        limit = whole_number(1, 100, required=False, default=20)
+        offset = whole_number(0, 100_000, required=False, default=0)
+
+    @extend_schema(summary="Search live chunks", parameters=[FilterSerializer],
+                   responses={200: s.HitSerializer(many=True), 400: ErrorSerializer})
     def get(self, request):
-        limit = max(1, min(int(request.query_params.get("limit", 20) or 20), 100))
-        offset = max(0, int(request.query_params.get("offset", 0) or 0))
-        hits = search.search_chunks(request.query_params.get("q", ""), limit=limit, offset=offset,
-                                    doc_id=request.query_params.get("doc_id", ""),
-                                    source=request.query_params.get("source", ""))
+        f = self.FilterSerializer.parse(request)
+        hits = search.search_chunks(f["q"], limit=f["limit"], offset=f["offset"], doc_id=f["doc_id"], source=f["source"])
         return Response(s.HitSerializer(hits, many=True).data)
 
 
 class ChunkDetailView(APIView):
     permission_classes = [CURATORS]
 
-    @extend_schema(summary="A chunk with its neighbours", parameters=[OpenApiParameter("chunk_id", str, required=True)],
-                   responses=OpenApiTypes.OBJECT)
+    class FilterSerializer(QuerySerializer):
+        chunk_id = serializers.CharField(max_length=600)
+
+    @extend_schema(summary="A chunk with its neighbours", parameters=[FilterSerializer],
+                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: ErrorSerializer})
     def get(self, request):
-        found = selectors.chunk_with_neighbours(request.query_params.get("chunk_id", ""))
+        chunk_id = self.FilterSerializer.parse(request)["chunk_id"]
+        found = selectors.chunk_with_neighbours(chunk_id)
         if found is None:
-            raise ServiceError(f"unknown chunk {request.query_params.get('chunk_id', '')!r}", status=404)
+            raise ServiceError(f"unknown chunk {chunk_id!r}", status=404)
         chunk, neighbours = found
         return Response({"chunk": s.ChunkSerializer(chunk).data,
                          "neighbours": s.ChunkSerializer(neighbours, many=True).data})
@@ -135,17 +147,19 @@ class VersionExportView(APIView):
 class DatasetDiffView(APIView):
     permission_classes = [READERS]
 
-    @extend_schema(parameters=[OpenApiParameter("old", str, required=True), OpenApiParameter("new", str, required=True),
-                               OpenApiParameter("run_old", str), OpenApiParameter("run_new", str)],
-                   responses=OpenApiTypes.OBJECT)
+    class FilterSerializer(QuerySerializer):
+        old = serializers.CharField(max_length=200, help_text="version hash, prefix or number")
+        new = serializers.CharField(max_length=200, help_text="version hash, prefix or number")
+        run_old = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        run_new = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+    @extend_schema(parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
     def get(self, request, name):
-        params = request.query_params
-        if not params.get("old") or not params.get("new"):
-            raise ServiceError("give both ?old= and ?new= (version hash, prefix or number)")
+        f = self.FilterSerializer.parse(request)
         scope = blind_scope(request.user)
-        run_old = selectors.run_get(params["run_old"], scope=scope) if params.get("run_old") else None
-        run_new = selectors.run_get(params["run_new"], scope=scope) if params.get("run_new") else None
-        return Response(selectors.dataset_diff(selectors.dataset_get(name), params["old"], params["new"],
+        run_old = selectors.run_get(f["run_old"], scope=scope) if f.get("run_old") else None
+        run_new = selectors.run_get(f["run_new"], scope=scope) if f.get("run_new") else None
+        return Response(selectors.dataset_diff(selectors.dataset_get(name), f["old"], f["new"],
                                                run_old=run_old, run_new=run_new))
 
 
@@ -204,20 +218,34 @@ class AuditListView(generics.ListAPIView):
     permission_classes = [CURATORS]
     serializer_class = s.AuditSerializer
 
+    class FilterSerializer(QuerySerializer):
+        qid = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="only this question")
+
+    @extend_schema(parameters=[FilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
+        f = self.FilterSerializer.parse(self.request)
         dataset = selectors.dataset_get(self.kwargs["name"])
         qs = EditAudit.objects.filter(dataset=dataset).select_related("user")
-        if self.request.query_params.get("qid"):
-            qs = qs.filter(qid=self.request.query_params["qid"])
+        if f.get("qid"):
+            qs = qs.filter(qid=f["qid"])
         return qs
 
 
 class CheckLabelsView(APIView):
     permission_classes = [READERS]
 
-    @extend_schema(summary="Stale gold labels", responses=OpenApiTypes.OBJECT)
+    class FilterSerializer(QuerySerializer):
+        version = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                        help_text="hash (or prefix) or number; default the latest")
+
+    @extend_schema(summary="Stale gold labels", parameters=[FilterSerializer],
+                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
     def get(self, request, name):
-        version = selectors.version_get(selectors.dataset_get(name), request.query_params.get("version"))
+        ref = self.FilterSerializer.parse(request).get("version") or None
+        version = selectors.version_get(selectors.dataset_get(name), ref)
         return Response(selectors.stale_gold(version))
 
 

@@ -28,6 +28,17 @@ from annotation.models import (
 from annotation.services.queues import queue_create
 from calibration.stats.drift import relabel_drift
 from evalapp.errors import NotFound, Problem, ServiceError
+from evalapp.validation import (
+    NAME_MAX,
+    RUBRIC_MAX,
+    SAMPLE_MAX,
+    TEXT_MAX,
+    as_id,
+    raise_problems,
+    seed_problem,
+    text_problem,
+    whole_number_problem,
+)
 from evalapp.jsonl import parse_time
 from evalapp.roles import user_roles
 
@@ -95,12 +106,22 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
 
     Nothing is written when any input is wrong; every problem is named.
     """
-    problems: list[Problem] = []
-    if not isinstance(sample, int) or isinstance(sample, bool) or sample < 1:
-        problems.append(Problem("must be a positive whole number", field="sample"))
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        problems.append(Problem("must be a whole number", field="seed"))
-    if queue is not None and (not isinstance(queue, int) or isinstance(queue, bool)):
+    problems: list[Problem] = [p for p in (
+        whole_number_problem(sample, "sample", minimum=1, maximum=SAMPLE_MAX),
+        seed_problem(seed),
+        # The audit queue is named "audit: NAME", within the queue name's 200 characters.
+        text_problem(name or "", "name", max_length=NAME_MAX - len("audit: ")),
+        text_problem(rubric or "", "rubric", max_length=RUBRIC_MAX),
+    ) if p is not None]
+    for field, value in (("run_id", run_id), ("changed_by", changed_by), ("dataset", dataset), ("old", old),
+                         ("new", new)):
+        if value is not None:
+            found = text_problem(value, field, max_length=NAME_MAX)
+            if found is not None:
+                problems.append(found)
+    if problems:
+        raise ServiceError(f"cannot start the audit: {len(problems)} problem(s); nothing was written", problems)
+    if queue is not None and (isinstance(queue, bool) or not isinstance(queue, int) or as_id(queue) is None):
         problems.append(Problem("must be a queue id", field="queue"))
         queue = None
     if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
@@ -163,7 +184,8 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
 
 def audit_get(audit_id) -> RelabelAudit:
     """The audit by id, or NotFound naming it."""
-    audit = RelabelAudit.objects.filter(pk=audit_id).first() if str(audit_id).isdigit() else None
+    pk = as_id(audit_id)
+    audit = RelabelAudit.objects.filter(pk=pk).first() if pk is not None else None
     if audit is None:
         raise NotFound(f"unknown relabel audit {audit_id!r}")
     return audit
@@ -215,6 +237,7 @@ def audit_resolve(*, audit: RelabelAudit, user, note: str) -> RelabelAudit:
     """Mark a drifted batch resolved (the guideline was clarified and the labels fixed), with a note."""
     if not isinstance(note, str) or not note.strip():
         raise ServiceError("say how the drift was resolved", [Problem("must be a non-empty string", field="note")])
+    raise_problems("the note is not valid; nothing was changed", text_problem(note, "note", max_length=TEXT_MAX))
     audit = RelabelAudit.objects.select_for_update().get(pk=audit.pk)
     if audit.status != RelabelAudit.DRIFT:
         raise ServiceError(f"only a batch flagged as drift can be resolved; this one is {audit.status}", code=1, status=409)

@@ -10,9 +10,15 @@ from annotation import search
 from annotation.chunker import DEFAULT_MAX_CHARS, chunk_id, chunk_text
 from annotation.models import Chunk, Document
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import read_jsonl, require_file, require_str
+from evalapp.jsonl import check_length, read_jsonl, require_file, require_str
+from evalapp.validation import raise_problems, whole_number_problem
 
 BATCH = 2000
+# Column widths (Document, Chunk).
+DOC_ID_MAX = 500
+TITLE_MAX = 1000
+SOURCE_MAX = 200
+CHUNK_ID_MAX = 600
 
 
 @dataclass
@@ -64,11 +70,19 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
         for key in ("title", "source"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 problems.append(Problem("must be a string", line=line, field=key))
+        check_length(obj, "title", TITLE_MAX, line, problems)
+        check_length(obj, "source", SOURCE_MAX, line, problems)
+        check_length(obj, "doc_id", DOC_ID_MAX, line, problems)
         if "chunk_id" in obj:
-            cid = require_str(obj, "chunk_id", line, problems)
+            cid = require_str(obj, "chunk_id", line, problems, max_length=CHUNK_ID_MAX)
             doc_id = obj.get("doc_id") or (cid.split("#", 1)[0] if cid else None)
             if not isinstance(doc_id, str) or not doc_id:
                 problems.append(Problem("must be a non-empty string", line=line, field="doc_id"))
+                continue
+            if len(doc_id) > DOC_ID_MAX:
+                if not obj.get("doc_id"):
+                    problems.append(Problem(f"the document id before '#' is {len(doc_id)} characters long; at most "
+                                            f"{DOC_ID_MAX} are allowed", line=line, field="chunk_id"))
                 continue
             if cid is None or not isinstance(text, str):
                 continue
@@ -85,6 +99,8 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
             doc.title = doc.title or (obj.get("title") or "")
             doc.source = doc.source or (obj.get("source") or "")
             continue
+        if isinstance(obj.get("doc_id"), str) and len(obj["doc_id"]) > DOC_ID_MAX:
+            continue  # named above
         doc_id = require_str(obj, "doc_id", line, problems)
         if doc_id is None or not isinstance(text, str):
             continue
@@ -102,6 +118,7 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
 
 def corpus_import(*, path: str | Path, max_chars: int = DEFAULT_MAX_CHARS) -> CorpusImportResult:
     """Import documents from JSON Lines; chunk them; retire chunks whose text changed. Atomic."""
+    raise_problems("bad option", whole_number_problem(max_chars, "max_chars", minimum=1, maximum=1_000_000))
     docs = _parse_corpus(require_file(path))
     now = timezone.now()
     added_chunks = retired = 0

@@ -5,18 +5,33 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.db import transaction
+from django.core.validators import slug_re
 
 from annotation import selectors
 from annotation.hashing import canonical_json, dataset_hash, example_sha256
 from annotation.models import Dataset, DatasetVersion, EditAudit, Example, VersionEntry, WorkingExample
 from calibration.stats.manifest import diff_manifests
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import read_jsonl, require_file
+from evalapp.jsonl import check_length, read_jsonl, require_file
+from evalapp.validation import NAME_MAX, raise_problems, seconds_problem, text_problem
 
 GRADINGS = ("span", "extraction", "judge", "rubric")
 REQUIRED = ("qid", "question", "stratum")
 GOLD_FIELDS = ("gold_doc_id", "gold_chunk_id", "gold_text")
 BATCH = 2000
+# Column widths of what a record's fields are stored in (Example, VersionEntry, EditAudit).
+QID_MAX = 200
+STRATUM_MAX = 100
+FIELD_NAME_MAX = 100
+NOTE_MAX = 500
+
+
+def check_dataset_name(name) -> None:
+    """A dataset name is a slug of at most 200 characters (it is part of every URL of the dataset)."""
+    if not isinstance(name, str) or not slug_re.match(name) or len(name) > NAME_MAX:
+        raise ServiceError(f"bad dataset name {str(name)[:60]!r}",
+                           [Problem(f"must be a slug (letters, digits, - and _) of at most {NAME_MAX} "
+                                    "characters", field="dataset")])
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,8 @@ def validate_record(record: dict, line: int | None, dataset: Dataset | None) -> 
             problems.append(Problem("missing required key", line=line, field=key))
         elif not isinstance(value, str) or not value.strip():
             problems.append(Problem("must be a non-empty string", line=line, field=key))
+    check_length(record, "qid", QID_MAX, line, problems)
+    check_length(record, "stratum", STRATUM_MAX, line, problems)
     grading = record.get("grading")
     if grading is not None and grading not in GRADINGS:
         problems.append(Problem(f"unknown grading {grading!r}; expected one of {', '.join(GRADINGS)}", line=line, field="grading"))
@@ -87,7 +104,7 @@ def _scan_questions(path: Path, dataset: Dataset | None) -> tuple[dict[str, str]
     if problems:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     if not manifest:
-        raise ServiceError(f"{path}: the file holds no question records; nothing was imported")
+        raise ServiceError(f"{path}: the file has no records")
     return manifest, strata
 
 
@@ -135,6 +152,7 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
     qids only, never with the text. Refuses while the working copy has unpublished edits.
     """
     path = require_file(path)
+    check_dataset_name(dataset_name)
     dataset = Dataset.objects.filter(name=dataset_name).first()
     manifest, strata = _scan_questions(path, dataset)
     with transaction.atomic():
@@ -156,16 +174,25 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
 def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]:
     """Set the dataset's strata budget (creating the dataset if new); shares are percentages that must
     sum to exactly 100, and must cover every stratum the latest version already uses."""
+    check_dataset_name(dataset_name)
     dataset = Dataset.objects.filter(name=dataset_name).first()
     problems, parsed = [], {}
     for stratum, raw in shares.items():
+        found = text_problem(stratum, "stratum", max_length=STRATUM_MAX, required=True)
+        if found is not None:
+            problems.append(Problem(f"stratum name {str(stratum)[:40]!r} {found.message}", field=str(stratum)[:STRATUM_MAX]))
+            continue
         try:
-            value = Decimal(str(raw))
+            value = Decimal(str(raw).strip())
         except InvalidOperation:
-            problems.append(Problem(f"share {raw!r} is not a number", field=stratum))
+            problems.append(Problem(f"share {raw!r} is not a number (stratum {stratum!r}; give a percentage)",
+                                    field=stratum))
+            continue
+        if not value.is_finite():
+            problems.append(Problem(f"share {raw!r} is not a finite number (stratum {stratum!r}; give a percentage)", field=stratum))
             continue
         if value < 0 or value > 100:
-            problems.append(Problem(f"share {raw} is outside 0..100", field=stratum))
+            problems.append(Problem(f"share {raw} is outside 0..100 (stratum {stratum!r})", field=stratum))
         parsed[stratum] = value
     if not shares:
         problems.append(Problem("give at least one STRATUM=SHARE"))
@@ -218,6 +245,15 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
     mismatch is a conflict (HTTP 409), never a silent overwrite. A save retried with the same
     `client_key` returns the first result without writing again.
     """
+    raise_problems(
+        f"the edit of {str(qid)[:60]!r} is not valid; nothing was saved",
+        text_problem(qid, "qid", max_length=QID_MAX, required=True),
+        seconds_problem(active_seconds),
+        text_problem(client_key or "", "client_key", max_length=100),
+        None if isinstance(changes, dict) else Problem("must be an object of fields to set", field="changes"),
+        *(Problem(f"a field name is at most {FIELD_NAME_MAX} characters", field=f"changes.{str(key)[:40]}…")
+          for key in (changes if isinstance(changes, dict) else ()) if len(str(key)) > FIELD_NAME_MAX),
+    )
     dataset = Dataset.objects.select_for_update().filter(name=dataset_name).first()
     if dataset is None:
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)
@@ -268,6 +304,7 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
 @transaction.atomic
 def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionResult:
     """Snapshot the working copy (latest version plus pending edits) into a new immutable version."""
+    raise_problems("the note is not valid; nothing was published", text_problem(note or "", "note", max_length=NOTE_MAX))
     dataset = Dataset.objects.select_for_update().filter(name=dataset_name).first()
     if dataset is None:
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)

@@ -49,10 +49,22 @@ from annotation.models import (
 from annotation.services.runs import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
+from evalapp.validation import (
+    NAME_MAX,
+    RUBRIC_MAX,
+    SAMPLE_MAX,
+    TEXT_MAX,
+    raise_problems,
+    seconds_problem,
+    seed_problem,
+    text_problem,
+    whole_number_problem,
+)
 
 DEFAULT_OVERLAP = 2
 DEFAULT_LEASE_SECONDS = 30 * 60
 MAX_OVERLAP = 10
+MAX_LEASE_SECONDS = 7 * 24 * 3600
 # Candidates read per fill level before locking one: enough to shuffle, few enough to stay cheap.
 WINDOW = 32
 # Expired claims released per "next" call (lazily, so no periodic job is needed).
@@ -183,20 +195,32 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
     Every problem is reported at once (field named); nothing is written unless all is well.
     """
     problems: list[Problem] = []
-    if not isinstance(name, str) or not name.strip():
-        problems.append(Problem("must be a non-empty string", field="name"))
+    found = text_problem(name, "name", max_length=NAME_MAX, required=True)
+    if found is not None:
+        problems.append(found)
+        name = None
     if not isinstance(overlap, int) or isinstance(overlap, bool) or not 1 <= overlap <= MAX_OVERLAP:
         problems.append(Problem(f"must be a whole number from 1 to {MAX_OVERLAP}", field="overlap"))
-    if not isinstance(lease_seconds, int) or isinstance(lease_seconds, bool) or lease_seconds < 60:
-        problems.append(Problem("must be a whole number of seconds, at least 60", field="lease_seconds"))
-    if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
-        problems.append(Problem("must be a positive whole number", field="sample"))
-        sample = None
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        problems.append(Problem("must be a whole number", field="seed"))
-        seed = None
-    if not isinstance(rubric, str):
-        problems.append(Problem("must be a string", field="rubric"))
+    if not isinstance(lease_seconds, int) or isinstance(lease_seconds, bool) \
+            or not 60 <= lease_seconds <= MAX_LEASE_SECONDS:
+        problems.append(Problem(f"must be a whole number of seconds from 60 to {MAX_LEASE_SECONDS}",
+                                field="lease_seconds"))
+    if sample is not None:
+        found = whole_number_problem(sample, "sample", minimum=1, maximum=SAMPLE_MAX)
+        if found is not None:
+            problems.append(found)
+            sample = None
+    if seed is not None:
+        found = seed_problem(seed)
+        if found is not None:
+            problems.append(found)
+            seed = None
+    found = text_problem(rubric, "rubric", max_length=RUBRIC_MAX)
+    if found is not None:
+        problems.append(found)
+    if run_id is not None and not isinstance(run_id, str):
+        problems.append(Problem("must be a run id (a string)", field="run_id"))
+        run_id = None
     User = get_user_model()
     pool = []
     if not isinstance(annotators, list) or not annotators:
@@ -259,6 +283,7 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
 @transaction.atomic
 def queue_rubric_update(*, queue: Queue, text: str, user=None) -> int:
     """Publish a new version of the queue's guideline; labels record the version their annotator saw."""
+    raise_problems("the guideline is not valid; nothing was changed", text_problem(text, "rubric", max_length=RUBRIC_MAX))
     queue = Queue.objects.select_for_update().get(pk=queue.pk)
     if text == queue.rubric:
         return queue.rubric_version
@@ -458,10 +483,8 @@ def label_submit(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     someone else it is refused (409) and nothing is written.
     """
     _check_verdict(verdict)
-    if rationale is not None and not isinstance(rationale, str):
-        raise ServiceError("rationale must be a string", [Problem("must be a string", field="rationale")])
-    if active_seconds is not None and (not isinstance(active_seconds, (int, float)) or active_seconds < 0):
-        raise ServiceError("active_seconds must be a non-negative number", [Problem("must be >= 0", field="active_seconds")])
+    raise_problems("the label is not valid; nothing was written",
+                   text_problem(rationale or "", "rationale", max_length=TEXT_MAX), seconds_problem(active_seconds))
     now = now or timezone.now()
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
@@ -500,6 +523,8 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     if not isinstance(rationale, str) or not rationale.strip():
         raise ServiceError("say why the label changes after the item was complete",
                            [Problem("must be a non-empty string", field="rationale")])
+    raise_problems("the label is not valid; nothing was written",
+                   text_problem(rationale, "rationale", max_length=TEXT_MAX))
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
@@ -532,6 +557,7 @@ def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, re
     _check_verdict(verdict)
     if not isinstance(reason, str) or not reason.strip():
         raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
+    raise_problems("the decision is not valid; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX))
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")

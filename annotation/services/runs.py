@@ -12,16 +12,23 @@ from django.utils import timezone
 from annotation import policies, selectors
 from annotation.models import Adjudication, Answer, Dataset, DatasetVersion, HumanLabel, LabelEvent, Queue, QueueItem, Run
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import parse_time, read_jsonl, require_file, require_str
+from evalapp.jsonl import check_length, parse_time, read_jsonl, require_file, require_str
 from evalapp.roles import ANNOTATOR, usernames_with_role
+from evalapp.validation import TEXT_MAX, raise_problems, seconds_problem, text_problem
 
 PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
 VERDICT_VALUES = ("correct", "incorrect")
 BATCH = 2000
+# Column widths of the run record and answers (Run, Answer); a username is at most 150 (Django's User).
+RUN_ID_MAX = 200
+SYSTEM_MAX = 200
+PINNED_MAX = 300
+QID_MAX = 200
+USERNAME_MAX = 150
 
 
 def _check_answer_line(obj, line, problems) -> None:
-    require_str(obj, "qid", line, problems)
+    require_str(obj, "qid", line, problems, max_length=QID_MAX)
     if "answer" not in obj or not isinstance(obj.get("answer"), str):
         problems.append(Problem("missing required key" if "answer" not in obj else "must be a string", line=line, field="answer"))
     if obj.get("correct") is not None and not isinstance(obj["correct"], bool):
@@ -56,7 +63,7 @@ def run_import(*, path: str | Path) -> RunImportResult:
     header = None
     answers: list[tuple[int, dict]] = []
     seen: dict[str, int] = {}
-    for line, obj, problem in read_jsonl(path):
+    for line, obj, problem in read_jsonl(path, allow_empty=True):
         if problem:
             problems.append(problem)
             continue
@@ -71,13 +78,17 @@ def run_import(*, path: str | Path) -> RunImportResult:
             seen[qid] = line
         answers.append((line, obj))
     if header is None:
-        raise ServiceError(f"{path}: empty file; the first line must be the run record")
+        if problems:
+            raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+        raise ServiceError(f"{path}: the file has no records (the first line must be the run record)")
     hline, record = header
-    run_id = require_str(record, "run_id", hline, problems)
-    require_str(record, "system", hline, problems)
+    run_id = require_str(record, "run_id", hline, problems, max_length=RUN_ID_MAX)
+    require_str(record, "system", hline, problems, max_length=SYSTEM_MAX)
     for key in (*PINNED, "dataset", "dataset_hash"):
         if record.get(key) is not None and not isinstance(record[key], str):
             problems.append(Problem("must be a string", line=hline, field=key))
+        else:
+            check_length(record, key, PINNED_MAX, hline, problems)
     started_at = parse_time(record.get("started_at"), problems, field="started_at", line=hline)
     dataset = version = None
     if record.get("dataset") is None and isinstance(record.get("dataset_hash"), str):
@@ -181,6 +192,8 @@ def label_write(*, answer: Answer, annotator, verdict: str, rationale: str = "",
     if verdict not in VERDICT_VALUES:
         raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
                            [Problem("unknown verdict", field="verdict")])
+    raise_problems("the label is not valid; nothing was written",
+                   text_problem(rationale or "", "rationale", max_length=TEXT_MAX), seconds_problem(active_seconds))
     labelled_at = labelled_at or timezone.now()
     label = HumanLabel.objects.select_for_update().filter(answer=answer, annotator=annotator).first()
     if label is not None and label.verdict == verdict and label.rationale == (rationale or label.rationale):
@@ -210,6 +223,8 @@ def adjudication_record(*, answer: Answer, adjudicator, verdict: str, reason: st
     if verdict not in VERDICT_VALUES:
         raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
                            [Problem("unknown verdict", field="verdict")])
+    raise_problems("the decision is not valid; nothing was written",
+                   text_problem(reason or "", "reason", max_length=TEXT_MAX))
     adjudication = Adjudication.objects.create(answer=answer, adjudicator=adjudicator, verdict=verdict, reason=reason)
     final_label_refresh(answer_ids=[answer.pk])
     return adjudication
@@ -227,6 +242,11 @@ class LabelImportResult:
     def as_dict(self):
         return {"labels": self.labels, "created": self.created, "changed": self.changed,
                 "unchanged": self.unchanged, "replaced": self.replaced, "users_created": self.users_created}
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:30] + "…"
 
 
 @dataclass(frozen=True)
@@ -257,17 +277,19 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
         if problem:
             problems.append(problem)
             continue
-        run_id = require_str(obj, "run_id", line, problems)
-        qid = require_str(obj, "qid", line, problems)
-        annotator = require_str(obj, "annotator", line, problems)
+        run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
+        qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
+        annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
         verdict = obj.get("verdict")
         if verdict not in VERDICT_VALUES:
-            problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {verdict!r}", line=line, field="verdict"))
+            problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line,
+                                    field="verdict"))
         at = parse_time(obj.get("labelled_at"), problems, field="labelled_at", line=line)
         rationale = obj.get("rationale")
         if rationale is not None and not isinstance(rationale, str):
             problems.append(Problem("must be a string", line=line, field="rationale"))
             rationale = None
+        check_length(obj, "rationale", TEXT_MAX, line, problems)
         key = (run_id, qid, annotator)
         if None not in key:
             if key in seen:

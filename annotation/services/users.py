@@ -11,6 +11,9 @@ from rest_framework.authtoken.models import Token
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import ROLES
 
+# Django's User.username column.
+USERNAME_MAX = 150
+
 
 @dataclass(frozen=True)
 class UserResult:
@@ -47,6 +50,9 @@ def user_upsert(*, username: str, roles: list[str], password: str | None = None,
     problems = [Problem(f"unknown role {r!r}; expected one of {', '.join(ROLES)}", field="role") for r in bad]
     if not username or not username.strip():
         problems.append(Problem("must not be empty", field="username"))
+    elif len(username) > USERNAME_MAX:
+        problems.append(Problem(f"is {len(username)} characters long; at most {USERNAME_MAX} are allowed",
+                                field="username"))
     if not roles:
         problems.append(Problem("give at least one --role", field="role"))
     if problems:

@@ -3,18 +3,22 @@ from rest_framework import serializers
 
 from calibration.models import GradingRun, JudgeVersion
 from calibration.selectors import public_params
+from evalapp.api import finite_number, whole_number
+from evalapp.validation import NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, STORED_SEED_MAX, TEXT_MAX
 
 
 class JudgeVersionCreateSerializer(serializers.Serializer):
-    judge = serializers.CharField()
+    judge = serializers.CharField(max_length=NAME_MAX)
     backend = serializers.ChoiceField(choices=["span", "extraction", "openai", "replay"])
-    model = serializers.CharField(required=False, allow_blank=True, default="")
-    prompt_template = serializers.CharField(required=False, allow_blank=True, default="")
-    rubric = serializers.CharField(required=False, allow_blank=True, default="")
+    model = serializers.CharField(required=False, allow_blank=True, default="", max_length=300)
+    prompt_template = serializers.CharField(required=False, allow_blank=True, default="", max_length=RUBRIC_MAX,
+                                            trim_whitespace=False)
+    rubric = serializers.CharField(required=False, allow_blank=True, default="", max_length=RUBRIC_MAX,
+                                   trim_whitespace=False)
     params = serializers.DictField(required=False, default=dict)
-    threshold = serializers.FloatField(required=False)
+    threshold = finite_number(-1, 1, required=False, help_text="the kappa the gate needs")
     policy = serializers.ChoiceField(choices=["point", "lower_bound"], required=False)
-    min_n = serializers.IntegerField(required=False, min_value=1)
+    min_n = whole_number(1, SAMPLE_MAX, required=False)
 
 
 class JudgeVersionSerializer(serializers.ModelSerializer):
@@ -32,17 +36,17 @@ class JudgeVersionSerializer(serializers.ModelSerializer):
 
 
 class CalibrateSerializer(serializers.Serializer):
-    dataset = serializers.CharField()
-    sample = serializers.IntegerField(required=False, default=100, min_value=1)
-    seed = serializers.IntegerField(required=False, default=0)
-    chunk_size = serializers.IntegerField(required=False, default=20, min_value=1)
+    dataset = serializers.CharField(max_length=NAME_MAX)
+    sample = whole_number(1, SAMPLE_MAX, required=False, default=100)
+    seed = whole_number(0, STORED_SEED_MAX, required=False, default=0)
+    chunk_size = whole_number(1, 10_000, required=False, default=20)
     resample = serializers.BooleanField(required=False, default=False)
 
 
 class GradeSerializer(serializers.Serializer):
-    run_id = serializers.CharField()
+    run_id = serializers.CharField(max_length=200)
     force = serializers.BooleanField(required=False, default=False)
-    reason = serializers.CharField(required=False, allow_blank=True, default="")
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=TEXT_MAX)
 
 
 class GradingRunSerializer(serializers.ModelSerializer):

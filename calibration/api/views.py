@@ -2,7 +2,7 @@
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -10,7 +10,7 @@ from annotation.queue_selectors import blind_scope
 from calibration import selectors, services
 from calibration.api import serializers as s
 from calibration.models import JudgeVersion
-from evalapp.api import JSONLinesParser, UploadSerializer, uploaded_path
+from evalapp.api import JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
 from evalapp.roles import ENGINEER, HasRole
 
 # Gates and calibration evidence are the engineers' (adjudicators settle items, blind to judges).
@@ -77,6 +77,7 @@ class VerdictImportView(_ReadWrite):
     @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
                    request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, pk):
+        selectors.judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
         with uploaded_path(request) as path:
             result = services.verdicts_import(path=path, judge_version_id=pk)
         return Response(result.as_dict(), status=status.HTTP_201_CREATED)

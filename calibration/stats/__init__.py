@@ -39,6 +39,7 @@ from calibration.stats.report import (
     LineError,
     agreement_report,
     agreement_report_from_rows,
+    agreement_rows,
     parse_agreement_lines,
 )
 from calibration.stats.strata import StratumAgreement, per_stratum, strata_tables
@@ -60,6 +61,7 @@ __all__ = [
     "agreement_from_counts",
     "agreement_report",
     "agreement_report_from_rows",
+    "agreement_rows",
     "bootstrap_kappa_ci",
     "ceiling_after_adding",
     "confusion_matrix",

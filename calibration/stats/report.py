@@ -96,17 +96,26 @@ def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[LineEr
     Blank lines are skipped. ``id`` may be a string or an integer (kept as its string); ``a`` and
     ``b`` must be strings; ``stratum`` a string or null.
     """
-    rows: list[dict] = []
+    records: list[tuple[int, object]] = []
     errors: list[LineError] = []
-    seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            records.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             errors.append(LineError(number, None, f"malformed JSON ({exc.msg} at column {exc.colno})"))
-            continue
+    rows, more = agreement_rows(records)
+    return rows, sorted(errors + more, key=lambda e: e.line)
+
+
+def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], list[LineError]]:
+    """Check already parsed agreement records, ``(line number, value)`` pairs: the rows and every
+    fault, by line and field (the rules of ``parse_agreement_lines``)."""
+    rows: list[dict] = []
+    errors: list[LineError] = []
+    seen: dict[str, int] = {}
+    for number, obj in records:
         if not isinstance(obj, dict):
             errors.append(LineError(number, None, f"expected a JSON object, got {type(obj).__name__}"))
             continue

@@ -49,6 +49,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "evalapp.middleware.BadInputMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -137,11 +138,20 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "evalapp.api.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "evalapp.api.exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+    "DEFAULT_PARSER_CLASSES": [
+        "evalapp.api.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
+# Request bodies: JSON and form bodies up to DATA_UPLOAD_MAX_MB (a queue of 100,000 items is ~5 MB);
+# JSON Lines uploads (imports) up to MAX_UPLOAD_MB. Larger ones are refused with 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MB", default=10) * 1024 * 1024
+MAX_UPLOAD_BYTES = env.int("MAX_UPLOAD_MB", default=512) * 1024 * 1024
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalapp API",
     "DESCRIPTION": "Gold tagging, blind double annotation, judge calibration and paired comparisons.",

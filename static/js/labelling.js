@@ -11,7 +11,8 @@
   function startClock() { activeMs = 0; since = visible() ? Date.now() : null; }
   function pauseClock() { if (since !== null) { activeMs += Date.now() - since; since = null; } }
   function resumeClock() { if (since === null && visible()) { since = Date.now(); } }
-  function activeSeconds() { pauseClock(); resumeClock(); return (activeMs / 1000).toFixed(1); }
+  // The server takes at most a day of active time on one item; a tab left open longer reports a day.
+  function activeSeconds() { pauseClock(); resumeClock(); return Math.min(activeMs / 1000, 86400).toFixed(1); }
 
   function csrf(f) {
     var input = f.querySelector("input[name=csrfmiddlewaretoken]");

@@ -27,7 +27,7 @@ def test_compare_api_roles_and_bad_input(tmp_path, api_client_for):
     res = api.get("/api/compare/", {"a": "A"})
     assert (res.status_code, res.json()["error"]) == (400, "query parameter 'b' is required")
     res = api.get("/api/compare/", {"a": "A", "b": "B", "iters": "many"})
-    assert (res.status_code, res.json()["problems"]) == (400, [{"line": None, "field": "iters", "message": "not an integer"}])
+    assert (res.status_code, res.json()["problems"]) == (400, [{"line": None, "field": "iters", "message": "must be a whole number from 1 to 100000"}])
     res = api.get("/api/compare/", {"a": "A", "b": "zzz"})
     assert (res.status_code, res.json()["error"]) == (404, "unknown run 'zzz'")
     res = api.get("/api/compare/", {"a": "A", "b": "A"})

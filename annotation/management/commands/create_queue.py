@@ -1,7 +1,7 @@
 from annotation.services.queues import DEFAULT_LEASE_SECONDS, DEFAULT_OVERLAP, queue_create
 from evalapp.commands import EvalCommand
 from evalapp.errors import ServiceError
-from evalapp.jsonl import read_jsonl, require_file
+from evalapp.jsonl import read_jsonl, read_text_file, require_file
 
 
 class Command(EvalCommand):
@@ -31,7 +31,7 @@ class Command(EvalCommand):
                     items.append(obj)
             if problems:
                 raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was written", problems)
-        rubric = require_file(o["rubric_file"]).read_text(encoding="utf-8") if o.get("rubric_file") else ""
+        rubric = read_text_file(o["rubric_file"], field="rubric-file") if o.get("rubric_file") else ""
         queue = queue_create(name=o["name"], annotators=o["annotator"], overlap=o["overlap"], rubric=rubric,
                              run_id=o.get("run"), items=items, sample=o.get("sample"), seed=o.get("seed"),
                              lease_seconds=o["lease_seconds"])

@@ -37,9 +37,9 @@ class Command(EvalCommand):
             return report, audits.audit_exit_code(report)
         rubric = ""
         if o.get("rubric_file"):
-            from evalapp.jsonl import require_file
+            from evalapp.jsonl import read_text_file
 
-            rubric = require_file(o["rubric_file"]).read_text(encoding="utf-8")
+            rubric = read_text_file(o["rubric_file"], field="rubric-file")
         audit = audits.audit_create(
             name=o["name"], auditors=o["auditor"], run_id=o.get("run"), changed_by=o.get("changed_by"),
             since=o.get("since"), until=o.get("until"), dataset=o.get("dataset"), old=o.get("old"), new=o.get("new"),

@@ -15,7 +15,8 @@ class Command(EvalCommand):
         for item in o["shares"]:
             stratum, sep, share = item.partition("=")
             if not sep or not stratum:
-                problems.append(Problem(f"{item!r} is not STRATUM=SHARE", field=item))
+                why = "the stratum name is missing" if sep else "there is no '='"
+                problems.append(Problem(f"{item!r} is not STRATUM=SHARE: {why}", field=item))
             elif stratum in shares:
                 problems.append(Problem("given twice", field=stratum))
             else:

@@ -1,9 +1,10 @@
 """`agreement FILE`: every agreement figure between two raters' label columns in a JSONL file."""
 
-from calibration.stats.report import agreement_report_from_rows, parse_agreement_lines
+from calibration.stats.report import agreement_report_from_rows, agreement_rows
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import require_file
+from evalapp.jsonl import read_jsonl, require_file
+from evalapp.validation import iters_problem, raise_problems, seed_problem
 
 
 def _pct(x):
@@ -29,23 +30,23 @@ class Command(EvalCommand):
         parser.add_argument("file", metavar="FILE")
         parser.add_argument("--weights", choices=["linear", "quadratic"], default=None,
                             help="weighted kappa; label order is alphabetical")
-        parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws (default 10000)")
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws, 1..100000 (default 10000)")
+        parser.add_argument("--seed", type=int, default=0, help="0..4294967295 (default 0)")
 
     def run(self, **o):
-        if o["iters"] < 1:
-            raise ServiceError("bad option", [Problem("must be at least 1", field="--iters")])
+        raise_problems("bad option", iters_problem(o["iters"], "--iters"), seed_problem(o["seed"], "--seed"))
         path = require_file(o["file"])
-        try:
-            with open(path, encoding="utf-8") as handle:
-                rows, errors = parse_agreement_lines(handle)
-        except UnicodeDecodeError as exc:
-            raise ServiceError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        if errors:
-            raise ServiceError(
-                f"{path}: {len(errors)} problem(s); nothing was measured",
-                [Problem(e.message, line=e.line, field=e.field) for e in errors],
-            )
+        problems, records = [], []
+        for line, obj, problem in read_jsonl(path):
+            if problem:
+                problems.append(problem)
+            else:
+                records.append((line, obj))
+        rows, errors = agreement_rows(records)
+        problems += [Problem(e.message, line=e.line, field=e.field) for e in errors]
+        if problems:
+            problems.sort(key=lambda p: p.line or 0)
+            raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was measured", problems)
         report = agreement_report_from_rows(rows, weights=o["weights"], iters=o["iters"], seed=o["seed"])
         return report, 0
 

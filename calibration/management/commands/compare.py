@@ -9,8 +9,8 @@ class Command(EvalCommand):
     def add_command_arguments(self, parser):
         parser.add_argument("run_a", metavar="RUN_A")
         parser.add_argument("run_b", metavar="RUN_B")
-        parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws (default 10000)")
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws, 1..100000 (default 10000)")
+        parser.add_argument("--seed", type=int, default=0, help="0..4294967295 (default 0)")
         parser.add_argument("--band-runs", default="",
                             help="comma-separated repeat runs of an unchanged system for the run-to-run band "
                                  "(default: repeats of A, else of B, found by their pinned fields)")

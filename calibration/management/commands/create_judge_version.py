@@ -3,6 +3,7 @@ from pathlib import Path
 from calibration.services import judge_version_create
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import read_text_file
 
 
 def _read(path: str | None, field: str) -> str:
@@ -11,7 +12,7 @@ def _read(path: str | None, field: str) -> str:
     p = Path(path)
     if not p.is_file():
         raise ServiceError(f"no such file: {path}", [Problem("not a readable file", field=field)])
-    return p.read_text(encoding="utf-8")
+    return read_text_file(p, field=field)
 
 
 class Command(EvalCommand):

@@ -1,0 +1,73 @@
+"""Bad input on any page or endpoint answers 4xx with the house error, never a traceback.
+
+* A NUL character in the path, a query parameter or a form field is refused (400) before any view
+  runs: PostgreSQL cannot store or even compare text holding one, and no name or search needs it.
+* A ServiceError a page lets through (an unknown id is NotFound) becomes its status with the error
+  page; the API has its own handler (evalapp.api.exception_handler) and never gets here.
+"""
+from django.http import JsonResponse
+from django.shortcuts import render
+
+from evalapp.errors import Problem, ServiceError
+
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def wants_json(request) -> bool:
+    return request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", "")
+
+
+def error_response(request, exc: ServiceError):
+    """The house error as JSON for the API (and scripts asking for JSON), else as a page."""
+    if wants_json(request):
+        return JsonResponse(exc.as_dict(), status=exc.status)
+    return render(request, "error.html", {"error": exc.message, "problems": exc.problems, "status": exc.status},
+                  status=exc.status)
+
+
+def nul_problem(request) -> Problem | None:
+    """The first place the request carries a NUL character: the path, a query parameter or a form field."""
+    if "\x00" in request.path:
+        return Problem("the path contains a NUL character", field="path")
+    for source in (request.GET, _form(request)):
+        for key, values in source.lists():
+            if "\x00" in key:
+                return Problem("the parameter name contains a NUL character", field=key.replace("\x00", "\\u0000"))
+            if any("\x00" in v for v in values if isinstance(v, str)):
+                return Problem("contains a NUL character, which cannot be stored or searched", field=key)
+    return None
+
+
+def _form(request):
+    # API bodies are parsed (and checked) by DRF; pages post forms, which Django parses here as it
+    # would for the view (the CSRF check reads them anyway).
+    if request.method != "POST" or request.path.startswith("/api/") or request.content_type not in FORM_TYPES:
+        return _EMPTY
+    return request.POST
+
+
+class _Empty:
+    @staticmethod
+    def lists():
+        return []
+
+
+_EMPTY = _Empty()
+
+
+class BadInputMiddleware:
+    """Refuses NUL characters in the request (400) and renders ServiceError from pages with its status."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        problem = nul_problem(request)
+        if problem is not None:
+            return error_response(request, ServiceError(f"bad input: {problem}", [problem]))
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, ServiceError):
+            return error_response(request, exception)
+        return None
