@@ -10,13 +10,11 @@ from django.core.exceptions import RequestDataTooBig
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.parsers import BaseParser
-from rest_framework.parsers import JSONParser as DRFJSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import parse_json_text
+from evalapp.parsers import JSONL_TYPES, JSONLinesParser, JSONParser, read_limited  # noqa: F401 - re-exported
 
 
 def _flatten(detail, field: str = "") -> list[Problem]:
@@ -57,56 +55,6 @@ def exception_handler(exc, context):
         # DRF's own refusals (401, 403, 405, 415, 429, a malformed body) keep "detail" and gain the house keys.
         response.data = {"error": str(response.data["detail"]), "problems": [], **response.data}
     return response
-
-
-def _read_limited(stream, limit: int, what: str):
-    """The stream's bytes in a spooled temporary file, refusing (413) past `limit` bytes."""
-    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
-    size = 0
-    if stream is not None:
-        while block := stream.read(1024 * 1024):
-            size += len(block)
-            if size > limit:
-                spool.close()
-                raise ServiceError(f"the {what} is larger than {limit // (1024 * 1024)} MB; split it or raise "
-                                   f"MAX_UPLOAD_MB", status=413)
-            spool.write(block)
-    spool.seek(0)
-    return spool
-
-
-class JSONParser(DRFJSONParser):
-    """JSON bodies parsed strictly, as JSON Lines records are: no NaN or Infinity, no number beyond a
-    float, no NUL or unpaired surrogate, at most 64 levels deep; each refusal names the field."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        with _read_limited(stream, limit, "request body") as body:
-            raw = body.read()
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ServiceError(f"the request body is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-                               [Problem("not UTF-8", field="body")]) from None
-        value, problem = parse_json_text(text)
-        if problem is not None:
-            where = f"field '{problem.field}': " if problem.field else ""
-            raise ServiceError(f"the request body is not acceptable JSON: {where}{problem.message}",
-                               [Problem(problem.message, field=problem.field or "body")])
-        return value
-
-
-JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
-
-
-class JSONLinesParser(BaseParser):
-    """Takes a JSON Lines body as a file (bytes on disk past 8 MB); the services parse it line by line
-    and name bad lines. Bodies past MAX_UPLOAD_MB are refused (413)."""
-
-    media_type = "application/x-ndjson"
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        return _read_limited(stream, settings.MAX_UPLOAD_BYTES, "upload")
 
 
 class ErrorSerializer(serializers.Serializer):

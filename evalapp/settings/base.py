@@ -143,7 +143,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "evalapp.api.exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_PARSER_CLASSES": [
-        "evalapp.api.JSONParser",
+        "evalapp.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -133,7 +133,7 @@ def test_the_labelling_page_shows_a_message_for_impossible_active_seconds(world,
     item = _claimed(world)
     client = Client()
     client.force_login(world["users"]["ann2"])
-    url = reverse("queue-label-submit", kwargs={"queue_id": world["queue"].pk, "item_id": item.pk})
+    url = reverse("queue-label-submit", kwargs={"queue_id": world["queue"].pk, "item_id": item.key})
     before = counts()
     res = client.post(url, {"verdict": "correct", "active_seconds": seconds}, HTTP_HX_REQUEST="true")
     assert res.status_code == 200
@@ -152,7 +152,7 @@ def test_the_label_api_refuses_impossible_active_seconds(world, seconds):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=world['users']['ann2']).key}")
     before = counts()
-    res = client.post(f"/api/queues/{world['queue'].pk}/items/{item.pk}/label/",
+    res = client.post(f"/api/queues/{world['queue'].pk}/items/{item.key}/label/",
                       {"verdict": "correct", "active_seconds": seconds}, format="json")
     if seconds is True:  # JSON true is 1.0 to DRF's FloatField, a number of seconds like any other
         assert res.status_code == 201

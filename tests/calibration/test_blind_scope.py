@@ -176,8 +176,9 @@ def test_the_two_role_engineer_learns_nothing_of_the_open_answers_anywhere(team)
         else:
             assert response.status_code == 200, (name, response.status_code, text[:300])
     refusal = api(eng_ann).get(f"/api/runs/{R}/answers/").json()
-    assert refusal == {"detail": f"you are labelling answers of run '{R}' blind in queue 'blind round'; its results "
-                                 "are hidden from you until those items are complete"}
+    message = (f"you are labelling answers of run '{R}' blind in queue 'blind round'; its results "
+               "are hidden from you until those items are complete")
+    assert refusal == {"error": message, "problems": [], "detail": message}
     assert "you are labelling answers of run" in page(eng_ann).get(f"/runs/{R}/").content.decode()
 
     # The runs list names both runs (existence is no secret) but marks them blind and withholds the record.
