@@ -76,7 +76,8 @@ def _good_lines(world, command: str) -> list[dict]:
         "import_corpus": [{"doc_id": "bom:1", "title": "T", "text": "Byte-order marks are skipped.", "source": "s"}],
         "import_questions": [{"qid": "q-0001", "question": "q?", "stratum": "policy_lookup"}],
         "import_run": [{**RUN, "run_id": "r-bom"}, *ANSWERS],
-        "import_labels": [{"run_id": "r1", "qid": "q-0002", "annotator": "ann2", "verdict": "incorrect"}],
+        # r1 sits in a labelling queue, so its labels are made there: label a run that is in none.
+        "import_labels": [{"run_id": "r-free", "qid": "q-0002", "annotator": "ann2", "verdict": "incorrect"}],
         "import_verdicts": [{"run_id": "r1", "qid": "q-0001", "verdict": "correct"}],
         "agreement": [{"id": 1, "a": "correct", "b": "correct"}, {"id": 2, "a": "correct", "b": "incorrect"}],
         "create_queue": [{"run_id": "r1", "qid": "q-0001"}],
@@ -86,6 +87,8 @@ def _good_lines(world, command: str) -> list[dict]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("command", IMPORTS)
 def test_a_utf8_byte_order_mark_on_the_first_line_is_accepted(world, command):
+    if command == "import_labels":
+        run_cmd("import_run", str(write_jsonl(world["tmp"] / "free.jsonl", [{**RUN, "run_id": "r-free"}, *ANSWERS])))
     path = write_jsonl(world["tmp"] / "bom.jsonl", _good_lines(world, command))
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     code, out, err = run_cmd(*_args(world, command, str(path)), "--json")

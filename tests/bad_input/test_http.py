@@ -24,7 +24,7 @@ BAD_BODIES = [
 
 def _url(url: str, world) -> str:
     return url.format(jv=world["judge_version"].pk, queue=world["queue"].pk,
-                      item=world["queue"].items.order_by("pk").first().pk)
+                      item=world["queue"].items.order_by("pk").first().key)
 
 
 @pytest.mark.django_db
