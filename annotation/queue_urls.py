@@ -11,7 +11,7 @@ urlpatterns = [
     path("queues/<int:queue_id>/adjudicate/", views.queue_adjudicate, name="queue-adjudicate"),
     path("queues/<int:queue_id>/items/<str:item_id>/adjudicate/", views.queue_adjudicate_submit,
          name="queue-adjudicate-submit"),
-    path("queues/<int:queue_id>/stats/", views.queue_stats, name="queue-stats"),
+    path("queues/<int:queue_id>/stats/", views.queue_stats_page, name="queue-stats"),
     path("audits/", views.audit_list, name="audit-list"),
     path("audits/<int:audit_id>/", views.audit_detail, name="audit-detail"),
 ]

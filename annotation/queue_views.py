@@ -126,7 +126,7 @@ def queue_adjudicate_submit(request, queue_id, item_id):
 
 
 @role_required(*MANAGERS)
-def queue_stats(request, queue_id):
+def queue_stats_page(request, queue_id):
     """Progress, human-human agreement (overall, per pair, per stratum), confusion matrix, disagreements."""
     queue = qs.queue_get(queue_id)
     stats = qs.queue_stats(queue, iters=1000, scope=qs.blind_scope(request.user))

@@ -34,7 +34,7 @@ def gold_state(record: dict, no_answer_stratum: str) -> str:
 
 
 @dataclass(frozen=True)
-class QueueItem:
+class TaggingItem:
     qid: str
     question: str
     stratum: str
@@ -75,7 +75,7 @@ def stale_working(dataset: Dataset, records: list[dict]) -> dict[str, tuple[str,
             for qid, check in selectors.gold_checks(records, search_corpus=False).items()}
 
 
-def tagging_queue(dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[QueueItem]:
+def tagging_list(dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[TaggingItem]:
     """The working copy's questions as a tagging queue, sorted by qid, filtered.
 
     `status`: `untagged` (no gold decision yet), `tagged` (gold, not answerable or ambiguous) or
@@ -87,17 +87,17 @@ def tagging_queue(dataset: Dataset, *, user=None, stratum: str = "", status: str
     for item in items:
         record = item["record"]
         reason, now_in = stale.get(item["qid"], ("", ""))
-        queue_item = QueueItem(
+        queue_item = TaggingItem(
             qid=item["qid"], question=str(record.get("question") or ""), stratum=str(record.get("stratum") or ""),
             state=gold_state(record, dataset.no_answer_stratum), labelled_by=str(record.get("labelled_by") or ""),
             revision=item["revision"], edited=item["edited"], stale=reason, now_in=now_in, record=record,
         )
         out.append(queue_item)
-    return filter_queue(out, user=user, stratum=stratum, status=status, mine=mine)
+    return filter_tagging_list(out, user=user, stratum=stratum, status=status, mine=mine)
 
 
-def filter_queue(items: list[QueueItem], *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[QueueItem]:
-    """The items of a queue that pass the filters (see tagging_queue)."""
+def filter_tagging_list(items: list[TaggingItem], *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[TaggingItem]:
+    """The items of a queue that pass the filters (see tagging_list)."""
     username = getattr(user, "username", None)
     out = []
     for item in items:
@@ -115,7 +115,7 @@ def filter_queue(items: list[QueueItem], *, user=None, stratum: str = "", status
     return out
 
 
-def strata_progress(dataset: Dataset, items: list[QueueItem]) -> list[StratumProgress]:
+def strata_progress(dataset: Dataset, items: list[TaggingItem]) -> list[StratumProgress]:
     """Per stratum: questions with a gold decision against the target, share x all questions.
 
     `items` is the whole (unfiltered) queue. Strata in the budget come first, by name (PostgreSQL's
@@ -159,7 +159,7 @@ def neighbour_qid(dataset: Dataset, qid: str, *, user=None, stratum: str = "", s
 
     `qid` itself need not match the filters (it may just have been tagged and left `untagged`).
     """
-    qids = [i.qid for i in tagging_queue(dataset, user=user, stratum=stratum, status=status, mine=mine)]
+    qids = [i.qid for i in tagging_list(dataset, user=user, stratum=stratum, status=status, mine=mine)]
     if step > 0:
         later = [q for q in qids if q > qid]
         return later[0] if later else None

@@ -5,7 +5,7 @@ from annotation import tagging_views as v
 
 urlpatterns = [
     path("tagging/", v.workspace_home, name="tagging-home"),
-    path("tagging/<slug:name>/", v.queue, name="tagging-queue"),
+    path("tagging/<slug:name>/", v.tagging_list_page, name="tagging-list"),
     path("tagging/<slug:name>/q/<str:qid>/", v.question, name="tagging-question"),
     path("tagging/<slug:name>/q/<str:qid>/next/", v.step, name="tagging-next"),
     path("tagging/<slug:name>/search/", v.search_fragment, name="tagging-search"),

@@ -44,24 +44,24 @@ def workspace_home(request):
     """Pick a dataset to tag."""
     datasets = list(Dataset.objects.all())
     if len(datasets) == 1 and not request.GET.get("all"):
-        return redirect("tagging-queue", name=datasets[0].name)
+        return redirect("tagging-list", name=datasets[0].name)
     return render(request, "annotation/tagging/home.html", {"datasets": datasets})
 
 
 @role_required(*TAGGERS)
-def queue(request, name):
+def tagging_list_page(request, name):
     """The dataset's questions needing gold, filtered, with progress per stratum against the budget."""
     dataset = selectors.dataset_get(name)
     filters = _filters(request)
-    everything = tagging_selectors.tagging_queue(dataset, user=request.user)
-    shown = tagging_selectors.filter_queue(everything, user=request.user, **filters)
+    everything = tagging_selectors.tagging_list(dataset, user=request.user)
+    shown = tagging_selectors.filter_tagging_list(everything, user=request.user, **filters)
     # A page number out of range or not a number shows the nearest page, as pagination links expect.
     paging = PageNumberForm(request.GET)
     page = (paging.cleaned_data["page"] if paging.is_valid() else None) or 1
     pages = max(1, (len(shown) + PAGE - 1) // PAGE)
     page = min(page, pages)
     strata = sorted({i.stratum for i in everything} | set(dataset.strata_budget or {}))
-    return render(request, "annotation/tagging/queue.html", {
+    return render(request, "annotation/tagging/list.html", {
         "dataset": dataset, "items": shown[(page - 1) * PAGE: page * PAGE], "count": len(shown),
         "total": len(everything), "tagged": sum(1 for i in everything if i.tagged),
         "flagged": sum(1 for i in everything if i.stale),
@@ -106,7 +106,7 @@ def question(request, name, qid):
             "api": reverse("api-working-item", args=[dataset.name, qid]),
             "chunk_url": reverse("tagging-chunk", args=[dataset.name]),
             "next_url": reverse("tagging-next", args=[dataset.name, qid]) + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
-            "queue_url": reverse("tagging-queue", args=[dataset.name]) + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
+            "queue_url": reverse("tagging-list", args=[dataset.name]) + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
         },
     })
 
@@ -121,7 +121,7 @@ def step(request, name, qid):
     query = _filter_query(filters)
     if target is None:
         messages.info(request, "That was the last question of this queue." if direction > 0 else "That was the first question.")
-        return redirect(reverse("tagging-queue", args=[name]) + ("?" + query if query else ""))
+        return redirect(reverse("tagging-list", args=[name]) + ("?" + query if query else ""))
     return redirect(reverse("tagging-question", args=[name, target]) + ("?" + query if query else ""))
 
 
@@ -174,7 +174,7 @@ def publish(request, name):
             else:
                 messages.success(request, f"Published {name} v{result.number} ({result.dataset_hash}): "
                                           f"{result.added} added, {result.removed} removed, {result.modified} modified.")
-                return redirect("tagging-queue", name=name)
+                return redirect("tagging-list", name=name)
     return render(request, "annotation/tagging/publish.html", {"dataset": dataset, "diff": diff, "error": error},
                   status=409 if error and request.method == "POST" else 200)
 

@@ -9,5 +9,5 @@ urlpatterns = [
     path("compare/question/", v.compare_question, name="compare-question"),
     path("compare/planner/", v.planner, name="compare-planner"),
     path("series/", v.series_page, name="series"),
-    path("datasets/<slug:name>/history/", v.dataset_history, name="dataset-history"),
+    path("datasets/<slug:name>/history/", v.dataset_history_page, name="dataset-history"),
 ]

@@ -232,7 +232,7 @@ def series_page(request):
 
 
 @role_required(ENGINEER)
-def dataset_history(request, name):
+def dataset_history_page(request, name):
     """A dataset's versions over time: hashes, counts, runs on each, the ceiling for grown sets, and
     the planner for the latest version's size."""
     try:

@@ -135,7 +135,7 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
     falls back to the final human labels. Returns ({qid: correct}, judge_version_id)."""
     try:
         from calibration.models import GradedAnswer, GradingRun
-        from calibration.selectors import gate
+        from calibration.selectors import judge_gate
     except ImportError:  # issue 4's judges are not installed
         return {}, None
     passing: dict[int, bool] = {}
@@ -143,7 +143,7 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
                     .select_related("judge_version__judge").order_by("-finished_at", "-id")):
         version = grading.judge_version
         if version.pk not in passing:
-            passing[version.pk] = gate(version)["status"] == "pass"
+            passing[version.pk] = judge_gate(version)["status"] == "pass"
         if not passing[version.pk]:
             continue
         verdicts: dict[str, bool] = {}

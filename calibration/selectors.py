@@ -91,7 +91,7 @@ def sample_is_blind(measurement: Measurement | None, scope: BlindScope) -> bool:
                                      answer_id__in=scope.answer_ids_query()).exists()
 
 
-def gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
+def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
     """The INTERFACES gate object for a judge version: status pass / fail / unmeasured / stale.
 
     For a viewer whose blind `scope` holds an answer of the measured sample, the numbers in
@@ -151,7 +151,7 @@ def _gate(version: JudgeVersion) -> dict:
     return out
 
 
-def run_get(run_id) -> CalibrationRun:
+def calibration_run_get(run_id) -> CalibrationRun:
     """A calibration run by id, or NotFound naming it."""
     pk = as_id(run_id)
     if pk is None:
@@ -162,7 +162,7 @@ def run_get(run_id) -> CalibrationRun:
     return run
 
 
-def run_progress(run: CalibrationRun) -> dict:
+def calibration_run_progress(run: CalibrationRun) -> dict:
     """done / total / invalid / errors, throughput and an ETA for a calibration run."""
     counts = Verdict.objects.filter(run=run).aggregate(
         done=Count("pk", filter=~Q(verdict="error")), invalid=Count("pk", filter=Q(verdict="invalid")),
@@ -197,7 +197,7 @@ def judges_overview(*, scope: BlindScope = OPERATOR) -> list[dict]:
     """Every judge with its versions and each version's gate status (as the viewer may see it)."""
     out = []
     for judge in Judge.objects.prefetch_related("versions"):
-        versions = [{"version": v, "gate": gate(v, scope=scope)} for v in judge.versions.all()]
+        versions = [{"version": v, "gate": judge_gate(v, scope=scope)} for v in judge.versions.all()]
         out.append({"judge": judge, "versions": versions})
     return out
 

@@ -655,7 +655,7 @@ def grading_start(*, judge_version_id, run_id: str, force: bool = False, reason:
     raise_problems("bad grading options", text_problem(reason or "", "reason", max_length=TEXT_MAX))
     version = selectors.judge_version_get(judge_version_id)
     run = annotation_selectors.run_get(run_id)
-    gate = selectors.gate(version)
+    gate = selectors.judge_gate(version)
     policies.check_can_grade(gate_status=gate["status"], force=force, reason=reason)
     grading = GradingRun.objects.create(
         judge_version=version, run=run, gate_status=gate["status"], gate=gate,

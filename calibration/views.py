@@ -109,7 +109,7 @@ def version_detail(request, pk: int):
     except NotFound as exc:
         raise Http404(str(exc)) from exc
     scope = blind_scope(request.user)
-    gate = selectors.gate(version, scope=scope)
+    gate = selectors.judge_gate(version, scope=scope)
     measurement = selectors.latest_measurement(version)
     context = {"version": version, "gate": gate, "params": selectors.public_params(version.params),
                "scale": kappa_scale(gate), "bars": share_bars(gate), "cells": heatmap(gate),
@@ -142,28 +142,28 @@ def version_calibrate(request, pk: int):
 
 def _run_or_404(pk):
     try:
-        return selectors.run_get(pk)
+        return selectors.calibration_run_get(pk)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
 
 
 @role_required(*READ)
-def run_detail(request, pk: int):
+def calibration_run_page(request, pk: int):
     """A calibration run's progress, refreshed live while it runs."""
     run = _run_or_404(pk)
-    return render(request, "calibration/run_detail.html", {"run": run, "progress": selectors.run_progress(run)})
+    return render(request, "calibration/run_detail.html", {"run": run, "progress": selectors.calibration_run_progress(run)})
 
 
 @role_required(*READ)
-def run_progress(request, pk: int):
+def calibration_run_progress_page(request, pk: int):
     """The progress fragment htmx polls."""
     run = _run_or_404(pk)
-    return render(request, "calibration/_progress.html", {"run": run, "progress": selectors.run_progress(run)})
+    return render(request, "calibration/_progress.html", {"run": run, "progress": selectors.calibration_run_progress(run)})
 
 
 @role_required(ENGINEER)
 @require_POST
-def run_action(request, pk: int, action: str):
+def calibration_run_action(request, pk: int, action: str):
     """Cancel or resume a run from its page."""
     _run_or_404(pk)
     if action == "cancel":

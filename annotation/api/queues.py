@@ -242,7 +242,7 @@ class LabelExportView(APIView):
         return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
 
 
-class AuditListView(APIView):
+class RelabelAuditListView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Start a relabel audit of a batch of changed labels (engineer, adjudicator)",
@@ -260,7 +260,7 @@ class AuditListView(APIView):
         return Response(audit_services.audit_summary(audit), status=status.HTTP_201_CREATED)
 
 
-class AuditDetailView(APIView):
+class RelabelAuditDetailView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses=OpenApiTypes.OBJECT)

@@ -20,7 +20,7 @@ urlpatterns = [
     path("datasets/<slug:name>/check-labels/", v.CheckLabelsView.as_view(), name="api-check-labels"),
     path("datasets/<slug:name>/working/", v.WorkingListView.as_view(), name="api-working"),
     path("datasets/<slug:name>/working/<str:qid>/", v.WorkingItemView.as_view(), name="api-working-item"),
-    path("datasets/<slug:name>/audit/", v.AuditListView.as_view(), name="api-audit"),
+    path("datasets/<slug:name>/audit/", v.EditAuditListView.as_view(), name="api-audit"),
     path("runs/", v.RunListView.as_view(), name="api-runs"),
     path("runs/<str:run_id>/", v.RunDetailView.as_view(), name="api-run"),
     path("runs/<str:run_id>/answers/", v.AnswerListView.as_view(), name="api-answers"),
@@ -36,6 +36,6 @@ urlpatterns = [
     path("queues/<int:queue_id>/items/<str:item_id>/renew/", q.RenewView.as_view(), name="api-queue-renew"),
     path("queues/<int:queue_id>/items/<str:item_id>/revise/", q.ReviseView.as_view(), name="api-queue-revise"),
     path("queues/<int:queue_id>/items/<str:item_id>/adjudicate/", q.AdjudicateView.as_view(), name="api-queue-adjudicate"),
-    path("audits/", q.AuditListView.as_view(), name="api-audits"),
-    path("audits/<int:audit_id>/", q.AuditDetailView.as_view(), name="api-audit-detail"),
+    path("audits/", q.RelabelAuditListView.as_view(), name="api-audits"),
+    path("audits/<int:audit_id>/", q.RelabelAuditDetailView.as_view(), name="api-audit-detail"),
 ]

@@ -214,7 +214,7 @@ class WorkingItemView(APIView):
                          "edited": True, "replayed": result.replayed})
 
 
-class AuditListView(generics.ListAPIView):
+class EditAuditListView(generics.ListAPIView):
     permission_classes = [CURATORS]
     serializer_class = s.AuditSerializer
 

@@ -28,7 +28,7 @@ class JudgeVersionListView(_ReadWrite):
                    operation_id="judge_versions_list")
     def get(self, request):
         versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
-        return Response([{**s.JudgeVersionSerializer(v).data, "status": selectors.gate(v)["status"]} for v in versions])
+        return Response([{**s.JudgeVersionSerializer(v).data, "status": selectors.judge_gate(v)["status"]} for v in versions])
 
     @extend_schema(summary="Create (or find) the judge version with this configuration",
                    request=s.JudgeVersionCreateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
@@ -49,13 +49,13 @@ class JudgeVersionDetailView(_ReadWrite):
     def get(self, request, pk):
         version = selectors.judge_version_get(pk)
         return Response({**s.JudgeVersionSerializer(version).data,
-                         "gate": selectors.gate(version, scope=blind_scope(request.user))})
+                         "gate": selectors.judge_gate(version, scope=blind_scope(request.user))})
 
 
 class GateView(_ReadWrite):
     @extend_schema(summary="The gate object (HTTP 200 whatever the status)", responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
-        return Response(selectors.gate(selectors.judge_version_get(pk), scope=blind_scope(request.user)))
+        return Response(selectors.judge_gate(selectors.judge_version_get(pk), scope=blind_scope(request.user)))
 
 
 class CalibrateView(_ReadWrite):
@@ -68,7 +68,7 @@ class CalibrateView(_ReadWrite):
         run, created = services.calibration_start(judge_version_id=pk, dataset_name=d["dataset"], size=d["sample"],
                                                   seed=d["seed"], chunk_size=d["chunk_size"], resample=d["resample"],
                                                   user=request.user)
-        return Response({**selectors.run_progress(run), "created": created}, status=status.HTTP_202_ACCEPTED)
+        return Response({**selectors.calibration_run_progress(run), "created": created}, status=status.HTTP_202_ACCEPTED)
 
 
 class VerdictImportView(_ReadWrite):
@@ -87,22 +87,22 @@ class CalibrationRunView(_ReadWrite):
     @extend_schema(summary="Progress of a calibration run: done / total / invalid / errors, ETA",
                    responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
-        return Response(selectors.run_progress(selectors.run_get(pk)))
+        return Response(selectors.calibration_run_progress(selectors.calibration_run_get(pk)))
 
 
 class CalibrationCancelView(_ReadWrite):
     @extend_schema(summary="Cancel a calibration run", request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request, pk):
-        selectors.run_get(pk)
-        return Response(selectors.run_progress(services.calibration_cancel(run_id=int(pk))))
+        selectors.calibration_run_get(pk)
+        return Response(selectors.calibration_run_progress(services.calibration_cancel(run_id=int(pk))))
 
 
 class CalibrationResumeView(_ReadWrite):
     @extend_schema(summary="Resume a calibration run (items without a verdict are sent again)", request=None,
                    responses={202: OpenApiTypes.OBJECT})
     def post(self, request, pk):
-        selectors.run_get(pk)
-        return Response(selectors.run_progress(services.calibration_resume(run_id=int(pk))),
+        selectors.calibration_run_get(pk)
+        return Response(selectors.calibration_run_progress(services.calibration_resume(run_id=int(pk))),
                         status=status.HTTP_202_ACCEPTED)
 
 

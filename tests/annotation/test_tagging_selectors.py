@@ -49,37 +49,37 @@ def expert(db):
 
 
 def test_queue_states_and_filters(ds, expert):
-    items = ts.tagging_queue(ds)
+    items = ts.tagging_list(ds)
     assert [(i.qid, i.state, i.stratum, i.stale) for i in items] == [
         ("q-1", "gold", "policy", ""), ("q-2", "untagged", "policy", ""),
         ("q-3", "no_answer", "no_answer", ""), ("q-4", "untagged", "comparison", "")]
-    assert [i.qid for i in ts.tagging_queue(ds, status="untagged")] == ["q-2", "q-4"]
-    assert [i.qid for i in ts.tagging_queue(ds, status="tagged")] == ["q-1", "q-3"]
-    assert [i.qid for i in ts.tagging_queue(ds, stratum="policy")] == ["q-1", "q-2"]
-    assert ts.tagging_queue(ds, user=expert, mine=True) == []
+    assert [i.qid for i in ts.tagging_list(ds, status="untagged")] == ["q-2", "q-4"]
+    assert [i.qid for i in ts.tagging_list(ds, status="tagged")] == ["q-1", "q-3"]
+    assert [i.qid for i in ts.tagging_list(ds, stratum="policy")] == ["q-1", "q-2"]
+    assert ts.tagging_list(ds, user=expert, mine=True) == []
     working_edit(dataset_name="support", qid="q-2", changes={"gold_chunk_id": "kb:SEC#0000", "gold_doc_id": "kb:SEC",
                  "gold_text": "Passwords rotate every ninety days.", "labelled_by": "eve"}, base_revision=0, user=expert)
-    mine = ts.tagging_queue(ds, user=expert, mine=True)
+    mine = ts.tagging_list(ds, user=expert, mine=True)
     assert [(i.qid, i.state, i.edited, i.revision) for i in mine] == [("q-2", "gold", True, 1)]
-    assert [i.qid for i in ts.tagging_queue(ds, status="untagged")] == ["q-4"]
+    assert [i.qid for i in ts.tagging_list(ds, status="untagged")] == ["q-4"]
 
 
 def test_ambiguous_counts_as_tagged(ds, expert):
     working_edit(dataset_name="support", qid="q-4", changes={"ambiguous": True}, base_revision=0, user=expert)
-    assert [(i.qid, i.state) for i in ts.tagging_queue(ds, status="tagged")] == [("q-1", "gold"), ("q-3", "no_answer"), ("q-4", "ambiguous")]
+    assert [(i.qid, i.state) for i in ts.tagging_list(ds, status="tagged")] == [("q-1", "gold"), ("q-3", "no_answer"), ("q-4", "ambiguous")]
 
 
 def test_progress_against_budget(ds, expert):
     strata_set(dataset_name="support", shares={"policy": "50", "comparison": "25", "no_answer": "25"})
     ds.refresh_from_db()
-    rows = ts.strata_progress(ds, ts.tagging_queue(ds))
+    rows = ts.strata_progress(ds, ts.tagging_list(ds))
     # 4 questions: targets are share x 4
     assert [(r.stratum, r.tagged, r.target, r.questions, r.share, r.percent) for r in rows] == [
         ("comparison", 0, 1, 1, 25.0, 0), ("no_answer", 1, 1, 1, 25.0, 100), ("policy", 1, 2, 2, 50.0, 50)]
 
 
 def test_progress_without_budget_uses_the_strata_found(ds):
-    rows = ts.strata_progress(ds, ts.tagging_queue(ds))
+    rows = ts.strata_progress(ds, ts.tagging_list(ds))
     assert [(r.stratum, r.tagged, r.target, r.share) for r in rows] == [
         ("comparison", 0, 1, None), ("no_answer", 1, 1, None), ("policy", 1, 2, None)]
 
@@ -87,20 +87,20 @@ def test_progress_without_budget_uses_the_strata_found(ds):
 def test_stale_gold_flagged_with_the_chunk_that_now_holds_it(ds, tmp_path):
     changed = dict(CORPUS[0], text="New intro paragraph.\n\n" + CORPUS[0]["text"])
     corpus_import(path=write(tmp_path / "c2.jsonl", [changed]))
-    flagged = ts.tagging_queue(ds, status="flagged")
+    flagged = ts.tagging_list(ds, status="flagged")
     # the re-import shifted the paragraphs: #0001 is live again but holds other text; #0002 holds the gold now
     assert [(i.qid, i.stale, i.now_in) for i in flagged] == [("q-1", "gold_text no longer in the chunk", "kb:PRICE#0002")]
 
 
 def test_stale_gold_not_anywhere(ds, tmp_path):
     corpus_import(path=write(tmp_path / "c2.jsonl", [dict(CORPUS[0], text="Trials are gone.\n\nSecond paragraph.")]))
-    flagged = ts.tagging_queue(ds, status="flagged")
+    flagged = ts.tagging_list(ds, status="flagged")
     assert [(i.qid, i.stale, i.now_in) for i in flagged] == [("q-1", "gold_text no longer in the chunk", "")]
 
 
 def test_stale_gold_chunk_retired(ds, tmp_path):
     corpus_import(path=write(tmp_path / "c2.jsonl", [dict(CORPUS[0], text="Only one paragraph now.")]))
-    flagged = ts.tagging_queue(ds, status="flagged")
+    flagged = ts.tagging_list(ds, status="flagged")
     assert [(i.qid, i.stale, i.now_in) for i in flagged] == [("q-1", "gold chunk retired", "")]
 
 

@@ -28,7 +28,7 @@ PAGE_ROUTES = [
     ("calibration-run-action", {"pk": "MISSING", "action": "cancel"}, "post", {}),
     ("dataset-detail", {"name": "nope"}, "get", None),
     ("dataset-history", {"name": "nope"}, "get", None),
-    ("tagging-queue", {"name": "nope"}, "get", None),
+    ("tagging-list", {"name": "nope"}, "get", None),
     ("tagging-question", {"name": "nope", "qid": "q"}, "get", None),
     ("tagging-question", {"name": "support", "qid": "nope"}, "get", None),
     ("tagging-stats", {"name": "nope"}, "get", None),

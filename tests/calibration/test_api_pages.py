@@ -22,7 +22,7 @@ def test_gate_endpoint_returns_the_gate_object_with_200_whatever_the_status(worl
     run_inline(strict, size=30)
     failed = api.get(f"/api/judge-versions/{strict.pk}/gate/")
     assert failed.status_code == 200
-    assert failed.json() == json.loads(json.dumps(selectors.gate(strict)))
+    assert failed.json() == json.loads(json.dumps(selectors.judge_gate(strict)))
     assert failed.json()["status"] == "fail"
     assert api.get("/api/judge-versions/999/gate/").status_code == 404
 
@@ -106,7 +106,7 @@ def test_replay_judge_imports_verdicts_and_calibrates(world, tmp_path, run_inlin
     call_command("import_verdicts", str(path), "--judge-version", str(v.pk), "--json")
     assert json.loads(capsys.readouterr().out) == {"judge_version": v.pk, "verdicts": 60, "created": 60, "unchanged": 0}
     run = run_inline(v, size=30)
-    gate = selectors.gate(v)
+    gate = selectors.judge_gate(v)
     assert run.status == "done" and gate["kappa"] == 1.0 and gate["raw_agreement"] == 1.0 and gate["status"] == "pass"
 
     bad = tmp_path / "bad.jsonl"

@@ -77,7 +77,7 @@ def test_calibration_with_the_openai_backend_counts_invalid_and_shows_it(db, tmp
                                          params={"base_url": judge_server.url, "concurrency": 4})
     run = run_inline(v, size=30)
     assert run.status == "done"
-    gate = selectors.gate(v)
+    gate = selectors.judge_gate(v)
     assert gate["invalid"] == 2
     assert gate["n"] == 30
     assert gate["confusion"]["correct/invalid"] + gate["confusion"]["incorrect/invalid"] == 2
@@ -105,7 +105,7 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_pa
         tasks.judge_chunk.max_retries = saved
     run.refresh_from_db()
     assert run.status == "failed" and "12 of 12 item(s) could not be judged" in run.message
-    assert selectors.gate(v)["status"] == "unmeasured"
+    assert selectors.judge_gate(v)["status"] == "unmeasured"
     judge_server.fail_500 = 0
     with django_capture_on_commit_callbacks(execute=False):
         services.calibration_resume(run_id=run.pk)
@@ -113,4 +113,4 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_pa
     run.refresh_from_db()
     assert run.status == "done"
     assert Verdict.objects.filter(run=run).count() == 12
-    assert selectors.gate(v)["n"] == 12
+    assert selectors.judge_gate(v)["n"] == 12

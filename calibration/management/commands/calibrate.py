@@ -42,12 +42,12 @@ class Command(EvalCommand):
                                                       size=o["sample"], seed=o["seed"], chunk_size=o["chunk_size"],
                                                       resample=o["resample"])
         if not o["wait"] or o["cancel"]:
-            return {**selectors.run_progress(run), "created": created}, 0
+            return {**selectors.calibration_run_progress(run), "created": created}, 0
         deadline = time.monotonic() + o["timeout"]
         last = None
         while True:
             run.refresh_from_db()
-            progress = selectors.run_progress(run)
+            progress = selectors.calibration_run_progress(run)
             if run.status in ("done", "failed", "cancelled"):
                 break
             if time.monotonic() >= deadline:
@@ -64,9 +64,9 @@ class Command(EvalCommand):
             time.sleep(o["poll"])
         if run.status != "done":
             self.stderr.write(f"calibration run {run.pk} {run.status}: {run.message}")
-            payload = selectors.gate(version)
-            return {**payload, "calibration_run": selectors.run_progress(run)}, 3
-        payload = selectors.gate(version)
+            payload = selectors.judge_gate(version)
+            return {**payload, "calibration_run": selectors.calibration_run_progress(run)}, 3
+        payload = selectors.judge_gate(version)
         return payload, GATE_EXIT[payload["status"]]
 
     def text(self, p):

@@ -26,7 +26,7 @@ class Command(EvalCommand):
         parser.add_argument("judge_version")
 
     def run(self, **o):
-        payload = selectors.gate(selectors.judge_version_get(o["judge_version"]))
+        payload = selectors.judge_gate(selectors.judge_version_get(o["judge_version"]))
         return payload, GATE_EXIT[payload["status"]]
 
     def text(self, p):
