@@ -26,8 +26,8 @@ from annotation.models import (
     Run,
     VersionEntry,
 )
-from calibration.stats.agreement import agreement
-from calibration.stats.report import agreement_report
+from evalstats.agreement import agreement
+from evalstats.report import agreement_report
 from evalapp.errors import NotFound
 from evalapp.roles import ROLES, user_roles
 from evalapp.validation import as_id
@@ -278,7 +278,7 @@ def _label_rows(queue: Queue, scope: BlindScope) -> dict[int, list[tuple[str, st
 def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindScope = OPERATOR) -> dict:
     """Progress and human-human agreement over the complete items.
 
-    `agreement` is calibration.stats.report's object (a = first label in, b = second; with overlap
+    `agreement` is evalstats.report's object (a = first label in, b = second; with overlap
     above 2, every pair of labels on an item counts once) with `per_stratum`, plus `per_pair` (each
     annotator pair on the items both labelled, a = the name that sorts first) and `disagreements`.
     Items whose answer is in the viewer's blind `scope` are left out of the agreement and the list

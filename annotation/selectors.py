@@ -7,7 +7,7 @@ from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, 
 
 from annotation.models import (Answer, Chunk, Dataset, DatasetVersion, GoldCheckReport, Run, VersionEntry,
                                WorkingExample)
-from calibration.stats.manifest import ManifestDiff
+from evalstats.manifest import ManifestDiff
 from evalapp.db import column_strings, column_strings_by, raw_values
 from evalapp.errors import NotFound, Problem, ServiceError
 
@@ -51,7 +51,7 @@ def version_manifest(version: DatasetVersion) -> dict[str, str]:
 
 
 def version_diff(old: DatasetVersion, new: DatasetVersion) -> ManifestDiff:
-    """The four-way partition of qids between two stored versions (calibration.stats.manifest), worked
+    """The four-way partition of qids between two stored versions (evalstats.manifest), worked
     out by the database: each line of `new` looks up its qid in `old` on the (version, qid) index and
     compares example hashes, and the qids come back joined per partition (evalapp.db), so a million
     lines cross into Python as four strings rather than two million rows and two dicts."""
@@ -323,7 +323,7 @@ def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run |
         # Graded by the question's rule where the harness gave no score (issue 7, calibration.grading).
         from calibration.comparisons import movement_ceiling
         from calibration.grading import run_grades
-        from calibration.stats.manifest import NEW_PARTITIONS, OLD_PARTITIONS, decompose_sums
+        from evalstats.manifest import NEW_PARTITIONS, OLD_PARTITIONS, decompose_sums
 
         sums = {}
         for side, run, version, partitions in (("old", run_old, old, OLD_PARTITIONS), ("new", run_new, new, NEW_PARTITIONS)):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from annotation import selectors
 from annotation.hashing import dataset_hash, example_sha256
 from annotation.models import Dataset, EditAudit, VersionEntry, WorkingExample
-from calibration.stats.manifest import diff_manifests
+from evalstats.manifest import diff_manifests
 
 STATUSES = ("untagged", "tagged", "flagged")
 # The fields whose change counts as tagging work in the stats (not, say, a typo fixed in `question`).

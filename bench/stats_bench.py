@@ -1,4 +1,4 @@
-"""How fast calibration.stats is, beside the naive way, at n = 300, 10^4 and 10^6.
+"""How fast evalstats is, beside the naive way, at n = 300, 10^4 and 10^6.
 
 Run: .venv/bin/python bench/stats_bench.py [--quick]
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sklearn.metrics import cohen_kappa_score  # noqa: E402
 
-from calibration.stats import (  # noqa: E402
+from evalstats import (  # noqa: E402
     agreement_from_counts,
     bootstrap_kappa_ci,
     confusion_matrix,

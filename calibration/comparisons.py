@@ -8,7 +8,7 @@
   either changes, with the break explained; optional backfill onto the new population.
 - `sample_size_plan`, `run_band_for`, `dataset_history` (versions over time with the ceiling bound).
 
-Every number comes from calibration.stats; this module only gathers the inputs from the database.
+Every number comes from evalstats; this module only gathers the inputs from the database.
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ from calibration.grading import (
     version_records_for,
 )
 from annotation.queue_selectors import OPERATOR, BlindScope
-from calibration.stats.band import difference_verdict, run_band
-from calibration.stats.manifest import ceiling_after_adding
-from calibration.stats.paired import n_for_gap, paired_counts, resolvable_gap
+from evalstats.band import difference_verdict, run_band
+from evalstats.manifest import ceiling_after_adding
+from evalstats.paired import n_for_gap, paired_counts, resolvable_gap
 from evalapp.errors import Problem, ServiceError
 from evalapp.validation import iters_problem, raise_problems, seed_problem
 
@@ -88,7 +88,7 @@ def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:
 
 
 def run_band_for(runs: Sequence[Run], known: dict[str, RunGrades] | None = None) -> dict | None:
-    """The run-to-run band (calibration.stats.band.run_band) of repeat runs, in points; None under 2.
+    """The run-to-run band (evalstats.band.run_band) of repeat runs, in points; None under 2.
     `known` holds grades already computed (run_id -> RunGrades) so they are not read twice."""
     if len(runs) < 2:
         return None
@@ -199,7 +199,7 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
                 stale_reports.append(report)
     ga, gb = grades if grades is not None else (run_grades(a), run_grades(b))
     # The pairing is set algebra over qids (in C, a million in well under a second), and the
-    # statistics need only its counts: see calibration.stats.paired.paired_counts.
+    # statistics need only its counts: see evalstats.paired.paired_counts.
     outcomes = _paired_outcomes(ga, gb)
     n_both_answered = (len(outcomes["paired"]) if not (ga.unscored or gb.unscored)
                        else len(ga.answered & gb.answered))
@@ -386,7 +386,7 @@ PLANNER_GAP_MIN = 0.001
 
 def sample_size_plan(*, n: int | None = None, gap_points: float | None = None,
                      discordant_rate: float | None = None, rate_from: str | None = None) -> dict:
-    """For a set of n, the smallest resolvable gap; for a gap, the n needed (calibration.stats.paired).
+    """For a set of n, the smallest resolvable gap; for a gap, the n needed (evalstats.paired).
 
     The discordance rate (share of questions two systems answer differently) drives both; without a
     measured one the planner says it assumes DEFAULT_DISCORDANT_RATE."""
@@ -475,7 +475,7 @@ def relabel_audits_by_version(dataset: Dataset) -> dict[int, list[dict]]:
 def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
     """The dataset's versions, oldest first, with hashes, counts, the runs scored on each, and for a
     grown version the ceiling: the best aggregate the added examples alone could produce from a system's
-    score on the previous version (calibration.stats.manifest.ceiling_after_adding). A newer score above
+    score on the previous version (evalstats.manifest.ceiling_after_adding). A newer score above
     the ceiling cannot be explained by the additions. Runs in the viewer's blind `scope` are listed
     without a score and take part in no movement or ceiling."""
     dataset = selectors.dataset_get(name)
@@ -682,7 +682,7 @@ def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool
 
 def movement_ceiling(decomposition, diff) -> dict:
     """The ceiling for a grown set: the old run's score on the examples the new version kept, with every
-    added example answered right (calibration.stats.manifest.ceiling_after_adding). A new aggregate
+    added example answered right (evalstats.manifest.ceiling_after_adding). A new aggregate
     above it cannot be explained by the additions: the system itself moved (or the labels did)."""
     n_kept = len(diff.unchanged) + len(diff.modified)
     new_aggregate = decomposition.new_aggregate

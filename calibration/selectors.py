@@ -11,7 +11,7 @@ from annotation.queue_selectors import OPERATOR, BlindScope
 from annotation.selectors import latest_version
 from calibration.models import (CalibrationRun, GradedAnswer, GradingRun, Judge, JudgeVersion, Measurement,
                                 SampleItem, Verdict)
-from calibration.stats import agreement, agreement_from_counts, gate_decide
+from evalstats import agreement, agreement_from_counts, gate_decide
 from evalapp.errors import NotFound
 from evalapp.validation import as_id
 

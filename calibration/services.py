@@ -22,7 +22,8 @@ from django.utils.text import slugify
 
 from annotation import selectors as annotation_selectors
 from annotation.models import Answer, Dataset, Run
-from calibration import policies, sampling, selectors
+from calibration import policies, selectors
+from evalstats import sampling
 from calibration.backends import BACKENDS, JudgeItem, backend_for
 from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
 from calibration.models import (
@@ -37,7 +38,7 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
-from calibration.stats import agreement, stratified_bootstrap_kappa_ci, strata_tables
+from evalstats import agreement, stratified_bootstrap_kappa_ci, strata_tables
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.jsonl import parse_json_text, read_jsonl, require_file, require_str
 from evalapp.validation import (
@@ -250,7 +251,7 @@ def _labelled_population(dataset: Dataset) -> dict[str, list[tuple[str, str, int
 
 
 def sample_draw(*, judge: Judge, dataset: Dataset, size: int, seed: int = 0, floor: int = 1) -> CalibrationSample:
-    """Draw and store a stratified sample of labelled answers for a judge (see calibration.sampling)."""
+    """Draw and store a stratified sample of labelled answers for a judge (see evalstats.sampling)."""
     if size < 1:
         raise ServiceError("the sample size must be at least 1", [Problem("must be at least 1", field="sample")])
     population = _labelled_population(dataset)

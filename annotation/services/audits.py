@@ -4,7 +4,7 @@ The batch is either the labels an annotator changed (LabelEvent rows that replac
 run, person and time window) or the answers to a dataset version diff's `modified` questions with
 the verdict they carry. A random sample (default 30) goes to an audit queue (overlap 1) whose pool
 never holds the people whose changes are audited; once every sampled answer has its blind label,
-calibration.stats.drift.relabel_drift's exact two-sided sign test says whether the disagreements
+evalstats.drift.relabel_drift's exact two-sided sign test says whether the disagreements
 lean one way (drift: the batch is kept out of the baseline until resolved) or not (accepted).
 """
 import random
@@ -26,7 +26,7 @@ from annotation.models import (
     RelabelAuditItem,
 )
 from annotation.services.queues import queue_create
-from calibration.stats.drift import relabel_drift
+from evalstats.drift import relabel_drift
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.validation import (
     NAME_MAX,

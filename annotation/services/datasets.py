@@ -10,7 +10,7 @@ from django.core.validators import slug_re
 from annotation import selectors
 from annotation.hashing import canonical_json, dataset_hash, example_sha256
 from annotation.models import Dataset, DatasetVersion, EditAudit, Example, VersionEntry, WorkingExample
-from calibration.stats.manifest import diff_manifests
+from evalstats.manifest import diff_manifests
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import check_length, read_jsonl, require_file
 from evalapp.validation import NAME_MAX, raise_problems, seconds_problem, text_problem

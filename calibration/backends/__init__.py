@@ -10,7 +10,7 @@ from calibration.backends.base import (
     PermanentJudgeError,
     TransientJudgeError,
 )
-from calibration.backends.rules import extraction_verdict, normalise, span_verdict
+from evalstats.verdicts import extraction_verdict, normalise, span_verdict
 
 BACKENDS = ("span", "extraction", "openai", "replay")
 
@@ -20,7 +20,7 @@ def backend_for(name: str, *, model: str = "", prompt_template: str = "", params
     """A backend instance by name, configured as a judge version is."""
     from calibration.backends.openai import OpenAIBackend
     from calibration.backends.replay import ReplayBackend
-    from calibration.backends.rule_backends import ExtractionBackend, SpanBackend
+    from calibration.backends.rules import ExtractionBackend, SpanBackend
 
     classes = {"span": SpanBackend, "extraction": ExtractionBackend, "openai": OpenAIBackend, "replay": ReplayBackend}
     if name not in classes:

@@ -24,9 +24,9 @@ from annotation.services.queues import (
     queue_create,
     queue_next,
     queue_rubric_update,
-    stratified_sample,
 )
 from evalapp.errors import ServiceError
+from evalstats.sampling import stratified_sample
 
 
 def drain(queue, users, verdict_of=lambda item, user: "correct"):

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
-from calibration.stats import agreement_report
+from evalstats import agreement_report
 
 
 def write(path, lines):

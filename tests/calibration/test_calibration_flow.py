@@ -8,7 +8,7 @@ from annotation.models import Answer
 from annotation.services.runs import adjudication_record
 from calibration import selectors, services
 from calibration.models import CalibrationSample, Judge, JudgeVersion, Measurement, SampleItem, Verdict
-from calibration.stats import agreement
+from evalstats import agreement
 from evalapp.errors import ServiceError
 from tests.calibration.world import human_verdict, judge_truth
 

@@ -38,7 +38,7 @@ def test_joined_values_are_the_column_and_survive_a_value_holding_the_separator(
 
 def test_the_database_partition_of_two_versions_is_the_manifest_diff(tmp_path):
     from annotation import selectors
-    from calibration.stats.manifest import diff_manifests
+    from evalstats.manifest import diff_manifests
 
     rng = random.Random(7)
     records = [q(i, stratum=rng.choice(STRATA)) for i in qids(80)]

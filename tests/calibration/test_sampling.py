@@ -1,7 +1,7 @@
 """Stratified allocation and seeded draws (pure)."""
 import pytest
 
-from calibration.sampling import allocate, draw
+from evalstats.sampling import allocate, draw
 
 
 def test_budget_shares_by_largest_remainder():

@@ -10,8 +10,8 @@ from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from calibration.stats import agreement, agreement_from_counts, confusion_matrix
-from calibration.stats.agreement import Z_975
+from evalstats import agreement, agreement_from_counts, confusion_matrix
+from evalstats.agreement import Z_975
 
 
 def rows_from_table(table, labels):

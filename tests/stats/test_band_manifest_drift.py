@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from calibration.stats import (
+from evalstats import (
     ceiling_after_adding,
     decompose_movement,
     decompose_sums,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from calibration.stats import (
+from evalstats import (
     agreement_from_counts,
     bootstrap_kappa_ci,
     stratified_bootstrap_kappa_ci,

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from calibration.stats import n_for_gap, paired_counts, paired_diff, resolvable_gap
+from evalstats import n_for_gap, paired_counts, paired_diff, resolvable_gap
 
 COMPARE_KEYS = [
     "n", "a_score", "b_score", "diff_points", "ci95", "naive_ci95", "se_points", "b_only",

@@ -10,13 +10,13 @@ from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from calibration.stats import (
+from evalstats import (
     agreement,
     agreement_from_counts,
     confusion_matrix,
     stratified_bootstrap_kappa_ci,
 )
-from calibration.stats.agreement import kappa_batch, weight_matrix
+from evalstats.agreement import kappa_batch, weight_matrix
 
 ALPHABET = ["correct", "incorrect", "partial", "n/a"]
 WEIGHTS = st.sampled_from([None, "linear", "quadratic"])

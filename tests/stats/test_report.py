@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from calibration.stats import (
+from evalstats import (
     agreement_from_counts,
     agreement_report,
     agreement_report_from_rows,
@@ -14,7 +14,7 @@ from calibration.stats import (
     parse_agreement_lines,
     stratified_bootstrap_kappa_ci,
 )
-from calibration.stats.strata import strata_tables
+from evalstats.strata import strata_tables
 
 KEYS = {
     "n", "labels", "raw_agreement", "chance_agreement", "kappa", "kappa_se", "kappa_ci95",

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from calibration.stats import agreement, agreement_from_counts, gate_decide, per_stratum
-from calibration.stats.bootstrap import BootstrapCI
-from calibration.stats.strata import strata_tables
+from evalstats import agreement, agreement_from_counts, gate_decide, per_stratum
+from evalstats.bootstrap import BootstrapCI
+from evalstats.strata import strata_tables
 
 
 def test_per_stratum_matches_agreement_on_each_subset():

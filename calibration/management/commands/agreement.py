@@ -1,6 +1,6 @@
 """`agreement FILE`: every agreement figure between two raters' label columns in a JSONL file."""
 
-from calibration.stats.report import agreement_report_from_rows, agreement_rows
+from evalstats.report import agreement_report_from_rows, agreement_rows
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import read_jsonl, require_file

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from calibration.stats._encode import as_column
+from evalstats._encode import as_column
 
 
 @dataclass(frozen=True)

@@ -73,3 +73,27 @@ def draw(candidates: Mapping[str, Sequence], allocation: Mapping[str, int], *, s
         rng = random.Random(f"{seed}:{stratum}")
         out.extend((stratum, c) for c in rng.sample(pool, k))
     return out
+
+
+def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = None) -> list:
+    """Draw k keys of `strata` (key -> stratum) spread over the strata: in proportion to the budget's
+    shares when one is given, else to each stratum's size; largest remainders get the leftover seats,
+    and seats a small stratum cannot fill pass to the others (evalstats.sampling.allocate, with no
+    floor). A stratum the budget leaves out is weighed at the budget's mean share, so no answer is
+    unreachable. Deterministic for a seed."""
+    groups: dict[str, list] = {}
+    for key in sorted(strata):
+        groups.setdefault(strata[key], []).append(key)
+    sizes = {s: len(keys) for s, keys in groups.items()}
+    weights = {s: float((budget or {}).get(s, 0)) for s in groups} if budget else None
+    if weights is not None and not any(weights.values()):
+        weights = None
+    if weights is not None:
+        mean = sum(weights.values()) / len(weights)
+        weights = {s: w or mean for s, w in weights.items()}
+    seats = allocate(min(k, len(strata)), sizes, weights, floor=0)
+    rng = random.Random(seed)
+    chosen = []
+    for s in sorted(groups):
+        chosen.extend(rng.sample(groups[s], seats.get(s, 0)))
+    return chosen

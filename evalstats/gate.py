@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calibration.stats.agreement import Agreement
+from evalstats.agreement import Agreement
 
 POLICIES = ("point", "lower_bound")
 

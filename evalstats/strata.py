@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.stats._encode import as_column, encode_one, encode_pair
-from calibration.stats.agreement import Agreement, agreement_from_counts
+from evalstats._encode import as_column, encode_one, encode_pair
+from evalstats.agreement import Agreement, agreement_from_counts
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from calibration.stats._encode import as_column, encode_pair
+from evalstats._encode import as_column, encode_pair
 
 WEIGHTS = (None, "linear", "quadratic")
 

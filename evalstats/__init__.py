@@ -4,22 +4,22 @@ numpy / scipy only (scikit-learn and statsmodels are the references in tests/sta
 dependencies); never Django. Functions take plain arrays and return frozen dataclasses.
 """
 
-from calibration.stats.agreement import (
+from evalstats.agreement import (
     Agreement,
     agreement,
     agreement_from_counts,
     confusion_matrix,
 )
-from calibration.stats.band import Band, Verdict, difference_verdict, run_band
-from calibration.stats.bootstrap import (
+from evalstats.band import Band, Verdict, difference_verdict, run_band
+from evalstats.bootstrap import (
     BootstrapCI,
     StratifiedBootstrapCI,
     bootstrap_kappa_ci,
     stratified_bootstrap_kappa_ci,
 )
-from calibration.stats.drift import Drift, relabel_drift
-from calibration.stats.gate import GateDecision, gate_decide
-from calibration.stats.manifest import (
+from evalstats.drift import Drift, relabel_drift
+from evalstats.gate import GateDecision, gate_decide
+from evalstats.manifest import (
     Decomposition,
     ManifestDiff,
     ceiling_after_adding,
@@ -27,7 +27,7 @@ from calibration.stats.manifest import (
     decompose_sums,
     diff_manifests,
 )
-from calibration.stats.paired import (
+from evalstats.paired import (
     PairedComparison,
     n_for_gap,
     paired_bootstrap_ci,
@@ -35,14 +35,14 @@ from calibration.stats.paired import (
     paired_diff,
     resolvable_gap,
 )
-from calibration.stats.report import (
+from evalstats.report import (
     LineError,
     agreement_report,
     agreement_report_from_rows,
     agreement_rows,
     parse_agreement_lines,
 )
-from calibration.stats.strata import StratumAgreement, per_stratum, strata_tables
+from evalstats.strata import StratumAgreement, per_stratum, strata_tables
 
 __all__ = [
     "Agreement",

@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from calibration.stats._encode import as_column
-from calibration.stats.agreement import agreement_from_counts, confusion_matrix
-from calibration.stats.bootstrap import bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
-from calibration.stats.strata import StratumAgreement, strata_tables
+from evalstats._encode import as_column
+from evalstats.agreement import agreement_from_counts, confusion_matrix
+from evalstats.bootstrap import bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from evalstats.strata import StratumAgreement, strata_tables
 
 # Stratum name for rows that carry none when others do.
 NO_STRATUM = "(none)"
