@@ -2,7 +2,7 @@
 from django.contrib import admin
 
 from annotation import models as m
-from annotation.queue_selectors import blind_scope
+from annotation.selectors.blind import blind_scope
 
 
 class BlindScopeAdmin(admin.ModelAdmin):

@@ -3,7 +3,13 @@ from django import forms
 
 from annotation.services.queues import DEFAULT_OVERLAP, MAX_OVERLAP
 from evalapp.forms import PageForm, finite_number, whole_number
-from evalapp.validation import ACTIVE_SECONDS_MAX, NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, TEXT_MAX
+from evalapp.validation import (
+    ACTIVE_SECONDS_MAX,
+    NAME_MAX,
+    RUBRIC_MAX,
+    SAMPLE_MAX,
+    TEXT_MAX,
+)
 
 
 class PageNumberForm(PageForm):

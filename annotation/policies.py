@@ -140,7 +140,7 @@ def check_can_join_pool(*, roles: set[str], username: str = "", field: str | Non
 # Blindness that holds for the person, whatever else they may read.
 #
 # A user's blind scope is every answer on an *open* item of any queue (labelling or audit) whose pool
-# holds them, and the runs of those answers (queue_selectors.blind_scope). While an answer is in it,
+# holds them, and the runs of those answers (annotation.selectors.blind.blind_scope). While an answer is in it,
 # the user must learn nothing that would sway their label: another person's label or rationale, the
 # harness score, the final verdict, a judge verdict, or which run or system produced it.
 #

@@ -1,9 +1,103 @@
-from django.urls import path
+"""The annotation app's pages and API, a pattern list per sub-domain."""
+from django.urls import include, path
 
-from annotation import views
+from annotation.api import audits as audits_api
+from annotation.api import corpus as corpus_api
+from annotation.api import datasets as datasets_api
+from annotation.api import labels as labels_api
+from annotation.api import queues as queues_api
+from annotation.api import runs as runs_api
+from annotation.api import working as working_api
+from annotation.views import audits, corpus, datasets, home, queues, tagging
 
-urlpatterns = [
-    path("datasets/", views.dataset_list, name="dataset-list"),
-    path("datasets/<slug:name>/", views.dataset_detail, name="dataset-detail"),
-    path("corpus/", views.corpus_search, name="corpus-search"),
+home_patterns = [
+    path("", home.home, name="home"),
 ]
+dataset_patterns = [
+    path("datasets/", datasets.dataset_list, name="dataset-list"),
+    path("datasets/<slug:name>/", datasets.dataset_detail, name="dataset-detail"),
+]
+corpus_patterns = [
+    path("corpus/", corpus.corpus_search, name="corpus-search"),
+]
+queue_patterns = [
+    path("queues/", queues.queue_list, name="queue-list"),
+    path("queues/new/", queues.queue_new, name="queue-new"),
+    path("queues/<int:queue_id>/label/", queues.queue_label, name="queue-label"),
+    path("queues/<int:queue_id>/items/<str:item_id>/label/", queues.queue_label_submit, name="queue-label-submit"),
+    path("queues/<int:queue_id>/adjudicate/", queues.queue_adjudicate, name="queue-adjudicate"),
+    path("queues/<int:queue_id>/items/<str:item_id>/adjudicate/", queues.queue_adjudicate_submit,
+         name="queue-adjudicate-submit"),
+    path("queues/<int:queue_id>/stats/", queues.queue_stats_page, name="queue-stats"),
+]
+audit_patterns = [
+    path("audits/", audits.audit_list, name="audit-list"),
+    path("audits/<int:audit_id>/", audits.audit_detail, name="audit-detail"),
+]
+tagging_patterns = [
+    path("tagging/", tagging.workspace_home, name="tagging-home"),
+    path("tagging/<slug:name>/", tagging.tagging_list_page, name="tagging-list"),
+    path("tagging/<slug:name>/q/<str:qid>/", tagging.question, name="tagging-question"),
+    path("tagging/<slug:name>/q/<str:qid>/next/", tagging.step, name="tagging-next"),
+    path("tagging/<slug:name>/search/", tagging.search_fragment, name="tagging-search"),
+    path("tagging/<slug:name>/chunk/", tagging.chunk_fragment, name="tagging-chunk"),
+    path("tagging/<slug:name>/publish/", tagging.publish, name="tagging-publish"),
+    path("tagging/<slug:name>/stats/", tagging.stats, name="tagging-stats"),
+]
+
+corpus_api_patterns = [
+    path("chunks/", corpus_api.ChunkSearchView.as_view(), name="api-chunks"),
+    path("chunks/detail/", corpus_api.ChunkDetailView.as_view(), name="api-chunk-detail"),
+    path("documents/", corpus_api.DocumentListView.as_view(), name="api-documents"),
+    path("corpus/import/", corpus_api.CorpusImportView.as_view(), name="api-corpus-import"),
+]
+dataset_api_patterns = [
+    path("datasets/", datasets_api.DatasetListView.as_view(), name="api-datasets"),
+    path("datasets/<slug:name>/", datasets_api.DatasetDetailView.as_view(), name="api-dataset"),
+    path("datasets/<slug:name>/import/", datasets_api.DatasetImportView.as_view(), name="api-dataset-import"),
+    path("datasets/<slug:name>/versions/", datasets_api.VersionListView.as_view(), name="api-versions"),
+    path("datasets/<slug:name>/versions/<str:ref>/", datasets_api.VersionDetailView.as_view(), name="api-version"),
+    path("datasets/<slug:name>/versions/<str:ref>/export/", datasets_api.VersionExportView.as_view(),
+         name="api-version-export"),
+    path("datasets/<slug:name>/strata/", datasets_api.StrataView.as_view(), name="api-strata"),
+    path("datasets/<slug:name>/publish/", datasets_api.PublishView.as_view(), name="api-publish"),
+    path("datasets/<slug:name>/check-labels/", datasets_api.CheckLabelsView.as_view(), name="api-check-labels"),
+]
+working_api_patterns = [
+    path("datasets/<slug:name>/working/", working_api.WorkingListView.as_view(), name="api-working"),
+    path("datasets/<slug:name>/working/<str:qid>/", working_api.WorkingItemView.as_view(), name="api-working-item"),
+    path("datasets/<slug:name>/audit/", working_api.EditAuditListView.as_view(), name="api-audit"),
+]
+run_api_patterns = [
+    path("runs/", runs_api.RunListView.as_view(), name="api-runs"),
+    path("runs/<str:run_id>/", runs_api.RunDetailView.as_view(), name="api-run"),
+    path("runs/<str:run_id>/answers/", runs_api.AnswerListView.as_view(), name="api-answers"),
+]
+label_api_patterns = [
+    path("labels/import/", labels_api.LabelImportView.as_view(), name="api-labels-import"),
+    path("labels/export/", labels_api.LabelExportView.as_view(), name="api-labels-export"),
+]
+queue_api_patterns = [
+    path("queues/", queues_api.QueueListView.as_view(), name="api-queues"),
+    path("queues/<int:queue_id>/", queues_api.QueueDetailView.as_view(), name="api-queue"),
+    path("queues/<int:queue_id>/rubric/", queues_api.RubricView.as_view(), name="api-queue-rubric"),
+    path("queues/<int:queue_id>/next/", queues_api.NextView.as_view(), name="api-queue-next"),
+    path("queues/<int:queue_id>/stats/", queues_api.StatsView.as_view(), name="api-queue-stats"),
+    path("queues/<int:queue_id>/items/<str:item_id>/", queues_api.ItemView.as_view(), name="api-queue-item"),
+    path("queues/<int:queue_id>/items/<str:item_id>/label/", queues_api.LabelView.as_view(), name="api-queue-label"),
+    path("queues/<int:queue_id>/items/<str:item_id>/renew/", queues_api.RenewView.as_view(), name="api-queue-renew"),
+    path("queues/<int:queue_id>/items/<str:item_id>/revise/", queues_api.ReviseView.as_view(),
+         name="api-queue-revise"),
+    path("queues/<int:queue_id>/items/<str:item_id>/adjudicate/", queues_api.AdjudicateView.as_view(),
+         name="api-queue-adjudicate"),
+]
+audit_api_patterns = [
+    path("audits/", audits_api.RelabelAuditListView.as_view(), name="api-audits"),
+    path("audits/<int:audit_id>/", audits_api.RelabelAuditDetailView.as_view(), name="api-audit-detail"),
+]
+
+api_patterns = [*corpus_api_patterns, *dataset_api_patterns, *working_api_patterns, *run_api_patterns,
+                *label_api_patterns, *queue_api_patterns, *audit_api_patterns]
+
+urlpatterns = [path("api/", include(api_patterns)), *home_patterns, *dataset_patterns, *corpus_patterns,
+               *queue_patterns, *audit_patterns, *tagging_patterns]

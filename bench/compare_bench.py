@@ -5,9 +5,9 @@ Builds (once, cached under var/bench/) a SQLite database holding a dataset of N 
 executemany so the setup does not take longer than the thing measured. Then, each in a fresh child
 process so peak RSS is its own:
 
-  compare   calibration.comparisons.compare_runs(A, B, iters=10000) without the stale-gold check, with
+  compare   comparisons.selectors.compare_runs(A, B, iters=10000) without the stale-gold check, with
             its parts: grading both runs (DB), pairing (set algebra), strata (DB + sets), and the rest
-  diff      annotation.selectors.dataset_diff(v1, v2, run_old=A, run_new=C), with its parts: the four
+  diff      comparisons.selectors.diff.dataset_diff(v1, v2, run_old=A, run_new=C), with its parts: the four
             partitions (worked out by the database), grading both runs; and the JSON of the answer
   stale     the stale-gold check alone on v1 (annotation.selectors.stale_gold), which compare runs first:
             computed (the bench has no corpus, so every label is stale), then read back as kept
@@ -122,10 +122,16 @@ def measure(db: Path, what: str, mode: str) -> dict:
     "trace": the real path alone under tracemalloc (peak Python heap)."""
     trace = mode in ("rss", "trace")
     setup_django(db)
-    from annotation import selectors
     from annotation.models import Run
-    from calibration import comparisons
+    from annotation.selectors.datasets import dataset_get, version_diff, version_get
+    from annotation.selectors.gold import stale_gold
     from calibration.grading import run_grades
+    from comparisons.selectors.compare import (
+        _paired_outcomes,
+        _stratum_sets,
+        compare_runs,
+    )
+    from comparisons.selectors.diff import dataset_diff
 
     if what == "stale":  # measure the check itself, not a report kept by an earlier pass
         from annotation.models import GoldCheckReport
@@ -140,48 +146,48 @@ def measure(db: Path, what: str, mode: str) -> dict:
     if trace:
         # The memory pass runs only the real path, so its peak is the command's own.
         if what == "compare":
-            comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
+            compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
         elif what == "diff":
-            ds = selectors.dataset_get("bench")
-            selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
+            ds = dataset_get("bench")
+            dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
         else:
-            selectors.stale_gold(selectors.version_get(selectors.dataset_get("bench"), "1"))
+            stale_gold(version_get(dataset_get("bench"), "1"))
     elif what == "compare":
         a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
         t = time.perf_counter()
         ga, gb = run_grades(a), run_grades(b)
         out["db_grades_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        outcomes = comparisons._paired_outcomes(ga, gb)
+        outcomes = _paired_outcomes(ga, gb)
         out["pairing_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        comparisons._stratum_sets(a.dataset_version, None, outcomes["paired"])
+        _stratum_sets(a.dataset_version, None, outcomes["paired"])
         out["db_strata_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        result = comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, grades=(ga, gb))
+        result = compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, grades=(ga, gb))
         out["compare_given_grades_s"] = time.perf_counter() - t
         out["n"] = result["n"]
         out["diff_points"] = result["diff_points"]
         t, c = time.perf_counter(), time.process_time()
-        comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
+        compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
         out["end_to_end_s"] = time.perf_counter() - t
         out["end_to_end_cpu_s"] = time.process_time() - c
         t, c = time.perf_counter(), time.process_time()
-        comparisons.compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, strata=False)
+        compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, strata=False)
         out["no_strata_s"] = time.perf_counter() - t
         out["no_strata_cpu_s"] = time.process_time() - c
     elif what == "diff":
-        ds = selectors.dataset_get("bench")
-        v1, v2 = selectors.version_get(ds, "1"), selectors.version_get(ds, "2")
+        ds = dataset_get("bench")
+        v1, v2 = version_get(ds, "1"), version_get(ds, "2")
         ra, rc = Run.objects.get(run_id="A"), Run.objects.get(run_id="C")
         t = time.perf_counter()
-        selectors.version_diff(v1, v2)
+        version_diff(v1, v2)
         out["db_partitions_s"] = time.perf_counter() - t
         t = time.perf_counter()
         run_grades(ra, version=v1), run_grades(rc, version=v2)
         out["db_grades_s"] = time.perf_counter() - t
         t, c = time.perf_counter(), time.process_time()
-        res = selectors.dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
+        res = dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
         out["end_to_end_s"] = time.perf_counter() - t
         out["end_to_end_cpu_s"] = time.process_time() - c
         out["delta"] = res["movement"]["delta"]
@@ -191,14 +197,14 @@ def measure(db: Path, what: str, mode: str) -> dict:
         json.dumps(res)
         out["json_s"] = time.perf_counter() - t
     elif what == "stale":
-        ds = selectors.dataset_get("bench")
+        ds = dataset_get("bench")
         t = time.perf_counter()
-        report = selectors.stale_gold(selectors.version_get(ds, "1"))
+        report = stale_gold(version_get(ds, "1"))
         out["end_to_end_s"] = time.perf_counter() - t
         out["checked"] = report["checked"]
         out["stale"] = len(report["stale"])
         t = time.perf_counter()
-        selectors.stale_gold(selectors.version_get(ds, "1"))
+        stale_gold(version_get(ds, "1"))
         out["kept_report_s"] = time.perf_counter() - t
     out["total_s"] = time.perf_counter() - t0
     out["total_cpu_s"] = time.process_time() - cpu0

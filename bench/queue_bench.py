@@ -72,7 +72,14 @@ def build(n_items: int, n_annotators: int):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from annotation.models import Answer, Dataset, DatasetVersion, Example, Run, VersionEntry
+    from annotation.models import (
+        Answer,
+        Dataset,
+        DatasetVersion,
+        Example,
+        Run,
+        VersionEntry,
+    )
 
     strata = ["policy_lookup", "how_to", "no_answer"]
     dataset = Dataset.objects.create(name="bench")
@@ -126,9 +133,14 @@ def main():
     setup_django(args.database_url)
     from django.db import connection
 
-    from annotation import queue_selectors as qs
     from annotation.models import Assignment, QueueItem
-    from annotation.services.queues import Conflict, label_submit, queue_create, queue_next
+    from annotation.selectors.queues import next_payload
+    from annotation.services.queues import (
+        Conflict,
+        label_submit,
+        queue_create,
+        queue_next,
+    )
 
     print(f"PostgreSQL {connection.cursor().connection.info.server_version}; {args.items} items, "
           f"{args.annotators} annotators, overlap 2")
@@ -176,7 +188,7 @@ def main():
         with connection.execute_wrapper(counting):
             t, c = time.perf_counter(), time.process_time()
             claim = queue_next(queue=queue, annotator=user)
-            qs.next_payload(claim)
+            next_payload(claim)
             ms.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)
         db.append(db_ms[0])
@@ -223,7 +235,7 @@ def main():
                 user = mine[i % len(mine)]
                 t = time.perf_counter()
                 claim = queue_next(queue=queue, annotator=user)
-                payload = qs.next_payload(claim)
+                payload = next_payload(claim)
                 t2 = time.perf_counter()
                 try:
                     label_submit(queue=queue, item_id=payload["item_id"], annotator=user,

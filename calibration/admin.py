@@ -2,7 +2,6 @@
 from django.contrib import admin
 
 from annotation.admin import BlindScopeAdmin
-
 from calibration.models import (
     CalibrationRun,
     CalibrationSample,

@@ -3,4 +3,4 @@ from django.apps import AppConfig
 
 class CalibrationConfig(AppConfig):
     name = "calibration"
-    verbose_name = "Judges, calibration and comparisons"
+    verbose_name = "Judges, calibration and grading"

@@ -1,8 +1,7 @@
-"""Forms the calibration and comparison pages parse their input with."""
+"""Forms the calibration pages parse their input with."""
 from django import forms
 
-from calibration.comparisons import PLANNER_GAP_MIN, PLANNER_N_MAX
-from evalapp.forms import PageForm, finite_number, whole_number
+from evalapp.forms import PageForm, whole_number
 from evalapp.validation import NAME_MAX, SAMPLE_MAX, STORED_SEED_MAX
 
 
@@ -18,12 +17,3 @@ class CalibrateForm(PageForm):
 
     def clean_seed(self):
         return self.cleaned_data["seed"] or 0
-
-
-class PlannerForm(PageForm):
-    """The sample-size planner's inputs (the API's PlannerFilterSerializer, as a form)."""
-
-    n = whole_number(1, PLANNER_N_MAX, required=False)
-    gap = finite_number(PLANNER_GAP_MIN, 100, required=False)
-    discordant_rate = finite_number(0.0001, 1, required=False)
-    dataset = forms.CharField(max_length=NAME_MAX, required=False)

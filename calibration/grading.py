@@ -30,7 +30,7 @@ _STREAM_ABOVE = 20_000
 class RunGrades:
     """The answers of a run as sets of qids: graded `right`, graded `wrong`, and `unscored` (answered,
     but nothing could grade them yet), with how each grade was reached. Sets, not a qid -> bool map,
-    so comparing runs is set algebra done in C and the counts fall out of it (calibration.comparisons).
+    so comparing runs is set algebra done in C and the counts fall out of it (comparisons.selectors).
 
     ``ungraded`` counts the unscored answers by reason (``awaiting human label``, ``rule could not
     grade and no human label``).

@@ -7,13 +7,21 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import Answer, HumanLabel, VersionEntry
-from annotation.queue_selectors import OPERATOR, BlindScope
-from annotation.selectors import latest_version
-from calibration.models import (CalibrationRun, GradedAnswer, GradingRun, Judge, JudgeVersion, Measurement,
-                                SampleItem, Verdict)
-from evalstats import agreement, agreement_from_counts, gate_decide
+from annotation.selectors.blind import OPERATOR, BlindScope
+from annotation.selectors.datasets import latest_version
+from calibration.models import (
+    CalibrationRun,
+    GradedAnswer,
+    GradingRun,
+    Judge,
+    JudgeVersion,
+    Measurement,
+    SampleItem,
+    Verdict,
+)
 from evalapp.errors import NotFound
 from evalapp.validation import as_id
+from evalstats import agreement, agreement_from_counts, gate_decide
 
 SECRET_PARAMS = ("api_key",)
 

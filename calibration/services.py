@@ -20,10 +20,10 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from annotation import selectors as annotation_selectors
 from annotation.models import Answer, Dataset, Run
+from annotation.selectors.datasets import dataset_get, latest_version
+from annotation.selectors.runs import run_get
 from calibration import policies, selectors
-from evalstats import sampling
 from calibration.backends import BACKENDS, JudgeItem, backend_for
 from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
 from calibration.models import (
@@ -38,7 +38,6 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
-from evalstats import agreement, stratified_bootstrap_kappa_ci, strata_tables
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.jsonl import parse_json_text, read_jsonl, require_file, require_str
 from evalapp.validation import (
@@ -52,6 +51,7 @@ from evalapp.validation import (
     text_problem,
     whole_number_problem,
 )
+from evalstats import agreement, sampling, strata_tables, stratified_bootstrap_kappa_ci
 
 log = logging.getLogger(__name__)
 
@@ -232,12 +232,12 @@ def _labelled_population(dataset: Dataset) -> dict[str, list[tuple[str, str, int
     relabel audit flagged as interpretation drift stay out until the audit is resolved.
     """
     from annotation.models import VersionEntry
-    from annotation.queue_selectors import held_out_answer_ids
+    from annotation.selectors.labels import held_out_answer_ids
 
     answers = list(Answer.objects.filter(run__dataset=dataset).exclude(final_verdict="")
                    .exclude(pk__in=held_out_answer_ids())
                    .values_list("pk", "run__run_id", "qid", "run__dataset_version_id"))
-    latest = annotation_selectors.latest_version(dataset)
+    latest = latest_version(dataset)
     version_ids = {v or (latest.pk if latest else None) for *_, v in answers} - {None}
     strata = {}
     for version_id, qid, stratum in (VersionEntry.objects.filter(version_id__in=version_ids)
@@ -262,7 +262,7 @@ def sample_draw(*, judge: Judge, dataset: Dataset, size: int, seed: int = 0, flo
     budget = dict(dataset.strata_budget or {})
     allocation = sampling.allocate(size, available, budget or None, floor=floor)
     picked = sampling.draw(population, allocation, seed=seed)
-    latest = annotation_selectors.latest_version(dataset)
+    latest = latest_version(dataset)
     sample = CalibrationSample.objects.create(
         judge=judge, dataset=dataset, dataset_hash=latest.dataset_hash if latest else "", size=size, seed=seed,
         allocation=allocation, available=available, budget=budget)
@@ -297,7 +297,7 @@ def calibration_start(*, judge_version_id, dataset_name: str, size: int = 100, s
                    seed_problem(seed, maximum=STORED_SEED_MAX),
                    whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000))
     version = selectors.judge_version_get(judge_version_id)
-    dataset = annotation_selectors.dataset_get(dataset_name)
+    dataset = dataset_get(dataset_name)
     judge = Judge.objects.select_for_update().get(pk=version.judge_id)
     sample = sample_for(judge=judge, dataset=dataset, size=size, seed=seed, resample=resample)
     active = CalibrationRun.objects.filter(judge_version=version, sample=sample, status__in=("queued", "running")).first()
@@ -655,7 +655,7 @@ def grading_start(*, judge_version_id, run_id: str, force: bool = False, reason:
     """
     raise_problems("bad grading options", text_problem(reason or "", "reason", max_length=TEXT_MAX))
     version = selectors.judge_version_get(judge_version_id)
-    run = annotation_selectors.run_get(run_id)
+    run = run_get(run_id)
     gate = selectors.judge_gate(version)
     policies.check_can_grade(gate_status=gate["status"], force=force, reason=reason)
     grading = GradingRun.objects.create(

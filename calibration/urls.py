@@ -1,12 +1,41 @@
-from django.urls import path
+"""The calibration app's pages and API, a pattern list per sub-domain."""
+from django.urls import include, path
 
-from calibration import views
+from calibration.api import calibration as calibration_api
+from calibration.api import grading as grading_api
+from calibration.api import judges as judges_api
+from calibration.views import calibration, judges
 
-urlpatterns = [
-    path("judges/", views.judge_list, name="judge-list"),
-    path("judges/versions/<int:pk>/", views.version_detail, name="judge-version"),
-    path("judges/versions/<int:pk>/calibrate/", views.version_calibrate, name="judge-version-calibrate"),
-    path("judges/runs/<int:pk>/", views.calibration_run_page, name="calibration-run"),
-    path("judges/runs/<int:pk>/progress/", views.calibration_run_progress_page, name="calibration-run-progress"),
-    path("judges/runs/<int:pk>/<str:action>/", views.calibration_run_action, name="calibration-run-action"),
+judge_patterns = [
+    path("judges/", judges.judge_list, name="judge-list"),
+    path("judges/versions/<int:pk>/", judges.version_detail, name="judge-version"),
+    path("judges/versions/<int:pk>/calibrate/", judges.version_calibrate, name="judge-version-calibrate"),
 ]
+calibration_patterns = [
+    path("judges/runs/<int:pk>/", calibration.calibration_run_page, name="calibration-run"),
+    path("judges/runs/<int:pk>/progress/", calibration.calibration_run_progress_page, name="calibration-run-progress"),
+    path("judges/runs/<int:pk>/<str:action>/", calibration.calibration_run_action, name="calibration-run-action"),
+]
+
+judge_api_patterns = [
+    path("judge-versions/", judges_api.JudgeVersionListView.as_view(), name="api-judge-versions"),
+    path("judge-versions/<int:pk>/", judges_api.JudgeVersionDetailView.as_view(), name="api-judge-version"),
+    path("judge-versions/<int:pk>/gate/", judges_api.GateView.as_view(), name="api-judge-gate"),
+    path("judge-versions/<int:pk>/verdicts/import/", judges_api.VerdictImportView.as_view(),
+         name="api-judge-verdicts-import"),
+]
+calibration_api_patterns = [
+    path("judge-versions/<int:pk>/calibrate/", calibration_api.CalibrateView.as_view(), name="api-judge-calibrate"),
+    path("calibration-runs/<int:pk>/", calibration_api.CalibrationRunView.as_view(), name="api-calibration-run"),
+    path("calibration-runs/<int:pk>/cancel/", calibration_api.CalibrationCancelView.as_view(),
+         name="api-calibration-cancel"),
+    path("calibration-runs/<int:pk>/resume/", calibration_api.CalibrationResumeView.as_view(),
+         name="api-calibration-resume"),
+]
+grading_api_patterns = [
+    path("judge-versions/<int:pk>/grade/", grading_api.GradeView.as_view(), name="api-judge-grade"),
+]
+
+api_patterns = [*judge_api_patterns, *calibration_api_patterns, *grading_api_patterns]
+
+urlpatterns = [path("api/", include(api_patterns)), *judge_patterns, *calibration_patterns]

@@ -1,23 +1,17 @@
-"""The landing page: what each role can open."""
-from django.contrib.auth.decorators import login_required
+"""Pages every app shares: a domain error rendered in a page's own frame, and the sign-in lockout."""
+from axes.helpers import get_cool_off, get_failure_limit
 from django.shortcuts import render
 
-from annotation.models import Dataset, Run
+from evalapp.errors import ServiceError
 
 
-@login_required
-def home(request):
-    """Links to the pages the user's roles open, with the datasets and runs at a glance."""
-    return render(request, "home.html", {
-        "datasets": Dataset.objects.all()[:50],
-        "runs": Run.objects.all()[:20],
-    })
+def render_error(request, template: str, exc: ServiceError, context: dict | None = None):
+    """The page's template with the error's message, at the error's status (400, 404...)."""
+    return render(request, template, {**(context or {}), "error": str(exc)}, status=exc.status)
 
 
 def locked_out(request, original_response=None, credentials=None):
     """django-axes' lockout answer: the sign-in page's frame, why it refused, and how long to wait (429)."""
-    from axes.helpers import get_cool_off, get_failure_limit
-
     cool_off = get_cool_off(request)
     minutes = max(1, round(cool_off.total_seconds() / 60)) if cool_off else None
     return render(request, "registration/locked_out.html", {

@@ -120,7 +120,7 @@ def decompose_movement(
 def decompose_sums(old_sums: Mapping[str, float], new_sums: Mapping[str, float], diff: ManifestDiff) -> Decomposition:
     """The decomposition from each partition's total score: ``old_sums`` over OLD_PARTITIONS (the old
     run on the old version), ``new_sums`` over NEW_PARTITIONS. With 0/1 scores these are counts of
-    right answers, which set algebra gives without a per-qid map (annotation.selectors.dataset_diff).
+    right answers, which set algebra gives without a per-qid map (comparisons.selectors.diff.dataset_diff).
 
     Old aggregate A = mean of old scores over the old version (unchanged + modified + removed),
     new aggregate B = mean of new scores over the new version (unchanged + modified + added),

@@ -167,7 +167,7 @@ def paired_counts(
     only B got right, and the qids only A got right (the regressions; their number is a_only).
 
     For callers that count without per-question arrays (set algebra over a million qids,
-    calibration.comparisons); ``paired_diff`` counts its arrays and ends here too.
+    comparisons.selectors); ``paired_diff`` counts its arrays and ends here too.
 
     Closed-form SE of the paired difference of proportions (Agresti, Categorical Data Analysis,
     10.1): with p10 = b_only / n and p01 = a_only / n,

@@ -3,12 +3,11 @@ address answer 429 with Retry-After (counted in the cache)."""
 import time
 
 import pytest
+from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-
-from axes.models import AccessAttempt
 
 PASSWORD = "pw-" + "x" * 8
 LOCKED = "Too many failed sign-ins"

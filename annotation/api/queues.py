@@ -1,11 +1,6 @@
-"""REST endpoints of the blind annotation queues (INTERFACES.md, "Annotation queues"). Thin: parse, call, render.
+"""REST endpoints of the blind labelling queues (INTERFACES.md, "Annotation queues"). Thin: parse, call,
+render. Inputs are checked by the services, which name every faulty field; blindness is the selectors'."""
 
-Inputs are checked by the services, which name every faulty field; blindness is the selectors'.
-"""
-import itertools
-
-from django.core.exceptions import PermissionDenied
-from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -13,13 +8,24 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import policies, queue_selectors as qs
-from annotation.services import audits as audit_services
+from annotation import policies
+from annotation.selectors.blind import blind_scope
+from annotation.selectors.queue_stats import queue_stats
+from annotation.selectors.queues import (
+    item_for_user,
+    item_get,
+    next_payload,
+    pool_ids,
+    pool_usernames,
+    queue_get,
+    queue_progress,
+    queues_for_user,
+)
 from annotation.services import queues as services
 from evalapp.api import ErrorSerializer, QuerySerializer, finite_number, whole_number
 from evalapp.errors import Problem, ServiceError
-from evalapp.roles import ENGINEER, has_role, user_roles
-from evalapp.validation import ACTIVE_SECONDS_MAX, ID_MAX, ITERS_MAX, TEXT_MAX
+from evalapp.roles import user_roles
+from evalapp.validation import ACTIVE_SECONDS_MAX, ITERS_MAX, TEXT_MAX
 
 
 class QueueInSerializer(serializers.Serializer):
@@ -74,7 +80,7 @@ class QueueListView(APIView):
     @extend_schema(summary="Queues you work in or manage, with progress", responses=OpenApiTypes.OBJECT,
                    operation_id="queues_list")
     def get(self, request):
-        rows = qs.queues_for_user(request.user)
+        rows = queues_for_user(request.user)
         return Response([{"id": r["queue"].pk, "name": r["queue"].name, "kind": r["queue"].kind,
                           "overlap": r["queue"].overlap, "items": r["items"], "complete": r["complete"],
                           "mine": r["mine"], "member": r["member"]} for r in rows])
@@ -104,13 +110,13 @@ class QueueDetailView(APIView):
     @extend_schema(summary="A queue: its guideline and overlap (pool members); pool and progress (managers)",
                    responses=OpenApiTypes.OBJECT)
     def get(self, request, queue_id):
-        queue = qs.queue_get(queue_id)
+        queue = queue_get(queue_id)
         roles = user_roles(request.user)
-        policies.check_can_view_item(user_id=request.user.pk, roles=roles, pool_ids=qs.pool_ids(queue))
+        policies.check_can_view_item(user_id=request.user.pk, roles=roles, pool_ids=pool_ids(queue))
         body = {"id": queue.pk, "name": queue.name, "kind": queue.kind, "overlap": queue.overlap,
                 "rubric": queue.rubric, "rubric_version": queue.rubric_version, "lease_seconds": queue.lease_seconds}
         if policies.can_manage_queues(roles=roles):
-            body.update({"annotators": qs.pool_usernames(queue), "progress": qs.queue_progress(queue)})
+            body.update({"annotators": pool_usernames(queue), "progress": queue_progress(queue)})
         return Response(body)
 
 
@@ -124,7 +130,7 @@ class RubricView(APIView):
         text = _data(request).get("rubric")
         if not isinstance(text, str):
             raise ServiceError("give the guideline text", [Problem("must be a string", field="rubric")])
-        version = services.queue_rubric_update(queue=qs.queue_get(queue_id), text=text, user=request.user)
+        version = services.queue_rubric_update(queue=queue_get(queue_id), text=text, user=request.user)
         return Response({"id": int(queue_id), "rubric_version": version}, status=status.HTTP_201_CREATED)
 
 
@@ -134,10 +140,10 @@ class NextView(APIView):
     @extend_schema(summary="Claim the next item to label (annotator in the pool)", request=None,
                    responses={200: NextSerializer, 204: None})
     def post(self, request, queue_id):
-        claim = services.queue_next(queue=qs.queue_get(queue_id), annotator=request.user)
+        claim = services.queue_next(queue=queue_get(queue_id), annotator=request.user)
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(qs.next_payload(claim))
+        return Response(next_payload(claim))
 
 
 class ItemView(APIView):
@@ -145,8 +151,8 @@ class ItemView(APIView):
 
     @extend_schema(summary="An item as you may see it (other labels only once all are in)", responses=OpenApiTypes.OBJECT)
     def get(self, request, queue_id, item_id):
-        return Response(qs.item_for_user(qs.queue_get(queue_id), item_id, request.user,
-                                         scope=qs.blind_scope(request.user)))
+        return Response(item_for_user(queue_get(queue_id), item_id, request.user,
+                                         scope=blind_scope(request.user)))
 
 
 class LabelView(APIView):
@@ -154,9 +160,9 @@ class LabelView(APIView):
 
     @extend_schema(summary="Label an item you hold", request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, queue_id, item_id):
-        queue = qs.queue_get(queue_id)
+        queue = queue_get(queue_id)
         data = _valid(LabelInSerializer, request)
-        label, outcome = services.label_submit(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user,
+        label, outcome = services.label_submit(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user,
                                                verdict=data["verdict"], rationale=data["rationale"],
                                                active_seconds=data["active_seconds"])
         return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
@@ -169,9 +175,9 @@ class ReviseView(APIView):
     @extend_schema(summary="Change your label on a complete item: a new audited round (rationale required)",
                    request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, queue_id, item_id):
-        queue = qs.queue_get(queue_id)
+        queue = queue_get(queue_id)
         data = _data(request)
-        label, outcome = services.label_revise(queue=queue, item_id=qs.item_get(queue, item_id).pk,
+        label, outcome = services.label_revise(queue=queue, item_id=item_get(queue, item_id).pk,
                                                annotator=request.user, verdict=data.get("verdict"),
                                                rationale=data.get("rationale") or "")
         return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
@@ -183,8 +189,8 @@ class RenewView(APIView):
 
     @extend_schema(summary="Extend your lease on an item you hold", request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request, queue_id, item_id):
-        queue = qs.queue_get(queue_id)
-        until = services.lease_renew(queue=queue, item_id=qs.item_get(queue, item_id).pk, annotator=request.user)
+        queue = queue_get(queue_id)
+        until = services.lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
         return Response({"item_id": item_id, "lease_expires_at": until.isoformat()})
 
 
@@ -194,9 +200,9 @@ class AdjudicateView(APIView):
     @extend_schema(summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
                    request=AdjudicateInSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, queue_id, item_id):
-        queue = qs.queue_get(queue_id)
+        queue = queue_get(queue_id)
         data = _data(request)
-        adjudication = services.item_adjudicate(queue=queue, item_id=qs.item_get(queue, item_id).pk,
+        adjudication = services.item_adjudicate(queue=queue, item_id=item_get(queue, item_id).pk,
                                                 adjudicator=request.user, verdict=data.get("verdict"),
                                                 reason=data.get("reason") or "")
         adjudication.answer.refresh_from_db(fields=["final_verdict"])
@@ -216,55 +222,4 @@ class StatsView(APIView):
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         iters = self.FilterSerializer.parse(request)["iters"]
-        return Response(qs.queue_stats(qs.queue_get(queue_id), iters=iters, scope=qs.blind_scope(request.user)))
-
-
-class LabelExportView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    class FilterSerializer(QuerySerializer):
-        run_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
-        queue = whole_number(1, ID_MAX, required=False, allow_null=True, default=None)
-
-    @extend_schema(summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
-                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
-    def get(self, request):
-        import json
-
-        if not has_role(request.user, ENGINEER):
-            raise PermissionDenied("Exporting labels (they name their runs) needs the engineer role.")
-        f = self.FilterSerializer.parse(request)
-        queue = qs.queue_get(f["queue"]) if f["queue"] else None
-        rows = qs.labels_for_export(run_id=f.get("run_id") or None, queue=queue, scope=qs.blind_scope(request.user))
-        # Read the first record here, so a refusal is an HTTP answer rather than a broken stream.
-        first = list(itertools.islice(rows, 1))
-        lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in itertools.chain(first, rows))
-        return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
-
-
-class RelabelAuditListView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(summary="Start a relabel audit of a batch of changed labels (engineer, adjudicator)",
-                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
-    def post(self, request):
-        policies.check_can_manage_queues(roles=user_roles(request.user))
-        data = _data(request)
-        audit = audit_services.audit_create(
-            name=data.get("name") or "", auditors=data.get("auditors"), run_id=data.get("run_id"),
-            changed_by=data.get("changed_by"), since=data.get("since"), until=data.get("until"),
-            dataset=data.get("dataset"), old=data.get("old"), new=data.get("new"),
-            sample=data.get("sample", audit_services.DEFAULT_SAMPLE), seed=data.get("seed", 0),
-            rubric=data.get("rubric", ""), queue=data.get("queue"), created_by=request.user,
-        )
-        return Response(audit_services.audit_summary(audit), status=status.HTTP_201_CREATED)
-
-
-class RelabelAuditDetailView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses=OpenApiTypes.OBJECT)
-    def get(self, request, audit_id):
-        policies.check_can_manage_queues(roles=user_roles(request.user))
-        return Response(audit_services.audit_report(audit=audit_services.audit_get(audit_id),
-                                                    scope=qs.blind_scope(request.user)))
+        return Response(queue_stats(queue_get(queue_id), iters=iters, scope=blind_scope(request.user)))

@@ -1,7 +1,15 @@
 """Input and output serializers of the annotation API (one per direction, no workflow in them)."""
 from rest_framework import serializers
 
-from annotation.models import Answer, Dataset, DatasetVersion, Document, EditAudit, HumanLabel, Run
+from annotation.models import (
+    Answer,
+    Dataset,
+    DatasetVersion,
+    Document,
+    EditAudit,
+    HumanLabel,
+    Run,
+)
 from evalapp.api import finite_number, whole_number
 from evalapp.validation import ACTIVE_SECONDS_MAX
 

@@ -9,7 +9,6 @@ from annotation.models.datasets import (
     VersionEntry,
     WorkingExample,
 )
-from annotation.models.runs import Adjudication, Answer, HumanLabel, LabelEvent, Run
 from annotation.models.queues import (
     Assignment,
     Queue,
@@ -19,6 +18,7 @@ from annotation.models.queues import (
     RelabelAudit,
     RelabelAuditItem,
 )
+from annotation.models.runs import Adjudication, Answer, HumanLabel, LabelEvent, Run
 
 __all__ = [
     "Adjudication", "Answer", "Chunk", "Dataset", "DatasetVersion", "Document", "EditAudit",

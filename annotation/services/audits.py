@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation import policies, selectors
+from annotation import policies
 from annotation.models import (
     Answer,
     Assignment,
@@ -25,9 +25,12 @@ from annotation.models import (
     RelabelAudit,
     RelabelAuditItem,
 )
+from annotation.selectors.datasets import dataset_get, versions_partition
+from annotation.selectors.runs import run_get
 from annotation.services.queues import queue_create
-from evalstats.drift import relabel_drift
 from evalapp.errors import NotFound, Problem, ServiceError
+from evalapp.jsonl import parse_time
+from evalapp.roles import user_roles
 from evalapp.validation import (
     NAME_MAX,
     RUBRIC_MAX,
@@ -39,8 +42,7 @@ from evalapp.validation import (
     text_problem,
     whole_number_problem,
 )
-from evalapp.jsonl import parse_time
-from evalapp.roles import user_roles
+from evalstats.drift import relabel_drift
 
 DEFAULT_SAMPLE = 30
 
@@ -84,8 +86,8 @@ def _diff_batch(*, run_id, dataset, old, new, problems) -> dict[int, tuple[str, 
         problems.append(Problem("a dataset diff batch needs the run whose answers to re-label", field="run_id"))
         return {}
     try:
-        diff = selectors.dataset_diff(selectors.dataset_get(dataset), old, new)
-        run = selectors.run_get(run_id)
+        _, _, _, diff = versions_partition(dataset_get(dataset), old, new)
+        run = run_get(run_id)
     except ServiceError as exc:
         problems.append(Problem(exc.message, field="dataset"))
         return {}
@@ -250,7 +252,7 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
     """The audit's state and, once every blind label is in, the sign test and the disagreements.
 
     Evaluates a finished audit first (so a report is never staler than the labels). The items name
-    their run, so those of runs in the viewer's blind `scope` (queue_selectors.blind_scope; None for
+    their run, so those of runs in the viewer's blind `scope` (annotation.selectors.blind.blind_scope; None for
     the operator) are left out of the lists (`blind_excluded` counts them)."""
     audit = audit_evaluate(audit=audit)
     rows = _relabels(audit)
@@ -258,7 +260,7 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
     listed = [{k: v for k, v in r.items() if k not in ("answer_id", "run_pk")} for r, ok in zip(rows, shown) if ok]
     labelled = sum(1 for r in rows if r["relabel"] is not None)
     out = {**audit_summary(audit), "status": audit.status, "labelled": labelled,
-           # Only a batch flagged as drift is held out (queue_selectors.held_out_answer_ids), until resolved.
+           # Only a batch flagged as drift is held out (annotation.selectors.labels.held_out_answer_ids), until resolved.
            "in_baseline": audit.status != RelabelAudit.DRIFT}
     if audit.result is not None:
         out.update(audit.result)

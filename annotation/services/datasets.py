@@ -4,16 +4,30 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from django.db import transaction
 from django.core.validators import slug_re
+from django.db import transaction
 
-from annotation import selectors
 from annotation.hashing import canonical_json, dataset_hash, example_sha256
-from annotation.models import Dataset, DatasetVersion, EditAudit, Example, VersionEntry, WorkingExample
-from evalstats.manifest import diff_manifests
+from annotation.models import (
+    Dataset,
+    DatasetVersion,
+    EditAudit,
+    Example,
+    VersionEntry,
+    WorkingExample,
+)
+from annotation.selectors.datasets import (
+    latest_version,
+    version_manifest,
+    version_record,
+    version_strata,
+    version_strata_counts,
+    working_edits,
+)
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import check_length, read_jsonl, require_file
 from evalapp.validation import NAME_MAX, raise_problems, seconds_problem, text_problem
+from evalstats.manifest import diff_manifests
 
 GRADINGS = ("span", "extraction", "judge", "rubric")
 REQUIRED = ("qid", "question", "stratum")
@@ -117,9 +131,9 @@ def _iter_examples(path: Path) -> Iterator[Example]:
 def _create_version(*, dataset: Dataset, manifest: dict[str, str], strata: dict[str, str], source: str, user=None,
                     note: str = "") -> VersionResult:
     """Write a new version with this manifest unless it equals the latest one (then return that)."""
-    latest = selectors.latest_version(dataset)
+    latest = latest_version(dataset)
     digest = dataset_hash(manifest.items())
-    old_manifest = selectors.version_manifest(latest) if latest else {}
+    old_manifest = version_manifest(latest) if latest else {}
     diff = diff_manifests(old_manifest, manifest)
     if latest is not None and latest.dataset_hash == digest:
         return VersionResult(dataset.name, digest, latest.number, len(manifest), 0, 0, 0, len(manifest), created=False)
@@ -160,7 +174,7 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
             dataset = Dataset.objects.create(name=dataset_name)
         else:
             dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
-        pending = selectors.working_edits(dataset).count()
+        pending = working_edits(dataset).count()
         if pending and not discard_working_copy:
             raise ServiceError(
                 f"dataset {dataset.name!r} has {pending} unpublished working-copy edit(s); publish them first "
@@ -201,9 +215,9 @@ def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]
     total = sum(parsed.values(), Decimal(0))
     if total != 100:
         raise ServiceError(f"the strata shares sum to {total.normalize():f}, not 100; nothing was changed")
-    latest = selectors.latest_version(dataset) if dataset else None
+    latest = latest_version(dataset) if dataset else None
     if latest is not None:
-        used = selectors.version_strata_counts(latest)
+        used = version_strata_counts(latest)
         left_out = {k: n for k, n in used.items() if k not in parsed}
         if left_out:
             raise ServiceError(
@@ -257,13 +271,13 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
     dataset = Dataset.objects.select_for_update().filter(name=dataset_name).first()
     if dataset is None:
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)
-    latest = selectors.latest_version(dataset)
+    latest = latest_version(dataset)
     row = WorkingExample.objects.select_for_update().filter(dataset=dataset, qid=qid).first()
     if client_key and row is not None and EditAudit.objects.filter(dataset=dataset, qid=qid, client_key=client_key).exists():
-        current = row.record if row.base_version_id == (latest.pk if latest else None) else selectors.version_record(latest, qid)
+        current = row.record if row.base_version_id == (latest.pk if latest else None) else version_record(latest, qid)
         return EditResult(qid, row.revision, current, replayed=True)
     active = row is not None and row.base_version_id == (latest.pk if latest else None)
-    current = row.record if active else selectors.version_record(latest, qid) if latest else None
+    current = row.record if active else version_record(latest, qid) if latest else None
     revision = row.revision if row is not None else 0
     if current is None and row is None and not changes:
         raise ServiceError(f"unknown question {qid!r} in dataset {dataset_name!r}", status=404)
@@ -308,11 +322,11 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
     dataset = Dataset.objects.select_for_update().filter(name=dataset_name).first()
     if dataset is None:
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)
-    latest = selectors.latest_version(dataset)
-    manifest = selectors.version_manifest(latest) if latest else {}
-    strata = selectors.version_strata(latest) if latest else {}
+    latest = latest_version(dataset)
+    manifest = version_manifest(latest) if latest else {}
+    strata = version_strata(latest) if latest else {}
     new_examples = []
-    for edit in selectors.working_edits(dataset):
+    for edit in working_edits(dataset):
         if edit.record is None:
             manifest.pop(edit.qid, None)
             continue
@@ -327,5 +341,5 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
     result = _create_version(dataset=dataset, manifest=manifest, strata=strata, source="publish", user=user, note=note)
     if not result.created:
         # The edits only restated the latest version: nothing is pending any more.
-        selectors.working_edits(dataset).update(base_version=None)
+        working_edits(dataset).update(base_version=None)
     return result

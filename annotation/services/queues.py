@@ -33,7 +33,6 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from annotation import policies
-from evalstats.sampling import stratified_sample
 from annotation.models import (
     Adjudication,
     Answer,
@@ -46,7 +45,12 @@ from annotation.models import (
     Run,
     VersionEntry,
 )
-from annotation.services.runs import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
+from annotation.services.runs import (
+    VERDICT_VALUES,
+    adjudication_record,
+    final_label_refresh,
+    label_write,
+)
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (
@@ -60,6 +64,7 @@ from evalapp.validation import (
     text_problem,
     whole_number_problem,
 )
+from evalstats.sampling import stratified_sample
 
 DEFAULT_OVERLAP = 2
 DEFAULT_LEASE_SECONDS = 30 * 60

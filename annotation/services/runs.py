@@ -9,10 +9,27 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation import policies, selectors
-from annotation.models import Adjudication, Answer, Dataset, DatasetVersion, HumanLabel, LabelEvent, Queue, QueueItem, Run
+from annotation import policies
+from annotation.models import (
+    Adjudication,
+    Answer,
+    Dataset,
+    DatasetVersion,
+    HumanLabel,
+    LabelEvent,
+    Queue,
+    QueueItem,
+    Run,
+)
+from annotation.selectors.datasets import latest_version, version_manifest
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import check_length, parse_time, read_jsonl, require_file, require_str
+from evalapp.jsonl import (
+    check_length,
+    parse_time,
+    read_jsonl,
+    require_file,
+    require_str,
+)
 from evalapp.roles import ANNOTATOR, usernames_with_role
 from evalapp.validation import TEXT_MAX, raise_problems, seconds_problem, text_problem
 
@@ -108,12 +125,12 @@ def run_import(*, path: str | Path) -> RunImportResult:
                 problems.append(Problem(f"dataset {dataset.name!r} has no version {record['dataset_hash']!r}",
                                         line=hline, field="dataset_hash"))
         else:
-            version = selectors.latest_version(dataset)
+            version = latest_version(dataset)
     if run_id and Run.objects.filter(run_id=run_id).exists():
         problems.append(Problem(f"run {run_id!r} is already imported; runs are never overwritten (use a new run_id)",
                                 line=hline, field="run_id"))
     if version is not None:
-        manifest = selectors.version_manifest(version)
+        manifest = version_manifest(version)
         for line, obj in answers:
             if isinstance(obj.get("qid"), str) and obj["qid"] not in manifest:
                 problems.append(Problem(f"qid {obj['qid']!r} is not in dataset version {version.dataset_hash[:19]}…",

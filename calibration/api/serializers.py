@@ -4,7 +4,13 @@ from rest_framework import serializers
 from calibration.models import GradingRun, JudgeVersion
 from calibration.selectors import public_params
 from evalapp.api import finite_number, whole_number
-from evalapp.validation import NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, STORED_SEED_MAX, TEXT_MAX
+from evalapp.validation import (
+    NAME_MAX,
+    RUBRIC_MAX,
+    SAMPLE_MAX,
+    STORED_SEED_MAX,
+    TEXT_MAX,
+)
 
 
 class JudgeVersionCreateSerializer(serializers.Serializer):

@@ -16,7 +16,13 @@ import time
 
 import httpx
 
-from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError, TransientJudgeError
+from calibration.backends.base import (
+    Backend,
+    JudgeItem,
+    JudgeResult,
+    PermanentJudgeError,
+    TransientJudgeError,
+)
 
 DEFAULT_PROMPT = """Question:
 $question

@@ -1,5 +1,10 @@
 """`replay`: verdicts a judge produced outside the project, imported with `import_verdicts`."""
-from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError
+from calibration.backends.base import (
+    Backend,
+    JudgeItem,
+    JudgeResult,
+    PermanentJudgeError,
+)
 
 
 class ReplayBackend(Backend):

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from calibration.backends.base import Backend, JudgeItem, JudgeResult, PermanentJudgeError, TransientJudgeError
+from calibration.backends.base import (
+    Backend,
+    JudgeItem,
+    JudgeResult,
+    PermanentJudgeError,
+    TransientJudgeError,
+)
 
 
 @dataclass(frozen=True)

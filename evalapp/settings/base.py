@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "csp",
     "annotation",
     "calibration",
+    "comparisons",
 ]
 
 MIDDLEWARE = [

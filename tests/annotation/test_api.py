@@ -3,7 +3,7 @@ import json
 import pytest
 from django.test import Client
 
-from annotation.models import DatasetVersion, EditAudit
+from annotation.models import DatasetVersion
 from tests.annotation.test_corpus import run_cmd
 from tests.conftest import QUESTIONS, question
 

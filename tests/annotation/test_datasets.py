@@ -4,7 +4,13 @@ import json
 import pytest
 
 from annotation.hashing import canonical_json
-from annotation.models import DatasetVersion, EditAudit, Example, VersionEntry, WorkingExample
+from annotation.models import (
+    DatasetVersion,
+    EditAudit,
+    Example,
+    VersionEntry,
+    WorkingExample,
+)
 from annotation.services.datasets import dataset_publish, questions_import, working_edit
 from evalapp.errors import ServiceError
 from tests.annotation.test_corpus import run_cmd
@@ -162,11 +168,10 @@ def test_diff_datasets_lists_the_four_partitions(tmp_path, questions_file):
 
 @pytest.mark.django_db
 def test_check_labels_finds_gold_text_gone_from_the_live_corpus(tmp_path, loaded):
+    from annotation.models import GoldCheckReport
+    from annotation.selectors.gold import corpus_state
     from annotation.services.corpus import corpus_import
     from tests.conftest import CORPUS
-
-    from annotation.models import GoldCheckReport
-    from annotation.selectors import corpus_state
 
     code, out, _ = run_cmd("check_labels", "--dataset", "support", "--json")
     state = corpus_state()

@@ -3,7 +3,12 @@ import pytest
 from django.test import Client
 
 from annotation.models import HumanLabel, Queue, QueueItem, QueueMember, RelabelAudit
-from annotation.services.queues import label_submit, queue_create, queue_members_add, queue_next
+from annotation.services.queues import (
+    label_submit,
+    queue_create,
+    queue_members_add,
+    queue_next,
+)
 from evalapp.errors import ServiceError
 from tests.calibration.test_compare_support import run_command
 
@@ -48,9 +53,9 @@ def test_keys_of_a_queue_over_two_runs_reveal_neither_run_nor_creation_order(mak
     assert not max(by_run[second]) < min(by_run[first])
     # What annotators are handed is the key.
     claim = queue_next(queue=queue, annotator=pool["ann1"])
-    from annotation import queue_selectors
+    from annotation.selectors.queues import next_payload
 
-    assert queue_selectors.next_payload(claim)["item_id"] == claim.item.key
+    assert next_payload(claim)["item_id"] == claim.item.key
 
 
 @pytest.mark.django_db

@@ -9,8 +9,8 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Adjudication, Answer, HumanLabel, LabelEvent, QueueItem
 from annotation.services.queues import item_adjudicate, label_submit, queue_next
-from tests.annotation.test_corpus import run_cmd
 from evalapp.errors import ServiceError
+from tests.annotation.test_corpus import run_cmd
 from tests.conftest import write_jsonl
 
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from annotation import queue_selectors
 from annotation.models import Answer, HumanLabel, Queue, QueueItem, RelabelAudit, Run
+from annotation.selectors.labels import held_out_answer_ids
 from annotation.services.queues import label_submit, queue_next
 from annotation.services.runs import label_write
 from tests.annotation.test_corpus import run_cmd
@@ -58,11 +58,11 @@ def test_one_way_disagreements_are_flagged_as_drift_and_held_out(changed_batch, 
     assert report["verdict"] == "drift" and report["in_baseline"] is False
     assert len(report["disagreement_items"]) == 30
     assert {d["original"] + ">" + d["relabel"] for d in report["disagreement_items"]} == {"correct>incorrect"}
-    held = queue_selectors.held_out_answer_ids()
+    held = held_out_answer_ids()
     assert len(held) == 30
     code, out, _ = run_cmd("relabel_audit", str(audit_id), "--resolve", "guideline 4.2 clarified; relabelled", "--json")
     assert code == 0 and json.loads(out)["status"] == "resolved" and json.loads(out)["in_baseline"] is True
-    assert queue_selectors.held_out_answer_ids() == set()
+    assert held_out_answer_ids() == set()
 
 
 @pytest.mark.django_db
@@ -86,7 +86,7 @@ def test_disagreements_both_ways_are_accepted(make_run, pool):
     report = json.loads(out)
     assert code == 0 and report["status"] == "accepted"
     assert (report["n"], report["disagreements"], report["to_correct"], report["to_incorrect"]) == (20, 6, 3, 3)
-    assert report["p_value"] == 1.0 and queue_selectors.held_out_answer_ids() == set()
+    assert report["p_value"] == 1.0 and held_out_answer_ids() == set()
 
 
 @pytest.mark.django_db

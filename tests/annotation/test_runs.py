@@ -138,7 +138,13 @@ def test_one_label_is_final_outside_queues_and_work_in_progress_inside_a_double_
     from annotation.models import Answer
     from annotation.services.queues import queue_create
     from annotation.services.runs import final_label_refresh, label_write
-    from tests.calibration.test_compare_support import import_questions, import_run, q, run_command, write_jsonl
+    from tests.calibration.test_compare_support import (
+        import_questions,
+        import_run,
+        q,
+        run_command,
+        write_jsonl,
+    )
 
     v = import_questions(tmp_path, "support", [q("q-0000"), q("q-0001"), q("q-0002")], "v1")
     import_run(tmp_path, run_id="A", system="s", dataset="support", dataset_hash=v["dataset_hash"],

@@ -7,10 +7,20 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotation import selectors
 from annotation.hashing import dataset_hash, example_sha256
 from annotation.management.commands.seed_demo import DEMO_DIR
-from annotation.models import Answer, Chunk, Dataset, DatasetVersion, Document, Example, HumanLabel, LabelEvent, Run
+from annotation.models import (
+    Answer,
+    Chunk,
+    Dataset,
+    DatasetVersion,
+    Document,
+    Example,
+    HumanLabel,
+    LabelEvent,
+    Run,
+)
+from annotation.selectors.datasets import dataset_get, version_get, version_records
 
 DOCUMENTS = 55
 CHUNKS = 3268
@@ -61,8 +71,8 @@ def test_seed_demo_loads_the_demo():
     assert out["dataset"]["dataset_hash"] == file_dataset_hash()
     assert out["strata"] == {"single_fact": 40.0, "procedural": 20.0, "constrained": 15.0, "comparison": 10.0,
                              "no_answer": 10.0, "ambiguous": 5.0}
-    version = selectors.version_get(selectors.dataset_get("stdlib-support"))
-    records = [json.loads(text) for _qid, text in selectors.version_records(version)]
+    version = version_get(dataset_get("stdlib-support"))
+    records = [json.loads(text) for _qid, text in version_records(version)]
     assert len(records) == QUESTIONS
     assert Counter(r["stratum"] for r in records) == STRATA
 
@@ -83,8 +93,8 @@ def test_seed_demo_loads_the_demo():
 @pytest.mark.django_db
 def test_every_gold_passage_is_in_the_loaded_corpus():
     seed("--no-users")
-    version = selectors.version_get(selectors.dataset_get("stdlib-support"))
-    records = [json.loads(text) for _qid, text in selectors.version_records(version)]
+    version = version_get(dataset_get("stdlib-support"))
+    records = [json.loads(text) for _qid, text in version_records(version)]
     live = dict(Chunk.objects.filter(retired=False).values_list("chunk_id", "text"))
 
     answerable = [r for r in records if r["gold_chunk_id"] is not None]

@@ -3,13 +3,18 @@ the publish preview, and expert speed from the audit."""
 import json
 
 import pytest
-
-from annotation import tagging_selectors as ts
-from annotation.models import EditAudit
-from annotation.services.corpus import corpus_import
-from annotation.services.datasets import dataset_publish, questions_import, strata_set, working_edit
-from annotation.services.users import user_upsert
 from django.contrib.auth import get_user_model
+
+from annotation.models import EditAudit
+from annotation.selectors import tagging as ts
+from annotation.services.corpus import corpus_import
+from annotation.services.datasets import (
+    dataset_publish,
+    questions_import,
+    strata_set,
+    working_edit,
+)
+from annotation.services.users import user_upsert
 
 CORPUS = [
     {"doc_id": "kb:PRICE", "title": "Legacy plans", "source": "confluence",
@@ -105,9 +110,9 @@ def test_stale_gold_chunk_retired(ds, tmp_path):
 
 
 def test_working_item_matches_working_records(ds, expert):
-    from annotation import selectors
+    from annotation.selectors.datasets import working_records
     working_edit(dataset_name="support", qid="q-2", changes={"expected": "90 days"}, base_revision=0, user=expert)
-    for entry in selectors.working_records(ds):
+    for entry in working_records(ds):
         assert ts.working_item(ds, entry["qid"]) == entry
     assert ts.working_item(ds, "nope") is None
     working_edit(dataset_name="support", qid="q-4", changes={}, base_revision=0, user=expert, delete=True)

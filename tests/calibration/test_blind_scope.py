@@ -20,7 +20,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Answer, QueueItem
-from annotation.services.queues import item_adjudicate, label_submit, queue_create, queue_next
+from annotation.services.queues import (
+    item_adjudicate,
+    label_submit,
+    queue_create,
+    queue_next,
+)
 from calibration import services
 from calibration.models import SampleItem
 from tests.conftest import write_jsonl

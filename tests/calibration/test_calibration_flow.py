@@ -7,9 +7,16 @@ from django.core.management import call_command
 from annotation.models import Answer
 from annotation.services.runs import adjudication_record
 from calibration import selectors, services
-from calibration.models import CalibrationSample, Judge, JudgeVersion, Measurement, SampleItem, Verdict
-from evalstats import agreement
+from calibration.models import (
+    CalibrationSample,
+    Judge,
+    JudgeVersion,
+    Measurement,
+    SampleItem,
+    Verdict,
+)
 from evalapp.errors import ServiceError
+from evalstats import agreement
 from tests.calibration.world import human_verdict, judge_truth
 
 

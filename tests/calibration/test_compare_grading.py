@@ -1,7 +1,13 @@
 """Grading answers without a harness score by the question's rule, and failure attribution."""
 import pytest
 
-from tests.calibration.test_compare_support import import_questions, import_run, q, run_command, write_jsonl
+from tests.calibration.test_compare_support import (
+    import_questions,
+    import_run,
+    q,
+    run_command,
+    write_jsonl,
+)
 
 pytestmark = pytest.mark.django_db
 

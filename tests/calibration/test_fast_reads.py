@@ -1,12 +1,19 @@
 """The fast paths over a million rows against the plain ones they replace, on small data, on both
 databases: values joined by the database (evalapp.db), the partition of two versions worked out by the
 database (annotation.selectors.version_diff), and comparisons done as set algebra over qids
-(calibration.comparisons, calibration.grading.RunGrades)."""
+(comparisons.selectors, calibration.grading.RunGrades)."""
 import random
 
 import pytest
 
-from tests.calibration.test_compare_support import import_questions, import_run, q, qids, run_command
+from annotation.selectors.datasets import dataset_get, version_get, version_strata
+from tests.calibration.test_compare_support import (
+    import_questions,
+    import_run,
+    q,
+    qids,
+    run_command,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +44,12 @@ def test_joined_values_are_the_column_and_survive_a_value_holding_the_separator(
 
 
 def test_the_database_partition_of_two_versions_is_the_manifest_diff(tmp_path):
-    from annotation import selectors
+    from annotation.selectors.datasets import (
+        dataset_get,
+        version_diff,
+        version_get,
+        version_manifest,
+    )
     from evalstats.manifest import diff_manifests
 
     rng = random.Random(7)
@@ -46,21 +58,21 @@ def test_the_database_partition_of_two_versions_is_the_manifest_diff(tmp_path):
     edited = [dict(r, expected="relabelled") if rng.random() < 0.2 else r for r in records if rng.random() > 0.1]
     edited += [q(i) for i in qids(6, start=500)]
     import_questions(tmp_path, "support", edited, "v2")
-    ds = selectors.dataset_get("support")
-    v1, v2 = selectors.version_get(ds, "1"), selectors.version_get(ds, "2")
-    expected = diff_manifests(selectors.version_manifest(v1), selectors.version_manifest(v2))
+    ds = dataset_get("support")
+    v1, v2 = version_get(ds, "1"), version_get(ds, "2")
+    expected = diff_manifests(version_manifest(v1), version_manifest(v2))
     assert expected.added and expected.removed and expected.modified and expected.unchanged
-    assert selectors.version_diff(v1, v2) == expected
-    assert selectors.version_diff(v2, v1) == diff_manifests(selectors.version_manifest(v2), selectors.version_manifest(v1))
-    assert selectors.version_diff(v1, v1).unchanged == tuple(sorted(selectors.version_manifest(v1)))
+    assert version_diff(v1, v2) == expected
+    assert version_diff(v2, v1) == diff_manifests(version_manifest(v2), version_manifest(v1))
+    assert version_diff(v1, v1).unchanged == tuple(sorted(version_manifest(v1)))
 
 
 def test_set_algebra_comparison_matches_the_per_question_count(tmp_path):
     """compare_runs counts with sets (and strata from B's version, then A's); count the same things
     question by question here and they must agree, stratum by stratum."""
-    from annotation import selectors
-    from calibration.grading import run_grades
+
     from annotation.models import Run
+    from calibration.grading import run_grades
 
     rng = random.Random(11)
     v1_records = [q(i, stratum=rng.choice(STRATA)) for i in qids(120)]
@@ -94,8 +106,8 @@ def test_set_algebra_comparison_matches_the_per_question_count(tmp_path):
     assert out["pairing"] == {"paired": len(paired), "dropped": only_a + only_b + unscored,
                               "answered_only_a": only_a, "answered_only_b": only_b, "unscored": unscored}
 
-    stratum_of = {**selectors.version_strata(selectors.version_get(selectors.dataset_get("support"), "1")),
-                  **selectors.version_strata(selectors.version_get(selectors.dataset_get("support"), "2"))}
+    stratum_of = {**version_strata(version_get(dataset_get("support"), "1")),
+                  **version_strata(version_get(dataset_get("support"), "2"))}
     expected = {}
     for k in paired:
         s = expected.setdefault(stratum_of[k], {"n": 0, "b_only": 0, "a_only": 0})

@@ -7,7 +7,12 @@ import time
 import pytest
 
 from calibration.backends import Backend, JudgeItem, JudgeResult, TransientJudgeError
-from calibration.backends.runner import RateLimiter, RedisRateLimiter, RetryPolicy, judge_items
+from calibration.backends.runner import (
+    RateLimiter,
+    RedisRateLimiter,
+    RetryPolicy,
+    judge_items,
+)
 
 ITEM = JudgeItem(run_id="r", qid="q", question="", answer="")
 

@@ -3,7 +3,14 @@ import math
 
 import pytest
 
-from tests.calibration.test_compare_support import PINNED, import_questions, import_run, q, qids, run_command
+from tests.calibration.test_compare_support import (
+    PINNED,
+    import_questions,
+    import_run,
+    q,
+    qids,
+    run_command,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +53,7 @@ def test_relabelled_batch_moves_the_aggregate_while_the_intersection_stays_flat(
     assert math.isclose(m["delta"], 0.051, abs_tol=1e-15)
     assert "ceiling" not in out  # nothing was added
 
-    from calibration.comparisons import dataset_history
+    from comparisons.selectors.history import dataset_history
 
     (movement,) = dataset_history("support")["versions"][1]["movements"]
     assert movement["intersection_old"] == movement["intersection_new"] and movement["new_aggregate"] == 0.863
@@ -82,7 +89,7 @@ def test_grown_set_ceiling_disqualifies_the_obvious_explanation(tmp_path):
     assert math.isclose(sum(m["contributions"].values()), m["delta"], abs_tol=1e-15)
 
     # The same bound on the dataset-history selector behind the versions page.
-    from calibration.comparisons import dataset_history
+    from comparisons.selectors.history import dataset_history
 
     history = dataset_history("support")
     (movement,) = history["versions"][1]["movements"]

@@ -1,4 +1,5 @@
-from annotation import selectors
+from annotation.selectors.datasets import dataset_get, version_get
+from annotation.selectors.gold import stale_gold
 from evalapp.commands import EvalCommand
 
 
@@ -10,8 +11,8 @@ class Command(EvalCommand):
         parser.add_argument("--version", dest="ref", help="hash (or prefix) or number; default the latest")
 
     def run(self, **o):
-        version = selectors.version_get(selectors.dataset_get(o["dataset"]), o.get("ref"))
-        report = selectors.stale_gold(version)
+        version = version_get(dataset_get(o["dataset"]), o.get("ref"))
+        report = stale_gold(version)
         return report, (1 if report["stale"] else 0)
 
     def text(self, p):

@@ -1,4 +1,8 @@
-from annotation.services.queues import DEFAULT_LEASE_SECONDS, DEFAULT_OVERLAP, queue_create
+from annotation.services.queues import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_OVERLAP,
+    queue_create,
+)
 from evalapp.commands import EvalCommand
 from evalapp.errors import ServiceError
 from evalapp.jsonl import read_jsonl, read_text_file, require_file

@@ -1,6 +1,7 @@
 import json
 
-from annotation import queue_selectors
+from annotation.selectors.labels import labels_for_export
+from annotation.selectors.queues import queue_get
 from evalapp.commands import EvalCommand
 from evalapp.errors import ServiceError
 
@@ -15,10 +16,10 @@ class Command(EvalCommand):
         parser.add_argument("--output", "-o", help="write to this file instead of stdout")
 
     def run(self, **o):
-        queue = queue_selectors.queue_get(o["queue"]) if o.get("queue") else None
+        queue = queue_get(o["queue"]) if o.get("queue") else None
         if o.get("json") and not o.get("output"):
             raise ServiceError("--json prints a summary; give --output FILE for the labels themselves")
-        rows = queue_selectors.labels_for_export(run_id=o.get("run"), queue=queue)
+        rows = labels_for_export(run_id=o.get("run"), queue=queue)
         handle = open(o["output"], "w", encoding="utf-8") if o.get("output") else None
         n = 0
         try:

@@ -1,6 +1,6 @@
 import sys
 
-from annotation import selectors
+from annotation.selectors.datasets import dataset_get, version_get, version_records
 from evalapp.commands import EvalCommand
 from evalapp.errors import ServiceError
 
@@ -16,14 +16,14 @@ class Command(EvalCommand):
 
     def handle(self, *args, **o):
         try:
-            version = selectors.version_get(selectors.dataset_get(o["dataset"]), o.get("ref"))
+            version = version_get(dataset_get(o["dataset"]), o.get("ref"))
         except ServiceError as exc:
             self.stderr.write(f"error: {exc}")
             sys.exit(exc.code)
         if o.get("output"):
             with open(o["output"], "w", encoding="utf-8") as out:
-                for _qid, text in selectors.version_records(version):
+                for _qid, text in version_records(version):
                     out.write(text + "\n")
             return
-        for _qid, text in selectors.version_records(version):
+        for _qid, text in version_records(version):
             self.stdout.write(text + "\n")

@@ -2,10 +2,10 @@
 set, two system runs and two annotators' grades) and one user per role. Safe to run again."""
 from pathlib import Path
 
-from annotation import selectors
+from annotation.models import Queue
+from annotation.selectors.runs import run_get
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import questions_import, strata_set
-from annotation.models import Queue
 from annotation.services.queues import queue_create
 from annotation.services.runs import labels_import, run_import
 from annotation.services.users import user_upsert
@@ -72,7 +72,7 @@ class Command(EvalCommand):
         for name in RUN_FILES:
             path = DEMO_DIR / name
             try:
-                run = selectors.run_get(_run_id(path))
+                run = run_get(_run_id(path))
             except NotFound:
                 result = run_import(path=path).as_dict()
                 payload["runs"].append({**result, "imported": True})

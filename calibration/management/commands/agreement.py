@@ -1,10 +1,10 @@
 """`agreement FILE`: every agreement figure between two raters' label columns in a JSONL file."""
 
-from evalstats.report import agreement_report_from_rows, agreement_rows
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import read_jsonl, require_file
 from evalapp.validation import iters_problem, raise_problems, seed_problem
+from evalstats.report import agreement_report_from_rows, agreement_rows
 
 
 def _pct(x):

@@ -1,0 +1,77 @@
+"""REST endpoints of the corpus: search, a chunk with its neighbours, documents, import."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import search
+from annotation.api import serializers as s
+from annotation.api.common import CURATORS, UPLOAD_PARSERS
+from annotation.models import Document
+from annotation.selectors.corpus import chunk_with_neighbours
+from annotation.services.corpus import corpus_import
+from evalapp.api import (
+    ErrorSerializer,
+    QuerySerializer,
+    UploadSerializer,
+    uploaded_path,
+    whole_number,
+)
+from evalapp.errors import ServiceError
+
+
+class ChunkSearchView(APIView):
+    permission_classes = [CURATORS]
+
+    class FilterSerializer(QuerySerializer):
+        q = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000, trim_whitespace=False,
+                                  help_text="words; the last is matched as a prefix")
+        doc_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+        source = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+        limit = whole_number(1, 100, required=False, default=20)
+        offset = whole_number(0, 100_000, required=False, default=0)
+
+    @extend_schema(summary="Search live chunks", parameters=[FilterSerializer],
+                   responses={200: s.HitSerializer(many=True), 400: ErrorSerializer})
+    def get(self, request):
+        f = self.FilterSerializer.parse(request)
+        hits = search.search_chunks(f["q"], limit=f["limit"], offset=f["offset"], doc_id=f["doc_id"], source=f["source"])
+        return Response(s.HitSerializer(hits, many=True).data)
+
+
+class ChunkDetailView(APIView):
+    permission_classes = [CURATORS]
+
+    class FilterSerializer(QuerySerializer):
+        chunk_id = serializers.CharField(max_length=600)
+
+    @extend_schema(summary="A chunk with its neighbours", parameters=[FilterSerializer],
+                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: ErrorSerializer})
+    def get(self, request):
+        chunk_id = self.FilterSerializer.parse(request)["chunk_id"]
+        found = chunk_with_neighbours(chunk_id)
+        if found is None:
+            raise ServiceError(f"unknown chunk {chunk_id!r}", status=404)
+        chunk, neighbours = found
+        return Response({"chunk": s.ChunkSerializer(chunk).data,
+                         "neighbours": s.ChunkSerializer(neighbours, many=True).data})
+
+
+class DocumentListView(generics.ListAPIView):
+    permission_classes = [CURATORS]
+    serializer_class = s.DocumentSerializer
+    queryset = Document.objects.all()
+
+
+class CorpusImportView(APIView):
+    permission_classes = [CURATORS]
+    parser_classes = UPLOAD_PARSERS
+
+    @extend_schema(summary="Import corpus documents", request={"multipart/form-data": UploadSerializer},
+                   responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        with uploaded_path(request) as path:
+            result = corpus_import(path=path)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)

@@ -1,0 +1,120 @@
+"""REST endpoints of the labelled sets: import, versions, export, strata, publish and the stale-gold check."""
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import serializers as s
+from annotation.api.common import CURATORS, READERS, UPLOAD_PARSERS
+from annotation.models import Dataset
+from annotation.selectors.datasets import (
+    dataset_get,
+    version_get,
+    version_records,
+)
+from annotation.selectors.gold import stale_gold
+from annotation.services.datasets import (
+    dataset_publish,
+    questions_import,
+    strata_set,
+)
+from evalapp.api import (
+    ErrorSerializer,
+    QuerySerializer,
+    UploadSerializer,
+    uploaded_path,
+)
+
+
+class DatasetListView(generics.ListAPIView):
+    permission_classes = [READERS]
+    serializer_class = s.DatasetSerializer
+    queryset = Dataset.objects.all()
+
+
+class DatasetDetailView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(responses=s.DatasetSerializer)
+    def get(self, request, name):
+        return Response(s.DatasetSerializer(dataset_get(name)).data)
+
+
+class DatasetImportView(APIView):
+    permission_classes = [CURATORS]
+    parser_classes = UPLOAD_PARSERS
+
+    @extend_schema(summary="Import questions as a new version", request={"multipart/form-data": UploadSerializer},
+                   responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
+    def post(self, request, name):
+        with uploaded_path(request) as path:
+            result = questions_import(path=path, dataset_name=name, user=request.user)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class VersionListView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(responses=s.VersionSerializer(many=True))
+    def get(self, request, name):
+        dataset = dataset_get(name)
+        return Response(s.VersionSerializer(dataset.versions.select_related("dataset", "created_by"), many=True).data)
+
+
+class VersionDetailView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(responses=s.VersionSerializer)
+    def get(self, request, name, ref):
+        return Response(s.VersionSerializer(version_get(dataset_get(name), ref)).data)
+
+
+class VersionExportView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(summary="The version's records as JSON Lines, sorted by qid", responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    def get(self, request, name, ref):
+        version = version_get(dataset_get(name), ref)
+        lines = (text + "\n" for _qid, text in version_records(version))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}-v{version.number}.jsonl"'
+        return response
+
+
+class StrataView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(request=s.StrataInSerializer, responses=OpenApiTypes.OBJECT)
+    def put(self, request, name):
+        data = s.StrataInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response({"dataset": name, "strata": strata_set(dataset_name=name, shares=data.validated_data["strata"])})
+
+
+class PublishView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(request=s.PublishInSerializer, responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
+    def post(self, request, name):
+        data = s.PublishInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = dataset_publish(dataset_name=name, user=request.user, note=data.validated_data["note"])
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class CheckLabelsView(APIView):
+    permission_classes = [READERS]
+
+    class FilterSerializer(QuerySerializer):
+        version = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                        help_text="hash (or prefix) or number; default the latest")
+
+    @extend_schema(summary="Stale gold labels", parameters=[FilterSerializer],
+                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+    def get(self, request, name):
+        ref = self.FilterSerializer.parse(request).get("version") or None
+        version = version_get(dataset_get(name), ref)
+        return Response(stale_gold(version))

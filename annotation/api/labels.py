@@ -1,0 +1,78 @@
+"""REST endpoints of human labels as they enter and leave: import (engineers) and export."""
+
+import itertools
+
+from django.core.exceptions import PermissionDenied
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import serializers as s
+from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
+from annotation.selectors.blind import blind_scope
+from annotation.selectors.labels import labels_for_export
+from annotation.selectors.queues import (
+    queue_get,
+)
+from annotation.services.runs import labels_import
+from evalapp.api import (
+    ErrorSerializer,
+    QuerySerializer,
+    uploaded_path,
+    whole_number,
+)
+from evalapp.roles import ENGINEER, has_role
+from evalapp.validation import ID_MAX
+
+
+class LabelImportView(APIView):
+    permission_classes = [RUN_READERS]
+    parser_classes = UPLOAD_PARSERS
+
+    @extend_schema(
+        summary="Import human grades",
+        description="A line that would change an existing label is refused unless replace=true comes with a reason; "
+                    "answers in a labelling queue are labelled there; unknown annotators are refused (add_user).",
+        parameters=[OpenApiParameter("replace", bool, description="as the form field, for a raw JSON Lines body"),
+                    OpenApiParameter("reason", str, description="as the form field, for a raw JSON Lines body")],
+        request={"multipart/form-data": s.LabelImportUploadSerializer,
+                 "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"}},
+        responses={201: s.LabelImportResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request):
+        raw = request.query_params.dict()
+        if hasattr(request.data, "get"):
+            raw.update({k: request.data[k] for k in ("replace", "reason") if k in request.data})
+        options = s.LabelImportOptionsSerializer(data=raw)
+        options.is_valid(raise_exception=True)
+        with uploaded_path(request) as path:
+            result = labels_import(path=path, replace=options.validated_data["replace"],
+                                   reason=options.validated_data["reason"], by=request.user, create_users=False)
+        return Response(s.LabelImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
+
+
+class LabelExportView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class FilterSerializer(QuerySerializer):
+        run_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        queue = whole_number(1, ID_MAX, required=False, allow_null=True, default=None)
+
+    @extend_schema(summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
+                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    def get(self, request):
+        import json
+
+        if not has_role(request.user, ENGINEER):
+            raise PermissionDenied("Exporting labels (they name their runs) needs the engineer role.")
+        f = self.FilterSerializer.parse(request)
+        queue = queue_get(f["queue"]) if f["queue"] else None
+        rows = labels_for_export(run_id=f.get("run_id") or None, queue=queue, scope=blind_scope(request.user))
+        # Read the first record here, so a refusal is an HTTP answer rather than a broken stream.
+        first = list(itertools.islice(rows, 1))
+        lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in itertools.chain(first, rows))
+        return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")

@@ -1,0 +1,57 @@
+"""REST endpoints of the system runs and their answers, under the viewer's blind scope."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import serializers as s
+from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
+from annotation.models import Answer, Run
+from annotation.selectors.blind import blind_scope
+from annotation.selectors.runs import run_get
+from annotation.services.runs import run_import
+from evalapp.api import (
+    UploadSerializer,
+    uploaded_path,
+)
+from evalapp.roles import ENGINEER, HasRole
+
+
+class RunListView(generics.ListAPIView):
+    permission_classes = [RUN_READERS]
+    serializer_class = s.RunSerializer
+    queryset = Run.objects.select_related("dataset")
+
+    def get_serializer_context(self):
+        # Runs the viewer labels blind are listed (existence is no secret) but marked, their record withheld.
+        return {**super().get_serializer_context(), "blind_run_ids": blind_scope(self.request.user).run_ids}
+
+    @extend_schema(summary="Import a run (first line the run record)", request={"multipart/form-data": UploadSerializer},
+                   responses={201: OpenApiTypes.OBJECT})
+    def post(self, request):
+        if not HasRole(ENGINEER)().has_permission(request, self):
+            return Response({"detail": "Importing runs needs the engineer role."}, status=403)
+        with uploaded_path(request) as path:
+            result = run_import(path=path)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+
+    parser_classes = UPLOAD_PARSERS
+
+
+class RunDetailView(APIView):
+    permission_classes = [RUN_READERS]
+
+    @extend_schema(responses=s.RunSerializer)
+    def get(self, request, run_id):
+        return Response(s.RunSerializer(run_get(run_id, scope=blind_scope(request.user))).data)
+
+
+class AnswerListView(generics.ListAPIView):
+    permission_classes = [RUN_READERS]
+    serializer_class = s.AnswerSerializer
+
+    def get_queryset(self):
+        run = run_get(self.kwargs["run_id"], scope=blind_scope(self.request.user))
+        return Answer.objects.filter(run=run).prefetch_related("labels__annotator")

@@ -1,0 +1,72 @@
+"""REST endpoints of the working copy: its records, an expert's edit of one, and the edit log."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import serializers as s
+from annotation.api.common import CURATORS
+from annotation.models import EditAudit
+from annotation.selectors.datasets import (
+    dataset_get,
+    working_records,
+)
+from annotation.services.datasets import (
+    working_edit,
+)
+from evalapp.api import (
+    QuerySerializer,
+)
+from evalapp.errors import ServiceError
+
+
+class WorkingListView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(responses=s.WorkingItemSerializer(many=True))
+    def get(self, request, name):
+        return Response(s.WorkingItemSerializer(working_records(dataset_get(name)), many=True).data)
+
+
+class WorkingItemView(APIView):
+    permission_classes = [CURATORS]
+
+    @extend_schema(responses=s.WorkingItemSerializer)
+    def get(self, request, name, qid):
+        for item in working_records(dataset_get(name)):
+            if item["qid"] == qid:
+                return Response(s.WorkingItemSerializer(item).data)
+        raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
+
+    @extend_schema(request=s.WorkingEditInSerializer, responses={200: s.WorkingItemSerializer, 409: OpenApiTypes.OBJECT})
+    def patch(self, request, name, qid):
+        data = s.WorkingEditInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        result = working_edit(dataset_name=name, qid=qid, changes=v["changes"], base_revision=v.get("base_revision"),
+                              user=request.user, active_seconds=v["active_seconds"], client_key=v["client_key"],
+                              delete=v["delete"])
+        return Response({"qid": result.qid, "record": result.record, "revision": result.revision,
+                         "edited": True, "replayed": result.replayed})
+
+
+class EditAuditListView(generics.ListAPIView):
+    permission_classes = [CURATORS]
+    serializer_class = s.AuditSerializer
+
+    class FilterSerializer(QuerySerializer):
+        qid = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="only this question")
+
+    @extend_schema(parameters=[FilterSerializer])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        f = self.FilterSerializer.parse(self.request)
+        dataset = dataset_get(self.kwargs["name"])
+        qs = EditAudit.objects.filter(dataset=dataset).select_related("user")
+        if f.get("qid"):
+            qs = qs.filter(qid=f["qid"])
+        return qs

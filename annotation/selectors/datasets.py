@@ -1,0 +1,154 @@
+"""Labelled sets, their versions and the working copy: lookups, manifests, strata, records and the
+four partitions between two versions."""
+
+import json
+from collections.abc import Iterator
+
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+
+from annotation.models import Dataset, DatasetVersion, VersionEntry, WorkingExample
+from evalapp.db import column_strings, column_strings_by, raw_values
+from evalapp.errors import NotFound
+from evalstats.manifest import ManifestDiff
+
+
+def dataset_get(name: str) -> Dataset:
+    """The dataset by name, or NotFound naming it."""
+    dataset = Dataset.objects.filter(name=name).first()
+    if dataset is None:
+        raise NotFound(f"unknown dataset {name!r}")
+    return dataset
+
+
+def latest_version(dataset: Dataset) -> DatasetVersion | None:
+    return dataset.versions.order_by("-number").first()
+
+
+def version_get(dataset: Dataset, ref: str | None = None) -> DatasetVersion:
+    """A version by its hash (with or without `sha256:`, or a unique prefix), number (`v3`/`3`), or the latest."""
+    if not ref:
+        version = latest_version(dataset)
+        if version is None:
+            raise NotFound(f"dataset {dataset.name!r} has no version yet")
+        return version
+    versions = dataset.versions.all()
+    if ref.lstrip("v").isdigit() and len(ref.lstrip("v")) < 8:
+        found = versions.filter(number=int(ref.lstrip("v"))).first()
+        if found:
+            return found
+    digest = ref if ref.startswith("sha256:") else "sha256:" + ref
+    matches = list(versions.filter(dataset_hash__startswith=digest)[:2])
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise NotFound(f"version {ref!r} is ambiguous in dataset {dataset.name!r}; give more of the hash")
+    raise NotFound(f"unknown version {ref!r} of dataset {dataset.name!r}")
+
+
+def version_manifest(version: DatasetVersion) -> dict[str, str]:
+    """qid -> example sha256 for one version, in qid order (straight off the (version, qid) index)."""
+    return dict(raw_values(VersionEntry.objects.filter(version=version).order_by("qid"), "qid", "example_id"))
+
+
+def version_diff(old: DatasetVersion, new: DatasetVersion) -> ManifestDiff:
+    """The four-way partition of qids between two stored versions (evalstats.manifest), worked
+    out by the database: each line of `new` looks up its qid in `old` on the (version, qid) index and
+    compares example hashes, and the qids come back joined per partition (evalapp.db), so a million
+    lines cross into Python as four strings rather than two million rows and two dicts."""
+    in_old = VersionEntry.objects.filter(version=old, qid=OuterRef("qid"))
+    # NULL: not in old (added); true: same example (unchanged); false: modified. 1/0 on SQLite.
+    same = ExpressionWrapper(Q(old_example=F("example_id")), output_field=BooleanField())
+    lines = (VersionEntry.objects.filter(version=new)
+             .annotate(old_example=Subquery(in_old.values("example_id")[:1])).annotate(same=same))
+    by_same = column_strings_by(lines, "same", "qid")
+    removed = column_strings(VersionEntry.objects.filter(version=old).filter(
+        ~Exists(VersionEntry.objects.filter(version=new, qid=OuterRef("qid")))), "qid")
+    return ManifestDiff(added=tuple(sorted(by_same.get(None, []))), removed=tuple(sorted(removed)),
+                        modified=tuple(sorted(by_same.get(False, []))),
+                        unchanged=tuple(sorted(by_same.get(True, []))))
+
+
+def version_strata(version: DatasetVersion | None) -> dict[str, str]:
+    """qid -> stratum of a version's questions, read straight off the manifest lines (one sequential
+    pass, no join to the wide example table; each stratum name stored once). Memory stays
+    proportional to the manifest."""
+    if version is None:
+        return {}
+    names: dict[str, str] = {}
+    return {qid: names.setdefault(stratum, stratum)
+            for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")}
+
+
+def version_stratum_qids(version: DatasetVersion | None) -> dict[str, list[str]]:
+    """stratum -> the qids of a version in it (in no particular order), in one round trip: the
+    shape set algebra over a million questions wants (comparisons.selectors)."""
+    if version is None:
+        return {}
+    return column_strings_by(VersionEntry.objects.filter(version=version), "stratum", "qid")
+
+
+def version_strata_counts(version: DatasetVersion) -> dict[str, int]:
+    """stratum -> number of questions in a version."""
+    rows = VersionEntry.objects.filter(version=version).values("stratum").annotate(n=Count("id"))
+    return {r["stratum"]: r["n"] for r in rows}
+
+
+def version_records(version: DatasetVersion) -> Iterator[tuple[str, str]]:
+    """(qid, canonical JSON) for a version, sorted by qid, streamed."""
+    rows = (VersionEntry.objects.filter(version=version).order_by("qid")
+            .values_list("qid", "example__canonical").iterator(chunk_size=2000))
+    yield from rows
+
+
+def version_record(version: DatasetVersion | None, qid: str) -> dict | None:
+    if version is None:
+        return None
+    text = VersionEntry.objects.filter(version=version, qid=qid).values_list("example__canonical", flat=True).first()
+    return json.loads(text) if text is not None else None
+
+
+def working_edits(dataset: Dataset) -> QuerySet[WorkingExample]:
+    """Edits that are pending: made on top of the current latest version."""
+    latest = latest_version(dataset)
+    return WorkingExample.objects.filter(dataset=dataset, base_version=latest) if latest else \
+        WorkingExample.objects.filter(dataset=dataset, base_version__isnull=True)
+
+
+def working_records(dataset: Dataset) -> list[dict]:
+    """The working copy: the latest version with pending edits laid over it, sorted by qid.
+
+    Each item: {"qid", "record", "revision", "edited"}.
+    """
+    latest = latest_version(dataset)
+    records = {qid: {"qid": qid, "record": json.loads(text), "revision": 0, "edited": False}
+               for qid, text in (version_records(latest) if latest else [])}
+    revisions = dict(WorkingExample.objects.filter(dataset=dataset).values_list("qid", "revision"))
+    for qid, item in records.items():
+        item["revision"] = revisions.get(qid, 0)
+    for edit in working_edits(dataset):
+        if edit.record is None:
+            records.pop(edit.qid, None)
+        else:
+            records[edit.qid] = {"qid": edit.qid, "record": edit.record, "revision": edit.revision, "edited": True}
+    return [records[q] for q in sorted(records)]
+
+
+def versions_partition(dataset: Dataset, old_ref: str, new_ref: str) -> tuple[DatasetVersion, DatasetVersion, ManifestDiff, dict]:
+    """The two versions, their four partitions (added, removed, modified, unchanged) and those as a dict
+    (with the dataset's name and both hashes), the part of a dataset diff that needs no run."""
+    old, new = version_get(dataset, old_ref), version_get(dataset, new_ref)
+    diff = version_diff(old, new)
+    out = {"dataset": dataset.name, "old": old.dataset_hash, "new": new.dataset_hash,
+           "added": list(diff.added), "removed": list(diff.removed), "modified": list(diff.modified),
+           "unchanged": list(diff.unchanged)}
+    return old, new, diff, out

@@ -1,0 +1,43 @@
+"""Human labels as they leave the app: the export (under the viewer's blind scope) and the answers held
+out of judge calibration because a queue still holds them."""
+
+from django.db.models import F, Q
+
+from annotation.models import (
+    Assignment,
+    HumanLabel,
+    Queue,
+    RelabelAudit,
+    RelabelAuditItem,
+    Run,
+)
+from annotation.selectors.blind import OPERATOR, BlindScope
+
+
+def held_out_answer_ids() -> set[int]:
+    """Answers in relabel audits flagged as drift and not yet resolved: keep them out of any baseline."""
+    return set(RelabelAuditItem.objects.filter(audit__status=RelabelAudit.DRIFT).values_list("answer_id", flat=True))
+
+
+def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, scope: BlindScope = OPERATOR):
+    """Human labels as import_labels records, oldest first, streamed.
+
+    The records name their run, so they are an engineer's read (policies.can_read_run): every label on a
+    run in the viewer's blind `scope` is left out, and asking for such a run by name is refused."""
+    rows = HumanLabel.objects.select_related("answer__run", "annotator").order_by("answer__run__run_id", "answer__qid",
+                                                                                  "labelled_at", "id")
+    if run_id:
+        run = Run.objects.filter(run_id=run_id).first()
+        if run is not None:
+            scope.check_run(run)
+        rows = rows.filter(answer__run__run_id=run_id)
+    if scope.run_ids:
+        rows = rows.exclude(answer__run_id__in=scope.run_ids)
+    if queue is not None:
+        rows = rows.filter(Q(answer__queue_items__queue=queue)
+                           & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
+                           & Q(answer__queue_items__assignments__state=Assignment.DONE)).distinct()
+    for label in rows.iterator(chunk_size=2000):
+        yield {"run_id": label.answer.run.run_id, "qid": label.answer.qid, "annotator": label.annotator.username,
+               "verdict": label.verdict, "labelled_at": label.labelled_at.isoformat().replace("+00:00", "Z"),
+               "rationale": label.rationale, "source": label.source}

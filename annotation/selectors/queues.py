@@ -1,0 +1,179 @@
+"""Reads of the labelling queues, with blindness enforced here so the API and the pages agree.
+
+What an annotator is shown of an item: the question, the answer, the gold passage, the expected
+answer, the guideline, and their own label. Never the system, the run, a judge verdict, or another
+annotator's label before all of the item's labels are in (policies.can_see_labels)."""
+
+import json
+
+from django.db.models import Count
+
+from annotation import policies
+from annotation.models import (
+    Adjudication,
+    Answer,
+    Assignment,
+    HumanLabel,
+    Queue,
+    QueueItem,
+    QueueMember,
+    VersionEntry,
+)
+from annotation.selectors.blind import BlindScope, blind_scope
+from evalapp.errors import NotFound
+from evalapp.roles import user_roles
+from evalapp.validation import as_id
+
+
+def queue_get(queue_id) -> Queue:
+    """The queue by id, or NotFound naming it."""
+    pk = as_id(queue_id)
+    queue = Queue.objects.filter(pk=pk).first() if pk is not None else None
+    if queue is None:
+        raise NotFound(f"unknown queue {queue_id!r}")
+    return queue
+
+
+def pool_ids(queue: Queue) -> set[int]:
+    """User ids of the queue's annotator pool."""
+    return set(QueueMember.objects.filter(queue=queue).values_list("user_id", flat=True))
+
+
+def pool_usernames(queue: Queue) -> list[str]:
+    """Usernames of the queue's annotator pool, sorted."""
+    return sorted(QueueMember.objects.filter(queue=queue).values_list("user__username", flat=True))
+
+
+def item_get(queue: Queue, item_key) -> QueueItem:
+    """The queue's item by its opaque key (what every page and payload calls `item_id`), or NotFound.
+
+    Row ids are never accepted: their order tells which items were created together."""
+    item = (QueueItem.objects.select_related("answer__run").filter(queue=queue, key=item_key).first()
+            if isinstance(item_key, str) and item_key else None)
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_key!r}")
+    return item
+
+
+def item_content(item: QueueItem) -> dict:
+    """What an annotator grades against: question, answer, gold passage and expected answer.
+
+    The question record comes from the run's dataset version; nothing about the run itself is returned.
+    """
+    answer = item.answer
+    record = {}
+    if answer.run.dataset_version_id is not None:
+        text = (VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)
+                .values_list("example__canonical", flat=True).first())
+        record = json.loads(text) if text else {}
+    return {
+        "item_id": item.key,
+        "question": record.get("question") or answer.extra.get("question") or "",
+        "answer": answer.answer,
+        "gold_text": record.get("gold_text"),
+        "expected": record.get("expected"),
+    }
+
+
+def next_payload(claim) -> dict:
+    """The POST next/ answer: the item's content and the lease, nothing more."""
+    item = claim.item
+    if not QueueItem.answer.is_cached(item) or not Answer.run.is_cached(item.answer):
+        item = QueueItem.objects.select_related("answer__run").get(pk=claim.item.pk)
+    return {**item_content(item), "lease_expires_at": claim.lease_expires_at.isoformat()}
+
+
+def _labels_on(item: QueueItem) -> list[dict]:
+    ids = list(Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True))
+    rows = (HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=ids)
+            .select_related("annotator").order_by("labelled_at", "id"))
+    return [{"annotator": r.annotator.username, "verdict": r.verdict, "rationale": r.rationale,
+             "labelled_at": r.labelled_at.isoformat()} for r in rows]
+
+
+def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = None) -> dict:
+    """The item as this user may see it: content, rubric, their own label and lease; the other labels
+    and any adjudication only once the item has all of its labels, and never while its answer is on an
+    open item of another queue whose pool holds the user (their blind scope)."""
+    item = item_get(queue, item_id)
+    policies.check_can_view_item(user_id=user.pk, roles=user_roles(user), pool_ids=pool_ids(queue))
+    scope = scope if scope is not None else blind_scope(user)
+    out = item_content(item)
+    mine = Assignment.objects.filter(item=item, annotator=user).first()
+    own = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=user).first() if mine else None
+    complete = (policies.can_see_labels(labels_in=item.done, overlap=queue.overlap)
+                and scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False))
+    out.update({
+        "rubric": queue.rubric,
+        "rubric_version": queue.rubric_version,
+        "complete": complete,
+        "my_label": ({"verdict": own.verdict, "rationale": own.rationale} if own and mine.state == Assignment.DONE else None),
+        "lease_expires_at": (mine.lease_expires_at.isoformat() if mine and mine.state == Assignment.CLAIMED else None),
+    })
+    if complete:
+        out["status"] = item.status
+        out["labels"] = _labels_on(item)
+        adjudication = Adjudication.objects.filter(answer_id=item.answer_id).order_by("-at", "-id").first()
+        out["adjudication"] = ({"verdict": adjudication.verdict, "reason": adjudication.reason,
+                                "adjudicator": adjudication.adjudicator.username}
+                               if adjudication and item.status == QueueItem.ADJUDICATED else None)
+    return out
+
+
+def queue_progress(queue: Queue) -> dict:
+    """Items by status and labels in, overall and per annotator (counts only: no verdicts)."""
+    by_status = dict(QueueItem.objects.filter(queue=queue).values_list("status").annotate(n=Count("id")))
+    items = sum(by_status.values())
+    labels = Assignment.objects.filter(queue=queue, state=Assignment.DONE).count()
+    per_annotator = dict(Assignment.objects.filter(queue=queue, state=Assignment.DONE)
+                         .values_list("annotator__username").annotate(n=Count("id")))
+    live = Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED).count()
+    complete = items - by_status.get(QueueItem.OPEN, 0)
+    return {
+        "items": items, "complete": complete,
+        "open": by_status.get(QueueItem.OPEN, 0), "agreed": by_status.get(QueueItem.AGREED, 0),
+        "disputed": by_status.get(QueueItem.DISPUTED, 0), "adjudicated": by_status.get(QueueItem.ADJUDICATED, 0),
+        "labels": labels, "labels_needed": items * queue.overlap, "claims": live,
+        "share_complete": round(complete / items, 4) if items else 0.0,
+        "per_annotator": {name: per_annotator.get(name, 0) for name in pool_usernames(queue)},
+    }
+
+
+def queues_for_user(user) -> list[dict]:
+    """The queues this user works in (pool member) or manages, with progress for the bars."""
+    roles = user_roles(user)
+    queues = Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user)
+    out = []
+    for queue in queues.distinct().order_by("-created_at", "-id"):
+        member = QueueMember.objects.filter(queue=queue, user=user).exists()
+        items = QueueItem.objects.filter(queue=queue).count()
+        complete = QueueItem.objects.filter(queue=queue).exclude(status=QueueItem.OPEN).count()
+        mine = Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).count()
+        disputed = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).count()
+        out.append({
+            "queue": queue, "member": member, "items": items, "complete": complete,
+            "pct_complete": round(100 * complete / items) if items else 0,
+            "mine": mine, "disputed": disputed,
+            # An annotator can label each item once; at most `items` are theirs to do.
+            "pct_mine": round(100 * mine / items) if items else 0,
+        })
+    return out
+
+
+def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -> list[dict]:
+    """Items whose labels disagree and that this user may adjudicate, with both labels side by side;
+    not those whose answer is in the user's blind scope (open for them in another queue)."""
+    roles = user_roles(user)
+    scope = scope if scope is not None else blind_scope(user)
+    out = []
+    items = (QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED)
+             .select_related("answer__run").order_by("completed_at", "id"))
+    for item in items:
+        annotators = set(Assignment.objects.filter(item=item).values_list("annotator_id", flat=True))
+        annotators |= set(HumanLabel.objects.filter(answer_id=item.answer_id).values_list("annotator_id", flat=True))
+        if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=annotators):
+            continue
+        if not scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False):
+            continue
+        out.append({**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)})
+    return out

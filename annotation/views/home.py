@@ -1,0 +1,14 @@
+"""The landing page: what each role can open."""
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from annotation.models import Dataset, Run
+
+
+@login_required
+def home(request):
+    """Links to the pages the user's roles open, with the datasets and runs at a glance."""
+    return render(request, "home.html", {
+        "datasets": Dataset.objects.all()[:50],
+        "runs": Run.objects.all()[:20],
+    })

@@ -1,0 +1,149 @@
+"""Pages of the labelling queues: my queues, labelling (keyboard first, htmx), adjudication, statistics.
+Thin: parse, call one service or selector, render. Blindness lives in the selectors."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import policies
+from annotation.forms import LabelForm, QueueForm
+from annotation.models import Run
+from annotation.selectors.blind import blind_scope
+from annotation.selectors.queue_stats import queue_stats
+from annotation.selectors.queues import (
+    adjudication_items,
+    item_get,
+    next_payload,
+    queue_get,
+    queues_for_user,
+)
+from annotation.services import queues as services
+from evalapp.errors import NotFound, ServiceError
+from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
+
+WORKERS = (ANNOTATOR, ADJUDICATOR, ENGINEER)
+
+
+MANAGERS = (ENGINEER, ADJUDICATOR)
+
+
+@role_required(*WORKERS)
+def queue_list(request):
+    """My queues with progress bars: mine to label, and for managers every queue with its disputes."""
+    return render(request, "annotation/queues/list.html", {
+        "rows": queues_for_user(request.user),
+        "can_manage": policies.can_manage_queues(roles=user_roles(request.user)),
+        "is_adjudicator": ADJUDICATOR in user_roles(request.user),
+    })
+
+
+@role_required(*MANAGERS)
+def queue_new(request):
+    """Create a queue over a run (whole, or a stratified sample) for a pool of annotators."""
+    User = get_user_model()
+    annotators = User.objects.filter(groups__name=ANNOTATOR).order_by("username").distinct()
+    context = {"runs": Run.objects.order_by("-imported_at")[:200], "annotators": annotators, "form": request.POST}
+    if request.method == "POST":
+        try:
+            f = QueueForm(request.POST).parsed("cannot create the queue; nothing was written")
+            queue = services.queue_create(
+                name=f["name"], annotators=request.POST.getlist("annotators"), overlap=f["overlap"],
+                rubric=f["rubric"], run_id=f["run_id"] or None, sample=f["sample"], created_by=request.user)
+        except ServiceError as exc:
+            context["error"] = exc
+        else:
+            messages.info(request, f"Queue {queue.name!r} created with {queue.items.count()} items.")
+            return redirect("queue-list")
+    return render(request, "annotation/queues/new.html", context)
+
+
+def _item_or_404(queue, item_id):
+    """The item by its key; an unknown key (a row id included) is a 404 page, not a redirect."""
+    try:
+        return item_get(queue, item_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+
+
+def _item_context(request, queue, claim, error=None):
+    context = {"queue": queue, "error": error}
+    if claim is not None:
+        context.update({"item": next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/"})
+    return context
+
+
+@role_required(*WORKERS)
+def queue_label(request, queue_id):
+    """The labelling page: claims (or hands back) this annotator's next item and shows only what they may see."""
+    queue = queue_get(queue_id)
+    claim = services.queue_next(queue=queue, annotator=request.user)
+    return render(request, "annotation/queues/label.html", _item_context(request, queue, claim))
+
+
+@require_POST
+@role_required(*WORKERS)
+def queue_label_submit(request, queue_id, item_id):
+    """Submit a label, then show the next item (an htmx fragment, or a redirect without JavaScript)."""
+    queue = queue_get(queue_id)
+    item = _item_or_404(queue, item_id)
+    error = None
+    try:
+        f = LabelForm(request.POST).parsed("the label was not recorded")
+        services.label_submit(queue=queue, item_id=item.pk, annotator=request.user,
+                              verdict=f["verdict"], rationale=f["rationale"], active_seconds=f["active_seconds"])
+    except NotFound:
+        raise
+    except ServiceError as exc:
+        error = str(exc)
+    if not request.headers.get("HX-Request"):
+        if error:
+            messages.error(request, error)
+        return redirect("queue-label", queue_id=queue.pk)
+    # After a refusal this is the item still held (a bad verdict) or the next one (a lost lease).
+    claim = services.queue_next(queue=queue, annotator=request.user)
+    return render(request, "annotation/queues/_item.html", _item_context(request, queue, claim, error))
+
+
+@role_required(ADJUDICATOR)
+def queue_adjudicate(request, queue_id):
+    """One disputed item at a time, both labels and rationales side by side with the gold passage."""
+    queue = queue_get(queue_id)
+    items = adjudication_items(queue, request.user, scope=blind_scope(request.user))
+    return render(request, "annotation/queues/adjudicate.html", {
+        "queue": queue, "item": items[0] if items else None, "remaining": len(items)})
+
+
+@require_POST
+@role_required(ADJUDICATOR)
+def queue_adjudicate_submit(request, queue_id, item_id):
+    """Record the adjudicator's final verdict and reason, then the next disputed item."""
+    queue = queue_get(queue_id)
+    item = _item_or_404(queue, item_id)
+    try:
+        services.item_adjudicate(queue=queue, item_id=item.pk, adjudicator=request.user,
+                                 verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
+    except NotFound:
+        raise
+    except ServiceError as exc:
+        messages.error(request, str(exc))
+    except PermissionDenied as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.info(request, f"Item {item_id} resolved as {request.POST.get('verdict')}.")
+    return redirect("queue-adjudicate", queue_id=queue.pk)
+
+
+@role_required(*MANAGERS)
+def queue_stats_page(request, queue_id):
+    """Progress, human-human agreement (overall, per pair, per stratum), confusion matrix, disagreements."""
+    queue = queue_get(queue_id)
+    stats = queue_stats(queue, iters=1000, scope=blind_scope(request.user))
+    ag = stats["agreement"]
+    labels = ag.get("labels") or ["correct", "incorrect"]
+    matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
+    return render(request, "annotation/queues/stats.html", {
+        "queue": queue, "stats": stats, "ag": ag, "labels": labels, "matrix": matrix,
+        "is_adjudicator": ADJUDICATOR in user_roles(request.user)})

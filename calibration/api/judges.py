@@ -1,0 +1,74 @@
+"""REST endpoints of judges: judge versions (list, create, one), the gate, and verdicts imported from
+outside."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.selectors.blind import blind_scope
+from calibration import selectors, services
+from calibration.api import serializers as s
+from calibration.models import JudgeVersion
+from evalapp.api import JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
+from evalapp.roles import ENGINEER, HasRole
+
+# Gates and calibration evidence are the engineers' (adjudicators settle items, blind to judges).
+READERS = HasRole(ENGINEER)
+
+
+WRITERS = HasRole(ENGINEER)
+
+
+class _ReadWrite(APIView):
+    def get_permissions(self):
+        return [READERS()] if self.request.method in ("GET", "HEAD", "OPTIONS") else [WRITERS()]
+
+
+class JudgeVersionListView(_ReadWrite):
+    @extend_schema(summary="Judge versions with their gate status", responses=OpenApiTypes.OBJECT,
+                   operation_id="judge_versions_list")
+    def get(self, request):
+        versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
+        return Response([{**s.JudgeVersionSerializer(v).data, "status": selectors.judge_gate(v)["status"]} for v in versions])
+
+    @extend_schema(summary="Create (or find) the judge version with this configuration",
+                   request=s.JudgeVersionCreateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
+    def post(self, request):
+        data = s.JudgeVersionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        version, created = services.judge_version_create(
+            judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
+            rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
+            min_n=d.get("min_n"), user=request.user)
+        return Response({"judge_version": version.pk, "config_hash": version.config_hash, "created": created},
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class JudgeVersionDetailView(_ReadWrite):
+    @extend_schema(summary="A judge version and its gate", responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk):
+        version = selectors.judge_version_get(pk)
+        return Response({**s.JudgeVersionSerializer(version).data,
+                         "gate": selectors.judge_gate(version, scope=blind_scope(request.user))})
+
+
+class GateView(_ReadWrite):
+    @extend_schema(summary="The gate object (HTTP 200 whatever the status)", responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk):
+        return Response(selectors.judge_gate(selectors.judge_version_get(pk), scope=blind_scope(request.user)))
+
+
+class VerdictImportView(_ReadWrite):
+    parser_classes = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
+
+    @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
+                   request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, pk):
+        selectors.judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
+        with uploaded_path(request) as path:
+            result = services.verdicts_import(path=path, judge_version_id=pk)
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED)

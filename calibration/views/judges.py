@@ -1,0 +1,72 @@
+"""The judges list and a judge version's page with its gate, kappa history and disagreements."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.models import Dataset
+from annotation.selectors.blind import blind_scope
+from calibration import selectors, services
+from calibration.charts import (
+    _x,
+    heatmap,
+    history_chart,
+    kappa_scale,
+    share_bars,
+    stratum_bars,
+)
+from calibration.forms import CalibrateForm
+from calibration.models import CalibrationRun
+from evalapp.errors import NotFound, ServiceError
+from evalapp.roles import ENGINEER, has_role, role_required
+
+# Judge pages show per-answer judge and human verdicts with their runs: engineers only (blind scope on top).
+READ = (ENGINEER,)
+
+
+@role_required(*READ)
+def judge_list(request):
+    """Every judge with its versions and their gate status badges."""
+    return render(request, "calibration/judge_list.html",
+                  {"judges": selectors.judges_overview(scope=blind_scope(request.user))})
+
+
+@role_required(*READ)
+def version_detail(request, pk: int):
+    """A version's calibration evidence: kappa against the threshold, baselines, confusion, strata,
+    history across versions, the human ceiling, the length-bias check and the disagreements."""
+    try:
+        version = selectors.judge_version_get(pk)
+    except NotFound as exc:
+        raise Http404(str(exc)) from exc
+    scope = blind_scope(request.user)
+    gate = selectors.judge_gate(version, scope=scope)
+    measurement = selectors.latest_measurement(version)
+    context = {"version": version, "gate": gate, "params": selectors.public_params(version.params),
+               "scale": kappa_scale(gate), "bars": share_bars(gate), "cells": heatmap(gate),
+               "strata": stratum_bars(gate), "threshold_x": _x(gate["threshold"]) + 150,
+               "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
+               "history": history_chart(selectors.kappa_history(version.judge, scope=scope), gate["threshold"]),
+               "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
+               "datasets": Dataset.objects.all(), "can_manage": has_role(request.user, ENGINEER)}
+    if measurement is not None:
+        ceiling = selectors.human_ceiling(measurement, scope=scope)
+        context.update({"disagreements": selectors.disagreements(measurement, scope=scope), "ceiling": ceiling,
+                        "length_bias": selectors.length_bias(measurement, scope=scope)})
+    return render(request, "calibration/version_detail.html", context)
+
+
+@role_required(ENGINEER)
+@require_POST
+def version_calibrate(request, pk: int):
+    """Start a calibration from the version page and go to its progress page."""
+    selectors.judge_version_get(pk)
+    try:
+        f = CalibrateForm(request.POST).parsed("bad calibration options")
+        run, _ = services.calibration_start(judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"],
+                                            seed=f["seed"], user=request.user)
+    except ServiceError as exc:
+        messages.error(request, f"cannot start the calibration: {exc}")
+        return redirect("judge-version", pk=pk)
+    return redirect("calibration-run", pk=run.pk)

@@ -1,0 +1,40 @@
+"""A metric's series over time, and a dataset's version history."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.selectors.blind import blind_scope
+from comparisons.api.compare import ERRORS, READERS
+from comparisons.selectors.history import dataset_history
+from comparisons.selectors.series import series
+from evalapp.api import QuerySerializer, flag
+
+
+class SeriesView(APIView):
+    permission_classes = [READERS]
+
+    class FilterSerializer(QuerySerializer):
+        dataset = serializers.CharField(max_length=200)
+        system = serializers.ListField(child=serializers.CharField(max_length=200, allow_blank=True), required=False,
+                                       default=list, help_text="repeat for several")
+        backfill = flag(required=False, default=False)
+
+    @extend_schema(summary="Scores over time, broken where the dataset hash or evaluator config hash changes",
+                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, **ERRORS})
+    def get(self, request):
+        f = self.FilterSerializer.parse(request)
+        systems = [s for s in f["system"] if s.strip()]
+        return Response(series(dataset=f["dataset"], systems=systems or None, backfill=f["backfill"],
+                                           scope=blind_scope(request.user)))
+
+
+class DatasetHistoryView(APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
+                   responses={200: OpenApiTypes.OBJECT, **ERRORS})
+    def get(self, request, name):
+        return Response(dataset_history(name, scope=blind_scope(request.user)))
