@@ -125,7 +125,7 @@ def measure(db: Path, what: str, mode: str) -> dict:
     from annotation.models import Run
     from annotation.selectors.datasets import dataset_get, version_diff, version_get
     from annotation.selectors.gold import stale_gold
-    from calibration.grading import run_grades
+    from calibration.selectors.grades import run_grades
     from comparisons.selectors.compare import (
         _paired_outcomes,
         _stratum_sets,

@@ -23,7 +23,7 @@ from django.utils.text import slugify
 from annotation.models import Answer, Dataset, Run
 from annotation.selectors.datasets import dataset_get, latest_version
 from annotation.selectors.runs import run_get
-from calibration import policies, selectors
+from calibration import policies
 from calibration.backends import BACKENDS, JudgeItem, backend_for
 from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
 from calibration.models import (
@@ -38,6 +38,9 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
+from calibration.selectors.diagnostics import question_records
+from calibration.selectors.gates import judge_gate
+from calibration.selectors.judges import judge_version_get
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.jsonl import parse_json_text, read_jsonl, require_file, require_str
 from evalapp.validation import (
@@ -178,7 +181,7 @@ def verdicts_import(*, path: str | Path, judge_version_id) -> VerdictImportResul
     Imported verdicts are immutable: a line that contradicts an earlier import is an error.
     """
     path = require_file(path)
-    version = selectors.judge_version_get(judge_version_id)
+    version = judge_version_get(judge_version_id)
     if version.backend != "replay":
         raise ServiceError(f"judge version {version.pk} uses the {version.backend!r} backend; "
                            "only a replay judge version takes imported verdicts")
@@ -296,7 +299,7 @@ def calibration_start(*, judge_version_id, dataset_name: str, size: int = 100, s
                    whole_number_problem(size, "sample", minimum=1, maximum=SAMPLE_MAX),
                    seed_problem(seed, maximum=STORED_SEED_MAX),
                    whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000))
-    version = selectors.judge_version_get(judge_version_id)
+    version = judge_version_get(judge_version_id)
     dataset = dataset_get(dataset_name)
     judge = Judge.objects.select_for_update().get(pk=version.judge_id)
     sample = sample_for(judge=judge, dataset=dataset, size=size, seed=seed, resample=resample)
@@ -516,7 +519,7 @@ def calibration_chunk_judge(*, run_id: int, item_ids: list[int]) -> dict:
     if not todo:
         return {"judged": 0, "skipped": len(item_ids)}
     items = list(SampleItem.objects.filter(pk__in=todo).select_related("answer__run__dataset").order_by("position"))
-    questions = selectors.question_records([i.answer for i in items])
+    questions = question_records([i.answer for i in items])
     version = run.judge_version
     params = version.params or {}
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
@@ -654,9 +657,9 @@ def grading_start(*, judge_version_id, run_id: str, force: bool = False, reason:
     With run_now the answers are graded in this process; otherwise a Celery task does it on commit.
     """
     raise_problems("bad grading options", text_problem(reason or "", "reason", max_length=TEXT_MAX))
-    version = selectors.judge_version_get(judge_version_id)
+    version = judge_version_get(judge_version_id)
     run = run_get(run_id)
-    gate = selectors.judge_gate(version)
+    gate = judge_gate(version)
     policies.check_can_grade(gate_status=gate["status"], force=force, reason=reason)
     grading = GradingRun.objects.create(
         judge_version=version, run=run, gate_status=gate["status"], gate=gate,
@@ -683,7 +686,7 @@ def grading_execute(*, grading_id: int, batch: int | None = None, budget_seconds
                .exclude(pk__in=GradedAnswer.objects.filter(grading=grading).values("answer_id")).order_by("pk"))
     todo = pending.select_related("run__dataset")
     answers = list(todo[:batch] if batch else todo)
-    questions = selectors.question_records(answers)
+    questions = question_records(answers)
     backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
                           params=version.params, judge_version_id=version.pk, rubric=version.rubric)
     GradingRun.objects.filter(pk=grading.pk, status__in=ACTIVE_STATUSES).update(status="running",

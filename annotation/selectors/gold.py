@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Max, Q
 
 from annotation.models import Chunk, DatasetVersion, GoldCheckReport
+from annotation.search import query_words, search_chunks
 from annotation.selectors.datasets import version_records
 
 
@@ -36,8 +37,6 @@ def gold_checks(records: Iterable[dict], *, search_corpus: bool = True) -> dict[
     that label is stale. Works a batch of records at a time with one query per batch, so it scales
     with the set, not per record.
     """
-    from annotation.search import query_words, search_chunks
-
     flagged: dict[str, GoldCheck] = {}
     batch: list[dict] = []
     # An empty live corpus holds no text: nothing to search for, every label is stale.

@@ -5,9 +5,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from calibration import selectors, services
+from calibration import services
 from calibration.api import serializers as s
 from calibration.api.judges import _ReadWrite
+from calibration.selectors.runs import calibration_run_get, calibration_run_progress
 
 
 class CalibrateView(_ReadWrite):
@@ -20,27 +21,27 @@ class CalibrateView(_ReadWrite):
         run, created = services.calibration_start(judge_version_id=pk, dataset_name=d["dataset"], size=d["sample"],
                                                   seed=d["seed"], chunk_size=d["chunk_size"], resample=d["resample"],
                                                   user=request.user)
-        return Response({**selectors.calibration_run_progress(run), "created": created}, status=status.HTTP_202_ACCEPTED)
+        return Response({**calibration_run_progress(run), "created": created}, status=status.HTTP_202_ACCEPTED)
 
 
 class CalibrationRunView(_ReadWrite):
     @extend_schema(summary="Progress of a calibration run: done / total / invalid / errors, ETA",
                    responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
-        return Response(selectors.calibration_run_progress(selectors.calibration_run_get(pk)))
+        return Response(calibration_run_progress(calibration_run_get(pk)))
 
 
 class CalibrationCancelView(_ReadWrite):
     @extend_schema(summary="Cancel a calibration run", request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request, pk):
-        selectors.calibration_run_get(pk)
-        return Response(selectors.calibration_run_progress(services.calibration_cancel(run_id=int(pk))))
+        calibration_run_get(pk)
+        return Response(calibration_run_progress(services.calibration_cancel(run_id=int(pk))))
 
 
 class CalibrationResumeView(_ReadWrite):
     @extend_schema(summary="Resume a calibration run (items without a verdict are sent again)", request=None,
                    responses={202: OpenApiTypes.OBJECT})
     def post(self, request, pk):
-        selectors.calibration_run_get(pk)
-        return Response(selectors.calibration_run_progress(services.calibration_resume(run_id=int(pk))),
+        calibration_run_get(pk)
+        return Response(calibration_run_progress(services.calibration_resume(run_id=int(pk))),
                         status=status.HTTP_202_ACCEPTED)

@@ -9,9 +9,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
-from calibration import selectors, services
+from calibration import services
 from calibration.api import serializers as s
 from calibration.models import JudgeVersion
+from calibration.selectors.gates import judge_gate
+from calibration.selectors.judges import judge_version_get
 from evalapp.api import JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
 from evalapp.roles import ENGINEER, HasRole
 
@@ -32,7 +34,7 @@ class JudgeVersionListView(_ReadWrite):
                    operation_id="judge_versions_list")
     def get(self, request):
         versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
-        return Response([{**s.JudgeVersionSerializer(v).data, "status": selectors.judge_gate(v)["status"]} for v in versions])
+        return Response([{**s.JudgeVersionSerializer(v).data, "status": judge_gate(v)["status"]} for v in versions])
 
     @extend_schema(summary="Create (or find) the judge version with this configuration",
                    request=s.JudgeVersionCreateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
@@ -51,15 +53,15 @@ class JudgeVersionListView(_ReadWrite):
 class JudgeVersionDetailView(_ReadWrite):
     @extend_schema(summary="A judge version and its gate", responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
-        version = selectors.judge_version_get(pk)
+        version = judge_version_get(pk)
         return Response({**s.JudgeVersionSerializer(version).data,
-                         "gate": selectors.judge_gate(version, scope=blind_scope(request.user))})
+                         "gate": judge_gate(version, scope=blind_scope(request.user))})
 
 
 class GateView(_ReadWrite):
     @extend_schema(summary="The gate object (HTTP 200 whatever the status)", responses=OpenApiTypes.OBJECT)
     def get(self, request, pk):
-        return Response(selectors.judge_gate(selectors.judge_version_get(pk), scope=blind_scope(request.user)))
+        return Response(judge_gate(judge_version_get(pk), scope=blind_scope(request.user)))
 
 
 class VerdictImportView(_ReadWrite):
@@ -68,7 +70,7 @@ class VerdictImportView(_ReadWrite):
     @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
                    request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, pk):
-        selectors.judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
+        judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
         with uploaded_path(request) as path:
             result = services.verdicts_import(path=path, judge_version_id=pk)
         return Response(result.as_dict(), status=status.HTTP_201_CREATED)

@@ -2,7 +2,7 @@
 from rest_framework import serializers
 
 from calibration.models import GradingRun, JudgeVersion
-from calibration.selectors import public_params
+from calibration.selectors.judges import public_params
 from evalapp.api import finite_number, whole_number
 from evalapp.validation import (
     NAME_MAX,

@@ -4,7 +4,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from calibration import selectors, services
+from calibration import services
+from calibration.selectors.runs import calibration_run_get, calibration_run_progress
 from calibration.views.judges import READ
 from evalapp.errors import NotFound
 from evalapp.roles import ENGINEER, role_required
@@ -12,7 +13,7 @@ from evalapp.roles import ENGINEER, role_required
 
 def _run_or_404(pk):
     try:
-        return selectors.calibration_run_get(pk)
+        return calibration_run_get(pk)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
 
@@ -21,14 +22,14 @@ def _run_or_404(pk):
 def calibration_run_page(request, pk: int):
     """A calibration run's progress, refreshed live while it runs."""
     run = _run_or_404(pk)
-    return render(request, "calibration/run_detail.html", {"run": run, "progress": selectors.calibration_run_progress(run)})
+    return render(request, "calibration/run_detail.html", {"run": run, "progress": calibration_run_progress(run)})
 
 
 @role_required(*READ)
 def calibration_run_progress_page(request, pk: int):
     """The progress fragment htmx polls."""
     run = _run_or_404(pk)
-    return render(request, "calibration/_progress.html", {"run": run, "progress": selectors.calibration_run_progress(run)})
+    return render(request, "calibration/_progress.html", {"run": run, "progress": calibration_run_progress(run)})
 
 
 @role_required(ENGINEER)

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from annotation.selectors.blind import blind_scope
-from calibration import selectors, services
+from calibration import services
 from calibration.charts import (
     _x,
     heatmap,
@@ -18,6 +18,14 @@ from calibration.charts import (
 )
 from calibration.forms import CalibrateForm
 from calibration.models import CalibrationRun
+from calibration.selectors.diagnostics import disagreements, human_ceiling, length_bias
+from calibration.selectors.gates import judge_gate, latest_measurement
+from calibration.selectors.judges import (
+    judge_version_get,
+    judges_overview,
+    kappa_history,
+    public_params,
+)
 from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ENGINEER, has_role, role_required
 
@@ -29,7 +37,7 @@ READ = (ENGINEER,)
 def judge_list(request):
     """Every judge with its versions and their gate status badges."""
     return render(request, "calibration/judge_list.html",
-                  {"judges": selectors.judges_overview(scope=blind_scope(request.user))})
+                  {"judges": judges_overview(scope=blind_scope(request.user))})
 
 
 @role_required(*READ)
@@ -37,23 +45,23 @@ def version_detail(request, pk: int):
     """A version's calibration evidence: kappa against the threshold, baselines, confusion, strata,
     history across versions, the human ceiling, the length-bias check and the disagreements."""
     try:
-        version = selectors.judge_version_get(pk)
+        version = judge_version_get(pk)
     except NotFound as exc:
         raise Http404(str(exc)) from exc
     scope = blind_scope(request.user)
-    gate = selectors.judge_gate(version, scope=scope)
-    measurement = selectors.latest_measurement(version)
-    context = {"version": version, "gate": gate, "params": selectors.public_params(version.params),
+    gate = judge_gate(version, scope=scope)
+    measurement = latest_measurement(version)
+    context = {"version": version, "gate": gate, "params": public_params(version.params),
                "scale": kappa_scale(gate), "bars": share_bars(gate), "cells": heatmap(gate),
                "strata": stratum_bars(gate), "threshold_x": _x(gate["threshold"]) + 150,
                "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
-               "history": history_chart(selectors.kappa_history(version.judge, scope=scope), gate["threshold"]),
+               "history": history_chart(kappa_history(version.judge, scope=scope), gate["threshold"]),
                "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
                "datasets": Dataset.objects.all(), "can_manage": has_role(request.user, ENGINEER)}
     if measurement is not None:
-        ceiling = selectors.human_ceiling(measurement, scope=scope)
-        context.update({"disagreements": selectors.disagreements(measurement, scope=scope), "ceiling": ceiling,
-                        "length_bias": selectors.length_bias(measurement, scope=scope)})
+        ceiling = human_ceiling(measurement, scope=scope)
+        context.update({"disagreements": disagreements(measurement, scope=scope), "ceiling": ceiling,
+                        "length_bias": length_bias(measurement, scope=scope)})
     return render(request, "calibration/version_detail.html", context)
 
 
@@ -61,7 +69,7 @@ def version_detail(request, pk: int):
 @require_POST
 def version_calibrate(request, pk: int):
     """Start a calibration from the version page and go to its progress page."""
-    selectors.judge_version_get(pk)
+    judge_version_get(pk)
     try:
         f = CalibrateForm(request.POST).parsed("bad calibration options")
         run, _ = services.calibration_start(judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"],

@@ -10,7 +10,7 @@ from annotation.models import DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.selectors.datasets import version_record, version_stratum_qids
-from calibration.grading import (
+from calibration.selectors.grades import (
     RunGrades,
     answer_grade,
     answer_values,

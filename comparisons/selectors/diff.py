@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotation.models import Dataset, Run
 from annotation.selectors.datasets import versions_partition
-from calibration.grading import run_grades
+from calibration.selectors.grades import run_grades
 from evalapp.errors import Problem, ServiceError
 from evalstats.manifest import (
     NEW_PARTITIONS,
@@ -38,7 +38,7 @@ def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run |
     partition (and, when questions were added, the ceiling on what they can move)."""
     old, new, diff, out = versions_partition(dataset, old_ref, new_ref)
     if run_old is not None and run_new is not None:
-        # Graded by the question's rule where the harness gave no score (calibration.grading).
+        # Graded by the question's rule where the harness gave no score (calibration.selectors.grades).
         sums = {}
         for side, run, version, partitions in (("old", run_old, old, OLD_PARTITIONS), ("new", run_new, new, NEW_PARTITIONS)):
             grades = run_grades(run, version=version)

@@ -6,7 +6,7 @@ from collections import Counter
 
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import version_strata
-from calibration.grading import (
+from calibration.selectors.grades import (
     answer_values,
     run_grades,
     version_records_for,

@@ -8,7 +8,7 @@ from collections import defaultdict
 from annotation.models import Dataset, RelabelAudit, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import dataset_get, version_diff, version_get
-from calibration.grading import (
+from calibration.selectors.grades import (
     RunGrades,
     run_grades,
 )

@@ -8,7 +8,7 @@ import math
 from annotation.models import Dataset, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import latest_version
-from calibration.grading import (
+from calibration.selectors.grades import (
     run_grades,
 )
 from evalapp.errors import Problem, ServiceError

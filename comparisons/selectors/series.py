@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from annotation.models import DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import dataset_get, version_diff, version_manifest
-from calibration.grading import (
+from calibration.selectors.grades import (
     RunGrades,
     answer_values,
     rule_verdict,

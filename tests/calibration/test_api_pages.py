@@ -3,8 +3,10 @@ import json
 
 import pytest
 
-from calibration import selectors, services
+from calibration import services
 from calibration.models import GradedAnswer, GradingRun, ImportedVerdict, JudgeVersion
+from calibration.selectors.diagnostics import disagreements
+from calibration.selectors.gates import judge_gate
 from evalapp.errors import ServiceError
 from tests.calibration.world import human_verdict
 
@@ -22,7 +24,7 @@ def test_gate_endpoint_returns_the_gate_object_with_200_whatever_the_status(worl
     run_inline(strict, size=30)
     failed = api.get(f"/api/judge-versions/{strict.pk}/gate/")
     assert failed.status_code == 200
-    assert failed.json() == json.loads(json.dumps(selectors.judge_gate(strict)))
+    assert failed.json() == json.loads(json.dumps(judge_gate(strict)))
     assert failed.json()["status"] == "fail"
     assert api.get("/api/judge-versions/999/gate/").status_code == 404
 
@@ -106,7 +108,7 @@ def test_replay_judge_imports_verdicts_and_calibrates(world, tmp_path, run_inlin
     call_command("import_verdicts", str(path), "--judge-version", str(v.pk), "--json")
     assert json.loads(capsys.readouterr().out) == {"judge_version": v.pk, "verdicts": 60, "created": 60, "unchanged": 0}
     run = run_inline(v, size=30)
-    gate = selectors.judge_gate(v)
+    gate = judge_gate(v)
     assert run.status == "done" and gate["kappa"] == 1.0 and gate["raw_agreement"] == 1.0 and gate["status"] == "pass"
 
     bad = tmp_path / "bad.jsonl"
@@ -131,7 +133,7 @@ def test_pages(world, run_inline, client, make_user):
     assert page.status_code == 200
     text = page.content.decode()
     assert "Disagreements" in text and "Length bias" in text and "<svg" in text and "Human–human kappa" in text
-    assert text.count('data-testid="disagreement"') == sum(1 for r in selectors.disagreements(v.measurements.get())) > 0
+    assert text.count('data-testid="disagreement"') == sum(1 for r in disagreements(v.measurements.get())) > 0
     progress = client.get(f"/judges/runs/{run.pk}/progress/")
     assert progress.status_code == 200 and b"30 / 30" in progress.content
     make_user("ann", "annotator", password="pw-xxxxxxxx")

@@ -1,11 +1,12 @@
 """The openai backend against a local OpenAI-compatible server: real socket, real protocol."""
 import pytest
 
-from calibration import selectors, services
+from calibration import services
 from calibration.backends import JudgeItem, TransientJudgeError, backend_for
 from calibration.backends.openai import parse_verdict
 from calibration.backends.runner import RetryPolicy, judge_items
 from calibration.models import Verdict
+from calibration.selectors.gates import judge_gate
 
 ITEM = JudgeItem(run_id="r", qid="q", question="how long?", answer="It is 30 days.", expected="30 days",
                  gold_text="Trials run for 30 days.")
@@ -77,7 +78,7 @@ def test_calibration_with_the_openai_backend_counts_invalid_and_shows_it(db, tmp
                                          params={"base_url": judge_server.url, "concurrency": 4})
     run = run_inline(v, size=30)
     assert run.status == "done"
-    gate = selectors.judge_gate(v)
+    gate = judge_gate(v)
     assert gate["invalid"] == 2
     assert gate["n"] == 30
     assert gate["confusion"]["correct/invalid"] + gate["confusion"]["incorrect/invalid"] == 2
@@ -105,7 +106,7 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_pa
         tasks.judge_chunk.max_retries = saved
     run.refresh_from_db()
     assert run.status == "failed" and "12 of 12 item(s) could not be judged" in run.message
-    assert selectors.judge_gate(v)["status"] == "unmeasured"
+    assert judge_gate(v)["status"] == "unmeasured"
     judge_server.fail_500 = 0
     with django_capture_on_commit_callbacks(execute=False):
         services.calibration_resume(run_id=run.pk)
@@ -113,4 +114,4 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_pa
     run.refresh_from_db()
     assert run.status == "done"
     assert Verdict.objects.filter(run=run).count() == 12
-    assert selectors.judge_gate(v)["n"] == 12
+    assert judge_gate(v)["n"] == 12

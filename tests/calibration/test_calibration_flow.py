@@ -6,7 +6,7 @@ from django.core.management import call_command
 
 from annotation.models import Answer
 from annotation.services.runs import adjudication_record
-from calibration import selectors, services
+from calibration import services
 from calibration.models import (
     CalibrationSample,
     Judge,
@@ -15,6 +15,7 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
+from calibration.selectors.gates import judge_gate
 from evalapp.errors import ServiceError
 from evalstats import agreement
 from tests.calibration.world import human_verdict, judge_truth
@@ -67,7 +68,7 @@ def test_calibration_measures_agreement_and_gates(world, run_inline):
     assert len(items) == 30 == Verdict.objects.filter(run=run).count()
     idx = [int(i.answer.qid[2:]) for i in items]
     expected = agreement([human_verdict(i) for i in idx], [judge_truth(i) for i in idx], labels=["correct", "incorrect"])
-    gate = selectors.judge_gate(v)
+    gate = judge_gate(v)
     assert gate["n"] == 30
     assert gate["kappa"] == expected.kappa
     assert gate["raw_agreement"] == expected.raw_agreement
@@ -183,7 +184,7 @@ def test_one_class_everywhere_gives_a_null_kappa_with_a_reason_and_fails(world, 
     strata_set(dataset_name="support", shares={"policy_lookup": "100", "numeric": "0", "howto": "0"})
     v = version(min_n=10)
     run_inline(v, size=15)
-    gate = selectors.judge_gate(v)
+    gate = judge_gate(v)
     assert (gate["status"], gate["n"], gate["kappa"], gate["raw_agreement"]) == ("fail", 15, None, 1.0)
     assert "kappa is undefined" in gate["reason"]
     assert gate["confusion"] == {"correct/correct": 0, "correct/incorrect": 0, "incorrect/correct": 0,
@@ -194,17 +195,17 @@ def test_one_class_everywhere_gives_a_null_kappa_with_a_reason_and_fails(world, 
 def test_lower_bound_policy_and_min_n(world, run_inline):
     v = version(min_n=10, threshold=0.6)
     run_inline(v, size=30)
-    point = selectors.judge_gate(v)
+    point = judge_gate(v)
     assert point["status"] == "pass" and point["kappa"] >= 0.6
     services.judge_version_create(judge_name="span-judge", backend="span", policy="lower_bound")
-    bound = selectors.judge_gate(v)
+    bound = judge_gate(v)
     lo = bound["bootstrap_ci95"][0]
     assert bound["policy"] == "lower_bound"
     assert bound["status"] == ("pass" if lo >= 0.6 else "fail")
     assert any("lower 95% bound" in r for r in bound["reasons"])
     services.judge_version_create(judge_name="span-judge", backend="span", policy="point", min_n=31)
-    assert selectors.judge_gate(v)["status"] == "fail"
-    assert "n 30 below the minimum 31" in selectors.judge_gate(v)["reasons"]
+    assert judge_gate(v)["status"] == "fail"
+    assert "n 30 below the minimum 31" in judge_gate(v)["reasons"]
 
 
 def test_a_verdict_already_written_stands_and_an_error_is_replaced(world, django_capture_on_commit_callbacks):

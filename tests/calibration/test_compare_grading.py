@@ -34,7 +34,7 @@ def test_answers_without_harness_score_are_graded_by_rule_then_human_labels(tmp_
     run_command("import_labels", str(write_jsonl(tmp_path / "labels.jsonl", labels)))
 
     from annotation.models import Run
-    from calibration.grading import answer_grade, run_grades
+    from calibration.selectors.grades import answer_grade, run_grades
 
     run = Run.objects.get(run_id="A")
     g = run_grades(run)

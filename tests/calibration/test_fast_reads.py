@@ -1,7 +1,7 @@
 """The fast paths over a million rows against the plain ones they replace, on small data, on both
 databases: values joined by the database (evalapp.db), the partition of two versions worked out by the
 database (annotation.selectors.version_diff), and comparisons done as set algebra over qids
-(comparisons.selectors, calibration.grading.RunGrades)."""
+(comparisons.selectors, calibration.selectors.grades.RunGrades)."""
 import random
 
 import pytest
@@ -72,7 +72,7 @@ def test_set_algebra_comparison_matches_the_per_question_count(tmp_path):
     question by question here and they must agree, stratum by stratum."""
 
     from annotation.models import Run
-    from calibration.grading import run_grades
+    from calibration.selectors.grades import run_grades
 
     rng = random.Random(11)
     v1_records = [q(i, stratum=rng.choice(STRATA)) for i in qids(120)]

@@ -2,6 +2,7 @@ import json
 
 from annotation.services import audits
 from evalapp.commands import EvalCommand
+from evalapp.jsonl import read_text_file
 
 
 class Command(EvalCommand):
@@ -37,8 +38,6 @@ class Command(EvalCommand):
             return report, audits.audit_exit_code(report)
         rubric = ""
         if o.get("rubric_file"):
-            from evalapp.jsonl import read_text_file
-
             rubric = read_text_file(o["rubric_file"], field="rubric-file")
         audit = audits.audit_create(
             name=o["name"], auditors=o["auditor"], run_id=o.get("run"), changed_by=o.get("changed_by"),

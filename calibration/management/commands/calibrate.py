@@ -3,9 +3,12 @@ import time
 
 from django.conf import settings
 
-from calibration import selectors, services
+from calibration import services
 from calibration.management.commands.judge_gate import gate_text
 from calibration.policies import GATE_EXIT
+from calibration.selectors.gates import judge_gate
+from calibration.selectors.judges import judge_version_get
+from calibration.selectors.runs import calibration_run_progress
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
 
@@ -28,7 +31,7 @@ class Command(EvalCommand):
         parser.add_argument("--poll", type=float, default=0.5, help=argparse.SUPPRESS)
 
     def run(self, **o):
-        version = selectors.judge_version_get(o["judge_version"])
+        version = judge_version_get(o["judge_version"])
         if o["resume"] or o["cancel"]:
             run = version.runs.exclude(status="done").order_by("-created_at", "-id").first()
             if run is None:
@@ -42,12 +45,12 @@ class Command(EvalCommand):
                                                       size=o["sample"], seed=o["seed"], chunk_size=o["chunk_size"],
                                                       resample=o["resample"])
         if not o["wait"] or o["cancel"]:
-            return {**selectors.calibration_run_progress(run), "created": created}, 0
+            return {**calibration_run_progress(run), "created": created}, 0
         deadline = time.monotonic() + o["timeout"]
         last = None
         while True:
             run.refresh_from_db()
-            progress = selectors.calibration_run_progress(run)
+            progress = calibration_run_progress(run)
             if run.status in ("done", "failed", "cancelled"):
                 break
             if time.monotonic() >= deadline:
@@ -64,9 +67,9 @@ class Command(EvalCommand):
             time.sleep(o["poll"])
         if run.status != "done":
             self.stderr.write(f"calibration run {run.pk} {run.status}: {run.message}")
-            payload = selectors.judge_gate(version)
-            return {**payload, "calibration_run": selectors.calibration_run_progress(run)}, 3
-        payload = selectors.judge_gate(version)
+            payload = judge_gate(version)
+            return {**payload, "calibration_run": calibration_run_progress(run)}, 3
+        payload = judge_gate(version)
         return payload, GATE_EXIT[payload["status"]]
 
     def text(self, p):

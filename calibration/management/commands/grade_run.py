@@ -1,7 +1,8 @@
 import argparse
 import time
 
-from calibration import selectors, services
+from calibration import services
+from calibration.selectors.runs import grading_progress
 from evalapp.commands import EvalCommand
 
 
@@ -23,11 +24,11 @@ class Command(EvalCommand):
         grading = services.grading_start(judge_version_id=o["judge_version"], run_id=o["run_id"], force=o["force"],
                                          reason=o["reason"])
         if not o["wait"]:
-            return selectors.grading_progress(grading), 0
+            return grading_progress(grading), 0
         deadline = time.monotonic() + o["timeout"]
         while True:
             grading.refresh_from_db()
-            progress = selectors.grading_progress(grading)
+            progress = grading_progress(grading)
             if grading.status in ("done", "cancelled", "failed"):
                 return progress, 0 if grading.status == "done" else 3
             if time.monotonic() >= deadline:

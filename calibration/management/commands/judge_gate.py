@@ -1,5 +1,6 @@
-from calibration import selectors
 from calibration.policies import GATE_EXIT
+from calibration.selectors.gates import judge_gate
+from calibration.selectors.judges import judge_version_get
 from evalapp.commands import EvalCommand
 
 
@@ -26,7 +27,7 @@ class Command(EvalCommand):
         parser.add_argument("judge_version")
 
     def run(self, **o):
-        payload = selectors.judge_gate(selectors.judge_version_get(o["judge_version"]))
+        payload = judge_gate(judge_version_get(o["judge_version"]))
         return payload, GATE_EXIT[payload["status"]]
 
     def text(self, p):

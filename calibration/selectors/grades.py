@@ -17,6 +17,8 @@ from functools import cached_property
 
 from annotation.models import Answer, DatasetVersion, Run, VersionEntry
 from calibration.backends import extraction_verdict, span_verdict
+from calibration.models import GradedAnswer, GradingRun
+from calibration.selectors.gates import judge_gate
 from evalapp.db import column_strings_by, raw_values
 
 RULES = {"span": span_verdict, "extraction": extraction_verdict}
@@ -129,15 +131,10 @@ def rule_verdict(record: dict | None, answer: str) -> str | None:
 
 def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int | None]:
     """Verdicts on these answers from the newest finished, unforced grading of the run by a judge
-    version whose gate passes now (issue 4: calibration.models.GradingRun, calibration.selectors.gate).
+    version whose gate passes now (calibration.models.GradingRun, calibration.selectors.gates).
 
     A version whose gate is fail, unmeasured or stale is not used, nor a forced grading: the caller
     falls back to the final human labels. Returns ({qid: correct}, judge_version_id)."""
-    try:
-        from calibration.models import GradedAnswer, GradingRun
-        from calibration.selectors import judge_gate
-    except ImportError:  # issue 4's judges are not installed
-        return {}, None
     passing: dict[int, bool] = {}
     for grading in (GradingRun.objects.filter(run=run, status="done", forced=False)
                     .select_related("judge_version__judge").order_by("-finished_at", "-id")):

@@ -1,0 +1,1 @@
+"""Reads of the calibration app, a module per sub-domain."""

@@ -1,0 +1,67 @@
+"""Judges and their versions: lookups, the parameters a reader may see, the overview and kappa history."""
+
+from __future__ import annotations
+
+from annotation.selectors.blind import OPERATOR, BlindScope
+from calibration.models import (
+    Judge,
+    JudgeVersion,
+)
+from calibration.selectors.gates import (
+    judge_gate,
+    latest_measurement,
+    measurement_agreement,
+    sample_is_blind,
+)
+from evalapp.errors import NotFound
+from evalapp.validation import as_id
+
+SECRET_PARAMS = ("api_key",)
+
+
+def judge_version_get(judge_version_id) -> JudgeVersion:
+    """A judge version by id, or NotFound naming it."""
+    pk = as_id(judge_version_id)
+    if pk is None:
+        raise NotFound(f"unknown judge version {judge_version_id!r}")
+    version = JudgeVersion.objects.select_related("judge").filter(pk=pk).first()
+    if version is None:
+        raise NotFound(f"unknown judge version {judge_version_id!r}")
+    return version
+
+
+def judge_get(name: str) -> Judge:
+    """A judge by name, or NotFound naming it."""
+    judge = Judge.objects.filter(name=name).first()
+    if judge is None:
+        raise NotFound(f"unknown judge {name!r}")
+    return judge
+
+
+def public_params(params: dict) -> dict:
+    """Parameters safe to show: secrets masked."""
+    return {k: ("***" if k in SECRET_PARAMS and v else v) for k, v in (params or {}).items()}
+
+
+def judges_overview(*, scope: BlindScope = OPERATOR) -> list[dict]:
+    """Every judge with its versions and each version's gate status (as the viewer may see it)."""
+    out = []
+    for judge in Judge.objects.prefetch_related("versions"):
+        versions = [{"version": v, "gate": judge_gate(v, scope=scope)} for v in judge.versions.all()]
+        out.append({"judge": judge, "versions": versions})
+    return out
+
+
+def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:
+    """Kappa of each version (its latest measurement) in version order, for the history chart; none for
+    a version whose sample holds an answer in the viewer's blind `scope` (versions share samples)."""
+    rows = []
+    for version in judge.versions.order_by("number"):
+        m = latest_measurement(version)
+        if m is None or sample_is_blind(m, scope):
+            rows.append({"version": version.number, "id": version.pk, "kappa": None, "ci": None})
+            continue
+        ag = measurement_agreement(m)
+        rows.append({"version": version.number, "id": version.pk, "kappa": ag.kappa,
+                     "ci": m.bootstrap_ci95 or (list(ag.kappa_ci95) if ag.kappa_ci95 else None)})
+    return rows
