@@ -18,7 +18,7 @@ from annotation.selectors.labels import labels_for_export
 from annotation.selectors.queues import (
     queue_get,
 )
-from annotation.services.runs import labels_import
+from annotation.services.labels import labels_import
 from evalapp.api import (
     ErrorSerializer,
     QuerySerializer,

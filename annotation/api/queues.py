@@ -21,7 +21,14 @@ from annotation.selectors.queues import (
     queue_progress,
     queues_for_user,
 )
-from annotation.services import queues as services
+from annotation.services.claims import lease_renew, queue_next
+from annotation.services.labelling import item_adjudicate, label_revise, label_submit
+from annotation.services.queues import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_OVERLAP,
+    queue_create,
+    queue_rubric_update,
+)
 from evalapp.api import ErrorSerializer, QuerySerializer, finite_number, whole_number
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import user_roles
@@ -91,11 +98,11 @@ class QueueListView(APIView):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
         known = {"name", "run_id", "items", "overlap", "annotators", "rubric", "sample", "seed", "lease_seconds"}
-        queue = services.queue_create(
-            name=data.get("name"), annotators=data.get("annotators"), overlap=data.get("overlap", services.DEFAULT_OVERLAP),
+        queue = queue_create(
+            name=data.get("name"), annotators=data.get("annotators"), overlap=data.get("overlap", DEFAULT_OVERLAP),
             rubric=data.get("rubric", "") or "", run_id=data.get("run_id"), items=data.get("items"),
             sample=data.get("sample"), seed=data.get("seed"),
-            lease_seconds=data.get("lease_seconds", services.DEFAULT_LEASE_SECONDS), created_by=request.user,
+            lease_seconds=data.get("lease_seconds", DEFAULT_LEASE_SECONDS), created_by=request.user,
         )
         body = {"id": queue.pk, "items": queue.items.count()}
         unknown = sorted(set(data) - known)
@@ -130,7 +137,7 @@ class RubricView(APIView):
         text = _data(request).get("rubric")
         if not isinstance(text, str):
             raise ServiceError("give the guideline text", [Problem("must be a string", field="rubric")])
-        version = services.queue_rubric_update(queue=queue_get(queue_id), text=text, user=request.user)
+        version = queue_rubric_update(queue=queue_get(queue_id), text=text, user=request.user)
         return Response({"id": int(queue_id), "rubric_version": version}, status=status.HTTP_201_CREATED)
 
 
@@ -140,7 +147,7 @@ class NextView(APIView):
     @extend_schema(summary="Claim the next item to label (annotator in the pool)", request=None,
                    responses={200: NextSerializer, 204: None})
     def post(self, request, queue_id):
-        claim = services.queue_next(queue=queue_get(queue_id), annotator=request.user)
+        claim = queue_next(queue=queue_get(queue_id), annotator=request.user)
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(next_payload(claim))
@@ -162,7 +169,7 @@ class LabelView(APIView):
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _valid(LabelInSerializer, request)
-        label, outcome = services.label_submit(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user,
+        label, outcome = label_submit(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user,
                                                verdict=data["verdict"], rationale=data["rationale"],
                                                active_seconds=data["active_seconds"])
         return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
@@ -177,7 +184,7 @@ class ReviseView(APIView):
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
-        label, outcome = services.label_revise(queue=queue, item_id=item_get(queue, item_id).pk,
+        label, outcome = label_revise(queue=queue, item_id=item_get(queue, item_id).pk,
                                                annotator=request.user, verdict=data.get("verdict"),
                                                rationale=data.get("rationale") or "")
         return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
@@ -190,7 +197,7 @@ class RenewView(APIView):
     @extend_schema(summary="Extend your lease on an item you hold", request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
-        until = services.lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
+        until = lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
         return Response({"item_id": item_id, "lease_expires_at": until.isoformat()})
 
 
@@ -202,7 +209,7 @@ class AdjudicateView(APIView):
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
-        adjudication = services.item_adjudicate(queue=queue, item_id=item_get(queue, item_id).pk,
+        adjudication = item_adjudicate(queue=queue, item_id=item_get(queue, item_id).pk,
                                                 adjudicator=request.user, verdict=data.get("verdict"),
                                                 reason=data.get("reason") or "")
         adjudication.answer.refresh_from_db(fields=["final_verdict"])

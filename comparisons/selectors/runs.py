@@ -3,13 +3,10 @@ run (same system, dataset hash and pins) and the stale-gold report of a run's da
 
 from __future__ import annotations
 
-from annotation.models import DatasetVersion, Run
+from annotation.models import PINNED, DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.gold import stale_gold
 from evalapp.errors import Problem, ServiceError
-
-PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
-
 
 # ---------------------------------------------------------------------------------------------
 # shared pieces

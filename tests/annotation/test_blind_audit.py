@@ -4,8 +4,10 @@ import pytest
 
 from annotation.models import Answer
 from annotation.services.audits import audit_create
-from annotation.services.queues import label_submit, queue_create, queue_next
-from annotation.services.runs import label_write
+from annotation.services.claims import queue_next
+from annotation.services.labelling import label_submit
+from annotation.services.labels import label_write
+from annotation.services.queues import queue_create
 
 
 @pytest.mark.django_db

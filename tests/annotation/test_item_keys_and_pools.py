@@ -3,12 +3,9 @@ import pytest
 from django.test import Client
 
 from annotation.models import HumanLabel, Queue, QueueItem, QueueMember, RelabelAudit
-from annotation.services.queues import (
-    label_submit,
-    queue_create,
-    queue_members_add,
-    queue_next,
-)
+from annotation.services.claims import queue_next
+from annotation.services.labelling import label_submit
+from annotation.services.queues import queue_create, queue_members_add
 from evalapp.errors import ServiceError
 from tests.calibration.test_compare_support import run_command
 
@@ -103,7 +100,7 @@ def test_a_user_without_the_annotator_role_is_refused_in_every_pool_path(make_ru
 def test_a_relabel_auditor_must_be_an_annotator(make_run, pool):
     from annotation.models import Answer
     from annotation.services.audits import audit_create
-    from annotation.services.runs import label_write
+    from annotation.services.labels import label_write
 
     run_id = make_run(3)
     for answer in Answer.objects.filter(run__run_id=run_id):

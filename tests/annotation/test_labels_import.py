@@ -8,7 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Adjudication, Answer, HumanLabel, LabelEvent, QueueItem
-from annotation.services.queues import item_adjudicate, label_submit, queue_next
+from annotation.services.claims import queue_next
+from annotation.services.labelling import item_adjudicate, label_submit
 from evalapp.errors import ServiceError
 from tests.annotation.test_corpus import run_cmd
 from tests.conftest import write_jsonl
@@ -76,7 +77,7 @@ def test_lines_on_answers_in_a_queue_are_refused_by_line_and_nothing_is_written(
 @pytest.mark.django_db
 def test_a_label_made_in_a_queue_is_never_replaced_by_an_import(make_run, pool, tmp_path):
     """A queue label outlives its queue's claim on the answer: the import still leaves it alone."""
-    from annotation.services.runs import label_write
+    from annotation.services.labels import label_write
 
     run_id = make_run(2)
     answer = Answer.objects.get(run__run_id=run_id, qid="q-0000")
@@ -259,7 +260,7 @@ def test_an_adjudicator_cannot_overturn_a_queue_item_by_importing(make_queue, po
 def test_checking_a_file_costs_the_same_queries_however_long_it_is(make_run, pool, tmp_path):
     """Facts are gathered with set-based queries, never one query per line."""
     run_id = make_run(40)
-    from annotation.services.runs import labels_import
+    from annotation.services.labels import labels_import
 
     def queries_for(n):
         # Every line is refused (engineer as annotator), so only the checking runs.

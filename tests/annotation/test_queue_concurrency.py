@@ -12,7 +12,9 @@ import pytest
 from django.db import close_old_connections, connection
 
 from annotation.models import Assignment, HumanLabel, LabelEvent, QueueItem
-from annotation.services.queues import Conflict, label_submit, queue_create, queue_next
+from annotation.services.claims import Conflict, queue_next
+from annotation.services.labelling import label_submit
+from annotation.services.queues import queue_create
 
 
 def verdict_for(item_id: int, username: str) -> str:

@@ -3,7 +3,8 @@ import pytest
 from django.test import Client
 
 from annotation.models import Answer, HumanLabel, Queue, QueueItem
-from annotation.services.queues import label_submit, queue_next
+from annotation.services.claims import queue_next
+from annotation.services.labelling import label_submit
 
 
 def client_for(user):
@@ -106,7 +107,7 @@ def test_new_queue_form(make_run, pool):
 @pytest.mark.django_db
 def test_audit_pages(make_run, pool):
     from annotation.services.audits import audit_create
-    from annotation.services.runs import label_write
+    from annotation.services.labels import label_write
 
     run_id = make_run(3)
     for answer in Answer.objects.filter(run__run_id=run_id):

@@ -16,15 +16,9 @@ from annotation.models import (
     QueueItem,
     QueueMember,
 )
-from annotation.services.queues import (
-    Conflict,
-    item_adjudicate,
-    label_submit,
-    lease_renew,
-    queue_create,
-    queue_next,
-    queue_rubric_update,
-)
+from annotation.services.claims import Conflict, lease_renew, queue_next
+from annotation.services.labelling import item_adjudicate, label_submit
+from annotation.services.queues import queue_create, queue_rubric_update
 from evalapp.errors import ServiceError
 from evalstats.sampling import stratified_sample
 
@@ -281,7 +275,7 @@ def test_lease_renewal_extends_the_claim(make_queue, pool):
 
 @pytest.mark.django_db
 def test_a_change_after_completion_is_a_new_audited_round(make_queue, pool):
-    from annotation.services.queues import label_revise
+    from annotation.services.labelling import label_revise
 
     queue = make_queue(1)
     for name in ("ann1", "ann2"):

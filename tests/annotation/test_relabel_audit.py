@@ -6,8 +6,9 @@ import pytest
 
 from annotation.models import Answer, HumanLabel, Queue, QueueItem, RelabelAudit, Run
 from annotation.selectors.labels import held_out_answer_ids
-from annotation.services.queues import label_submit, queue_next
-from annotation.services.runs import label_write
+from annotation.services.claims import queue_next
+from annotation.services.labelling import label_submit
+from annotation.services.labels import label_write
 from tests.annotation.test_corpus import run_cmd
 from tests.conftest import write_jsonl
 
@@ -161,7 +162,7 @@ def test_create_queue_command(make_run, pool, tmp_path):
 
 @pytest.mark.django_db
 def test_a_queue_round_batch_over_the_api(make_queue, pool, api_client_for):
-    from annotation.services.queues import label_revise
+    from annotation.services.labelling import label_revise
 
     queue = make_queue(3)
     for name in ("ann1", "ann2"):

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.models import Answer, HumanLabel, LabelEvent, Run
-from annotation.services.runs import adjudication_record, label_write
+from annotation.services.labels import adjudication_record, label_write
 from tests.annotation.test_corpus import run_cmd
 from tests.conftest import write_jsonl
 
@@ -136,8 +136,8 @@ def test_one_label_is_final_outside_queues_and_work_in_progress_inside_a_double_
     """A team that grades each answer once can calibrate on its imported labels; in a blind queue with
     overlap 2 one label is not final, and a second label that disagrees withdraws the final label."""
     from annotation.models import Answer
+    from annotation.services.labels import final_label_refresh, label_write
     from annotation.services.queues import queue_create
-    from annotation.services.runs import final_label_refresh, label_write
     from tests.calibration.test_compare_support import (
         import_questions,
         import_run,

@@ -163,7 +163,7 @@ def test_no_users_prints_no_passwords_and_touches_no_user():
 @pytest.mark.django_db
 def test_seed_demo_opens_one_blind_queue_for_the_annotators_without_labels():
     from annotation.models import Queue
-    from annotation.services.queues import queue_next
+    from annotation.services.claims import queue_next
 
     first, again = seed(), seed()
     assert first["queue"] == again["queue"] and Queue.objects.count() == 1

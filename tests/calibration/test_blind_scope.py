@@ -20,12 +20,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Answer, QueueItem
-from annotation.services.queues import (
-    item_adjudicate,
-    label_submit,
-    queue_create,
-    queue_next,
-)
+from annotation.services.claims import queue_next
+from annotation.services.labelling import item_adjudicate, label_submit
+from annotation.services.queues import queue_create
 from calibration import services
 from calibration.models import SampleItem
 from tests.conftest import write_jsonl
@@ -50,7 +47,8 @@ def _answer(run_id: str, i: int) -> str:
 @pytest.fixture
 def team(db, tmp_path, django_capture_on_commit_callbacks, make_user):
     from annotation.services.datasets import questions_import
-    from annotation.services.runs import labels_import, run_import
+    from annotation.services.labels import labels_import
+    from annotation.services.runs import run_import
     from calibration import tasks
 
     questions = [{"qid": f"q-{i:04d}", "question": f"what is the code of item {i}?",

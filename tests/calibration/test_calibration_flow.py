@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Answer
-from annotation.services.runs import adjudication_record
+from annotation.services.labels import adjudication_record
 from calibration import services
 from calibration.models import (
     CalibrationSample,

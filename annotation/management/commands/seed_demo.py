@@ -6,8 +6,9 @@ from annotation.models import Queue
 from annotation.selectors.runs import run_get
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import questions_import, strata_set
+from annotation.services.labels import labels_import
 from annotation.services.queues import queue_create
-from annotation.services.runs import labels_import, run_import
+from annotation.services.runs import run_import
 from annotation.services.users import user_upsert
 from evalapp.commands import EvalCommand
 from evalapp.errors import NotFound
