@@ -4,13 +4,8 @@ numpy / scipy only (scikit-learn and statsmodels are the references in tests/sta
 dependencies); never Django. Functions take plain arrays and return frozen dataclasses.
 """
 
-from evalstats.agreement import (
-    Agreement,
-    agreement,
-    agreement_from_counts,
-    confusion_matrix,
-)
-from evalstats.band import Band, Verdict, difference_verdict, run_band
+from evalstats.agreement import Agreement, agreement, agreement_from_counts
+from evalstats.band import Band, DifferenceVerdict, difference_verdict, run_band
 from evalstats.bootstrap import (
     BootstrapCI,
     StratifiedBootstrapCI,
@@ -19,6 +14,7 @@ from evalstats.bootstrap import (
 )
 from evalstats.drift import Drift, relabel_drift
 from evalstats.gate import GateDecision, gate_decide
+from evalstats.kappa import confusion_matrix
 from evalstats.manifest import (
     Decomposition,
     ManifestDiff,
@@ -56,7 +52,7 @@ __all__ = [
     "PairedComparison",
     "StratifiedBootstrapCI",
     "StratumAgreement",
-    "Verdict",
+    "DifferenceVerdict",
     "agreement",
     "agreement_from_counts",
     "agreement_report",
@@ -72,6 +68,7 @@ __all__ = [
     "gate_decide",
     "n_for_gap",
     "paired_bootstrap_ci",
+    "parse_agreement_lines",
     "paired_counts",
     "paired_diff",
     "per_stratum",

@@ -52,7 +52,7 @@ VERDICTS = (
 
 
 @dataclass(frozen=True)
-class Verdict:
+class DifferenceVerdict:
     """Whether a difference clears the interval bar (its 95% interval excludes zero) and the band
     bar (it is larger than the run-to-run band width); ``status`` is one of ``VERDICTS``."""
 
@@ -64,7 +64,7 @@ class Verdict:
 
 def difference_verdict(
     diff_points: float, ci95: tuple[float, float], band_width_points: float
-) -> Verdict:
+) -> DifferenceVerdict:
     """Say whether a difference is real: it must exclude zero and exceed the run-to-run band.
 
     ``band_width_points`` is the full band width (``Band.width``, in points): two runs of the
@@ -101,5 +101,5 @@ def difference_verdict(
             f"{gap} clears neither bar: its 95% interval {ci} includes zero and it is within the "
             f"{band}."
         )
-    return Verdict(status=status, clears_interval=clears_interval, clears_band=clears_band,
+    return DifferenceVerdict(status=status, clears_interval=clears_interval, clears_band=clears_band,
                    words=words)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalstats.agreement import kappa_batch, weight_matrix
+from evalstats.kappa import kappa_batch, weight_matrix
 
 
 @dataclass(frozen=True)

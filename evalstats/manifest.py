@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping
-from itertools import compress, filterfalse
 from dataclasses import dataclass
+from itertools import compress, filterfalse
 
 PARTITIONS = ("unchanged", "modified", "added", "removed")
 

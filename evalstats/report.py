@@ -7,8 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from evalstats._encode import as_column
-from evalstats.agreement import agreement_from_counts, confusion_matrix
+from evalstats.agreement import agreement_from_counts
 from evalstats.bootstrap import bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from evalstats.kappa import confusion_matrix
 from evalstats.strata import StratumAgreement, strata_tables
 
 # Stratum name for rows that carry none when others do.

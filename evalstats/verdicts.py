@@ -1,6 +1,6 @@
 """Rule-based verdicts: `span` (normalised containment) and `extraction` (typed values compared).
 
-Plain functions with no Django import, so comparisons (issue 7) and the judge backends share one
+Plain functions with no Django import, so comparisons and the judge backends share one
 definition of "correct". Each returns "correct", "incorrect" or "invalid"; "invalid" means the rule
 cannot grade this question (no reference to compare with), never a silent "incorrect".
 """

@@ -8,9 +8,6 @@ from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.gold import stale_gold
 from evalapp.errors import Problem, ServiceError
 
-# ---------------------------------------------------------------------------------------------
-# shared pieces
-
 
 def run_summary(run: Run) -> dict:
     """The run record's identifying and pinned fields."""
@@ -34,10 +31,6 @@ def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = 
             "moved": len(report["moved"]),
             "stale_in_paired": len(set(stale_qids) & paired) if paired is not None else None,
             **({"_stale_all": stale_qids} if paired is None else {})}
-
-
-# ---------------------------------------------------------------------------------------------
-# run-to-run band
 
 
 def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:

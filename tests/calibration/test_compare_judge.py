@@ -1,4 +1,4 @@
-"""`judge`-graded questions: a judge version's verdicts count only when its gate passes (issue 4)."""
+"""`judge`-graded questions: a judge version's verdicts count only when its gate passes."""
 from calibration import services
 from calibration.selectors.grades import answer_grade, run_grades
 from tests.calibration.world import human_verdict, judge_truth

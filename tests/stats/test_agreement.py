@@ -11,7 +11,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from evalstats import agreement, agreement_from_counts, confusion_matrix
-from evalstats.agreement import Z_975
+from evalstats.kappa import Z_975
 
 
 def rows_from_table(table, labels):

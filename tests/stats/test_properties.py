@@ -16,7 +16,7 @@ from evalstats import (
     confusion_matrix,
     stratified_bootstrap_kappa_ci,
 )
-from evalstats.agreement import kappa_batch, weight_matrix
+from evalstats.kappa import kappa_batch, weight_matrix
 
 ALPHABET = ["correct", "incorrect", "partial", "n/a"]
 WEIGHTS = st.sampled_from([None, "linear", "quadratic"])
