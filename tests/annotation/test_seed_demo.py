@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from annotation.hashing import dataset_hash, example_sha256
-from annotation.management.commands.seed_demo import DEMO_DIR
+from annotation.services.demo import DEMO_DIR
 from annotation.models import (
     Answer,
     Chunk,
@@ -61,7 +61,7 @@ def snapshot() -> dict:
 def test_seed_demo_loads_the_demo():
     out = seed()
 
-    assert out["corpus"] == {"documents": DOCUMENTS, "chunks": CHUNKS, "retired": 0}
+    assert out["corpus"] == {"documents": DOCUMENTS, "chunks": CHUNKS, "retired": 0, "loaded": True}
     assert Document.objects.count() == DOCUMENTS
     assert Chunk.objects.filter(retired=False).count() == CHUNKS
 
@@ -82,7 +82,8 @@ def test_seed_demo_loads_the_demo():
     harness = {run.run_id: sorted(run.answers.values_list("correct", flat=True)).count(True) for run in Run.objects.all()}
     assert harness == {"demo-rag-v1": 55, "demo-rag-v2": 62}
 
-    assert out["labels"] == {"labels": LABELS, "created": LABELS, "changed": 0, "unchanged": 0, "replaced": 0, "users_created": []}
+    assert out["labels"] == {"labels": LABELS, "created": LABELS, "changed": 0, "unchanged": 0, "replaced": 0,
+                             "users_created": [], "loaded": True}
     assert HumanLabel.objects.count() == LABELS
     assert set(HumanLabel.objects.values_list("annotator__username", flat=True)) == {"ann1", "ann2"}
     # Where ann1 and ann2 agree the final label is set; the disagreements wait for adjudication.
@@ -118,8 +119,8 @@ def test_every_gold_passage_is_in_the_loaded_corpus():
 def test_seed_demo_creates_one_user_per_role_with_the_printed_password():
     out = seed()
     User = get_user_model()
-    assert [(u["username"], u["roles"], u["password"]) for u in out["users"]] == [
-        (name, roles, f"demo-{name}") for name, roles in USERS.items()]
+    assert [(u["username"], u["roles"], u["password"], u["created"]) for u in out["users"]] == [
+        (name, roles, f"demo-{name}", True) for name, roles in USERS.items()]
     for name, roles in USERS.items():
         user = User.objects.get(username=name)
         assert user.check_password(f"demo-{name}")
@@ -137,10 +138,12 @@ def test_second_run_changes_nothing():
     assert second["dataset"]["dataset_hash"] == first["dataset"]["dataset_hash"]
     assert second["dataset"]["version"] == 1
     assert second["dataset"]["created"] is False
-    assert second["corpus"] == {"documents": DOCUMENTS, "chunks": 0, "retired": 0}
+    assert second["corpus"] == {"documents": DOCUMENTS, "chunks": 0, "retired": 0, "loaded": False}
     assert [(r["run_id"], r["answers"], r["imported"]) for r in second["runs"]] == [
         ("demo-rag-v1", QUESTIONS, False), ("demo-rag-v2", QUESTIONS, False)]
-    assert second["labels"] == {"labels": LABELS, "created": 0, "changed": 0, "unchanged": LABELS, "replaced": 0, "users_created": []}
+    assert second["labels"] == {"labels": LABELS, "loaded": False}
+    assert [(u["username"], u["password"], u["created"]) for u in second["users"]] == [
+        (name, None, False) for name in USERS]
     assert before["finals"] == Counter({"correct": 104, "incorrect": 37, "": DISAGREEMENTS})
 
 
@@ -166,6 +169,7 @@ def test_seed_demo_opens_one_blind_queue_for_the_annotators_without_labels():
     from annotation.services.claims import queue_next
 
     first, again = seed(), seed()
+    assert (first["queue"].pop("created"), again["queue"].pop("created")) == (True, False)
     assert first["queue"] == again["queue"] and Queue.objects.count() == 1
     queue = Queue.objects.get()
     assert (queue.size, queue.overlap, sorted(queue.members.values_list("user__username", flat=True))) == (
@@ -173,3 +177,35 @@ def test_seed_demo_opens_one_blind_queue_for_the_annotators_without_labels():
     assert "demo-rag" not in queue.name and "rag-v" not in queue.name
     User = get_user_model()
     assert queue_next(queue=queue, annotator=User.objects.get(username="annotator")) is not None
+
+
+@pytest.mark.django_db
+def test_seeding_again_keeps_what_the_team_did_since():
+    """An expert's published version, an annotator's new password and roles, an engineer's extra role
+    all survive the next `make run`."""
+    from annotation.services.datasets import dataset_publish, working_edit
+    from annotation.services.users import user_upsert
+
+    seed()
+    User = get_user_model()
+    expert = User.objects.get(username="expert")
+    qid = json.loads(next(version_records(version_get(dataset_get("stdlib-support"))))[1])["qid"]
+    working_edit(dataset_name="stdlib-support", qid=qid, changes={"expected": "rewritten by the expert"},
+                 base_revision=None, user=expert)
+    published = dataset_publish(dataset_name="stdlib-support", user=expert, note="expert's fix")
+    assert published.number == 2
+    user_upsert(username="ann1", roles=["annotator", "adjudicator"], password="a-long-new-secret-2026")
+    user_upsert(username="engineer", roles=["engineer", "expert"])
+    before = snapshot()
+    versions = list(DatasetVersion.objects.order_by("number").values_list("number", "dataset_hash"))
+
+    again = seed()
+
+    assert snapshot() == before
+    assert list(DatasetVersion.objects.order_by("number").values_list("number", "dataset_hash")) == versions
+    assert again["dataset"] == {"dataset": "stdlib-support", "dataset_hash": published.dataset_hash, "version": 2,
+                                "examples": QUESTIONS, "created": False}
+    ann1 = User.objects.get(username="ann1")
+    assert ann1.check_password("a-long-new-secret-2026") and not ann1.check_password("demo-ann1")
+    assert sorted(ann1.groups.values_list("name", flat=True)) == ["adjudicator", "annotator"]
+    assert sorted(User.objects.get(username="engineer").groups.values_list("name", flat=True)) == ["engineer", "expert"]
