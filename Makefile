@@ -32,6 +32,11 @@ run: venv
 test: venv
 	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
+# The pages' JavaScript modules, unit-tested with Node's own test runner (Node 20+, no npm install).
+.PHONY: test-js
+test-js:
+	node --test tests/js/
+
 bench: venv
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 

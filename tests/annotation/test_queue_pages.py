@@ -43,7 +43,7 @@ def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
         assert secret not in html
     item_id = claim.item.key  # fullest first: ann1 is handed the item ann2 labelled
     assert f'data-item="{item_id}"' in html and "Correct when it states the expected answer." in html
-    assert "js/labelling.js" in html
+    assert "js/labelling/main.js" in html
     fragment = c.post(f"/queues/{queue.pk}/items/{item_id}/label/", {"verdict": "correct", "rationale": "ok",
                                                                      "active_seconds": "4.5"}, HTTP_HX_REQUEST="true")
     body = fragment.content.decode()
