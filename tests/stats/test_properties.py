@@ -95,6 +95,10 @@ tables = st.integers(1, 5).flatmap(
         max_size=k,
     )
 )
+# 2x2 tables drawn directly (filtering `tables` to k == 2 throws most draws away, and Hypothesis's
+# health check then fails the test on some seeds).
+tables_2x2 = st.lists(st.lists(st.one_of(st.just(0), st.integers(0, 40)), min_size=2, max_size=2),
+                      min_size=2, max_size=2)
 
 
 @settings(max_examples=400, deadline=None)
@@ -152,7 +156,7 @@ def test_no_nan_ever_leaves_the_package(table):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.dictionaries(st.sampled_from(["s1", "s2", "s3"]), tables.filter(lambda t: len(t) == 2),
+@given(st.dictionaries(st.sampled_from(["s1", "s2", "s3"]), tables_2x2,
                        min_size=1))
 def test_stratified_point_with_observed_shares_is_the_pooled_kappa(strata):
     counts = {s: np.array(t) for s, t in strata.items()}
