@@ -5,6 +5,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+RUN_DIR ?= $(or $(EVALAPP_VAR_DIR),var)
 
 .PHONY: run test venv venv-test bench clean
 
@@ -18,15 +19,14 @@ venv: $(VENV)/.installed
 
 # Install, migrate, load the demo, then serve the web app and a Celery worker together; Ctrl-C stops both.
 # The worker embeds beat (--beat; schedule file var/celerybeat-schedule), which runs the stall sweep that
-# resumes calibrations and gradings whose worker died.
+# resumes calibrations and gradings whose worker died. tools/serve.py runs both and stops each once on Ctrl-C;
+# the address and the demo users (seed_demo's listing) are printed after the worker's banner.
 run: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	$(PY) manage.py seed_demo
-	@echo "evalapp on http://$(HOST):$(PORT)/  (Ctrl-C stops the web server and the worker)"
-	@trap 'kill 0' INT TERM EXIT; \
-	  $(VENV)/bin/celery -A evalapp worker --beat --loglevel=INFO --concurrency=2 & \
-	  $(PY) manage.py runserver $(HOST):$(PORT) --noreload
+	@mkdir -p $(RUN_DIR)
+	$(PY) manage.py seed_demo > $(RUN_DIR)/seed_demo.txt
+	@$(PY) tools/serve.py --host $(HOST) --port $(PORT) --notice $(RUN_DIR)/seed_demo.txt
 
 # The whole test suite (browser tests skip with a reason where Chromium is not installed).
 test: venv

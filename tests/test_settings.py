@@ -28,7 +28,7 @@ def test_embedded_defaults_need_no_service(tmp_path):
                              "from django.conf import settings; print(settings.DATABASES['default']['ENGINE'], settings.CELERY_BROKER_URL)"],
                             cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["django.db.backends.sqlite3", "filesystem://"]
+    assert result.stdout.split() == ["django.db.backends.sqlite3", "filesystem://localhost/"]
     assert (tmp_path / "secret_key").exists() and (tmp_path / "broker" / "in").is_dir()
 
 
