@@ -5,8 +5,13 @@
 * A ServiceError a page lets through (an unknown id is NotFound) becomes its status with the error
   page; the API has its own handler (evalapp.api.exception_handler) and never gets here.
 """
+from urllib.parse import quote
+
+from django.conf import settings
 from django.http import JsonResponse
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
+from django.utils.cache import patch_vary_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from evalapp.errors import Problem, ServiceError
 
@@ -71,3 +76,30 @@ class BadInputMiddleware:
         if isinstance(exception, ServiceError):
             return error_response(request, exception)
         return None
+
+
+class HtmxMiddleware:
+    """What htmx needs of every page (after django_htmx's middleware, which sets `request.htmx`):
+
+    * `Vary: HX-Request`, since a page answers a fragment to htmx and the whole page otherwise, so a cache
+      must never hand one for the other;
+    * a signed-out htmx request sent to the sign-in page gets `HX-Redirect` to it (the whole window goes
+      there, and comes back to the page it was on) instead of the sign-in form swapped into a results box.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.path.startswith("/api/"):
+            return response
+        patch_vary_headers(response, ["HX-Request"])
+        login = resolve_url(settings.LOGIN_URL)
+        if getattr(request, "htmx", False) and response.status_code in (301, 302) \
+                and response.get("Location", "").startswith(login):
+            back = request.htmx.current_url_abs_path or request.get_full_path()
+            redirect = HttpResponseClientRedirect(f"{login}?next={quote(back)}")
+            patch_vary_headers(redirect, ["HX-Request"])
+            return redirect
+        return response

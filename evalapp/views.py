@@ -1,6 +1,12 @@
-"""Pages every app shares: a domain error rendered in a page's own frame, and the sign-in lockout."""
+"""Pages every app shares: a domain error rendered in a page's own frame, the sign-in lockout, and the
+API's front door."""
 from axes.helpers import get_cool_off, get_failure_limit
 from django.shortcuts import render
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.decorators import api_view
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from evalapp.errors import ServiceError
 
@@ -17,3 +23,16 @@ def locked_out(request, original_response=None, credentials=None):
     return render(request, "registration/locked_out.html", {
         "failure_limit": get_failure_limit(request, credentials), "minutes": minutes,
     }, status=429)
+
+
+class ApiRootSerializer(serializers.Serializer):
+    schema = serializers.URLField(help_text="the OpenAPI 3 schema")
+    docs = serializers.URLField(help_text="the schema rendered by Swagger UI")
+
+
+@extend_schema(summary="Where the API's schema and docs are", responses={200: ApiRootSerializer})
+@api_view(["GET"])
+def api_root(request):
+    """`/api/`: links to the schema and the docs, so a script or a person starting here finds both."""
+    return Response(ApiRootSerializer({"schema": reverse("schema", request=request),
+                                       "docs": reverse("api-docs", request=request)}).data)

@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
     "axes",
     "csp",
     "annotation",
@@ -50,6 +52,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "evalapp.middleware.HtmxMiddleware",
     "evalapp.middleware.BadInputMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -158,6 +162,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Gold tagging, blind double annotation, judge calibration and paired comparisons.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the installed sidecar package, served as static files: /api/docs/ needs no internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"VerdictEnum": "annotation.models.runs.VERDICTS"},
 }
 
