@@ -157,10 +157,34 @@ def test_expert_stats_counts_each_save_once(ds, expert):
     working_edit(dataset_name="support", qid="q-4", changes={"ambiguous": True}, base_revision=0, user=expert, active_seconds=40)
     # ola: a question edit that is not tagging work (only the wording) does not count as a tagged question
     working_edit(dataset_name="support", qid="q-3", changes={"question": "refunds on mars?"}, base_revision=0, user=ola, active_seconds=5)
-    assert EditAudit.objects.filter(user=expert).count() == 5
+    # 5 fields eve changed, and the tagger and day the new gold passage of q-2 records
+    assert EditAudit.objects.filter(user=expert).count() == 7
     rows = ts.expert_stats(ds)
     assert [(r.expert, r.stratum, r.questions, r.active_seconds, r.median_seconds, r.per_hour) for r in rows] == [
         ("eve", "", 2, 70.0, 35.0, 102.9),
         ("eve", "comparison", 1, 40.0, 40.0, 90.0),
         ("eve", "policy", 1, 30.0, 30.0, 120.0),
     ]
+
+
+def test_a_re_tag_names_the_new_tagger_and_day_whoever_sends_it(ds, expert):
+    """q-1 was tagged by "ann"; an expert moving its gold passage through the API (no labelled_by sent)
+    becomes its tagger, today. An edit that leaves the gold alone keeps the tagger."""
+    from datetime import UTC, datetime
+
+    from annotation.selectors.tagging import working_item
+
+    today = datetime.now(UTC).date().isoformat()
+    working_edit(dataset_name="support", qid="q-1", changes={"expected": "thirty days"}, base_revision=0, user=expert)
+    kept = working_item(ds, "q-1")["record"]
+    assert (kept["labelled_by"], kept.get("labelled_at")) == ("ann", None)
+
+    working_edit(dataset_name="support", qid="q-1", changes={
+        "gold_chunk_id": "kb:PRICE#0002", "gold_text": "Legacy Team plans bill monthly."}, base_revision=1, user=expert)
+    record = working_item(ds, "q-1")["record"]
+    assert (record["gold_chunk_id"], record["labelled_by"], record["labelled_at"]) == (
+        "kb:PRICE#0002", expert.username, today)
+
+    working_edit(dataset_name="support", qid="q-1", changes={"gold_text": TRIAL, "gold_chunk_id": "kb:PRICE#0001",
+                                                             "labelled_by": "r.iyer"}, base_revision=2, user=expert)
+    assert working_item(ds, "q-1")["record"]["labelled_by"] == "r.iyer"  # a tagger named explicitly is kept
