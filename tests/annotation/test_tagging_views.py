@@ -125,12 +125,14 @@ def test_publish_shows_the_diff_then_publishes_exactly_it(ds):
     diff = page.context["diff"]
     assert [m["qid"] for m in diff["modified"]] == ["q-2"] and diff["added"] == [] and diff["removed"] == []
     assert "<strong>1</strong> modified" in page.content.decode()
+    assert ">Publish this change</button>" in page.content.decode()
     # someone saves between review and confirmation: refused, nothing published, the new diff shown
     working_edit(dataset_name="support", qid="q-4", changes={"expected": "ask back"}, base_revision=0, user=expert.user)
     stale_confirm = expert.post("/tagging/support/publish/", {"working_hash": diff["working_hash"]})
     assert stale_confirm.status_code == 409
     assert DatasetVersion.objects.filter(dataset__name="support").count() == 1
     fresh = stale_confirm.context["diff"]
+    assert ">Publish these 2 changes</button>" in stale_confirm.content.decode()
     assert [m["qid"] for m in fresh["modified"]] == ["q-2", "q-4"]
     done = expert.post("/tagging/support/publish/", {"working_hash": fresh["working_hash"], "note": "first tags"})
     assert done.status_code == 302 and done["Location"] == "/tagging/support/"
