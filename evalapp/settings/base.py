@@ -279,6 +279,7 @@ if not DEBUG:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"forbidden_without_traceback": {"()": "evalapp.logs.ForbiddenWithoutTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["forbidden_without_traceback"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
