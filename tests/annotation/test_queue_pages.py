@@ -78,6 +78,25 @@ def test_adjudication_page_shows_both_labels_and_records_the_decision(make_queue
 
 
 @pytest.mark.django_db
+def test_an_adjudicator_is_not_offered_the_disputes_they_labelled(make_queue, pool, make_user):
+    """A user who is both annotator and adjudicator labels the item; their disagreement with ann1 is
+    for another adjudicator to settle, so their queue list offers no "Adjudicate (1)"."""
+    dual = make_user("dual", "annotator", "adjudicator")
+    queue = make_queue(1, annotators=("ann1", "dual"))
+    for user, verdict in ((pool["ann1"], "correct"), (dual, "incorrect")):
+        claim = queue_next(queue=queue, annotator=user)
+        label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict)
+    assert QueueItem.objects.get(queue=queue).status == QueueItem.DISPUTED
+
+    mine = client_for(dual).get("/queues/").content.decode()
+    other = client_for(pool["adj"]).get("/queues/").content.decode()
+
+    assert "Adjudicate (" not in mine and "1 disputed, none yours to settle" in mine
+    assert f'<a href="/queues/{queue.pk}/adjudicate/">Adjudicate (1)</a>' in other
+    assert "No disputed items left" in client_for(dual).get(f"/queues/{queue.pk}/adjudicate/").content.decode()
+
+
+@pytest.mark.django_db
 def test_stats_page_has_the_confusion_matrix(make_queue, pool):
     queue = make_queue(2)
     for name in ("ann1", "ann2"):
