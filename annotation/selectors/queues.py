@@ -150,11 +150,15 @@ def queues_for_user(user) -> list[dict]:
         items = QueueItem.objects.filter(queue=queue).count()
         complete = QueueItem.objects.filter(queue=queue).exclude(status=QueueItem.OPEN).count()
         mine = Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).count()
+        # Open items this member has not labelled: what is left for them (others may fill some first).
+        left = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN)
+                .exclude(pk__in=Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE)
+                         .values("item_id")).count()) if member else 0
         disputed = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).count()
         out.append({
             "queue": queue, "member": member, "items": items, "complete": complete,
             "pct_complete": round(100 * complete / items) if items else 0,
-            "mine": mine, "disputed": disputed,
+            "mine": mine, "left": left, "disputed": disputed,
             # What this user may settle: not the disputed items they labelled themselves.
             "to_adjudicate": len(_adjudicable(queue, user, roles=roles, scope=scope)) if disputed else 0,
             # An annotator can label each item once; at most `items` are theirs to do.

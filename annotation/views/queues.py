@@ -1,11 +1,14 @@
 """Pages of the labelling queues: my queues, labelling (keyboard first, htmx), adjudication, statistics.
 Thin: parse, call one service or selector, render. Blindness lives in the selectors."""
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import policies
@@ -70,10 +73,24 @@ def _item_or_404(queue, item_id):
         raise Http404(exc.message) from exc
 
 
+def lease_text(left: timedelta) -> str:
+    """How long the item stays the annotator's, as the page says it (static/js/labelling/lease.js keeps it
+    current with the same wording)."""
+    minutes = int(left.total_seconds() // 60)
+    if left.total_seconds() <= 0:
+        return "lease ran out: the item may go to someone else"
+    if minutes < 1:
+        return "held for less than a minute"
+    if minutes < 120:
+        return f"held for {minutes} min"
+    return f"held for {minutes // 60} h {minutes % 60} min"
+
+
 def _item_context(request, queue, claim, error=None):
     context = {"queue": queue, "error": error}
     if claim is not None:
-        context.update({"item": next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/"})
+        context.update({"item": next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/",
+                        "lease_text": lease_text(claim.lease_expires_at - timezone.now())})
     return context
 
 

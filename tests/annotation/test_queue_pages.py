@@ -78,6 +78,34 @@ def test_adjudication_page_shows_both_labels_and_records_the_decision(make_queue
 
 
 @pytest.mark.django_db
+def test_the_home_page_sends_an_annotator_to_their_queues_with_counts(make_queue, pool):
+    queue = make_queue(4)
+    claim = queue_next(queue=queue, annotator=pool["ann1"])
+    label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict="correct")
+
+    html = client_for(pool["ann1"]).get("/").content.decode()
+    other = client_for(pool["ann3"]).get("/").content.decode()
+
+    assert (f'<tr data-queue="{queue.pk}"><td>q</td><td>1</td><td>3</td>'
+            f'\n    <td><a class="button primary" href="/queues/{queue.pk}/label/">Label</a>') in html
+    assert 'id="my-queues"' not in other
+
+
+@pytest.mark.django_db
+def test_the_labelling_page_says_how_long_the_item_is_held(make_queue, pool):
+    from annotation.views.queues import lease_text
+
+    queue = make_queue(1)  # the default lease: 30 minutes
+    html = client_for(pool["ann1"]).get(f"/queues/{queue.pk}/label/").content.decode()
+    assert ">held for 29 min</time>" in html or ">held for 30 min</time>" in html
+    assert "lease until" not in html
+    from datetime import timedelta
+    assert [lease_text(timedelta(seconds=s)) for s in (-1, 30, 60, 29 * 60 + 59, 3 * 3600 + 300)] == [
+        "lease ran out: the item may go to someone else", "held for less than a minute", "held for 1 min",
+        "held for 29 min", "held for 3 h 5 min"]
+
+
+@pytest.mark.django_db
 def test_an_adjudicator_is_not_offered_the_disputes_they_labelled(make_queue, pool, make_user):
     """A user who is both annotator and adjudicator labels the item; their disagreement with ann1 is
     for another adjudicator to settle, so their queue list offers no "Adjudicate (1)"."""

@@ -89,9 +89,10 @@ describe("the lease", () => {
   test("a renewal posts with the form's token and shows the new expiry", async () => {
     const form = fakeForm("/renew/");
     const calls = [];
-    await renewLease(form, { fetchImpl: async (...args) => { calls.push(args); return response(200, { lease_expires_at: "2026-12-01T14:00:00Z" }); } });
+    await renewLease(form, { fetchImpl: async (...args) => { calls.push(args); return response(200, { lease_expires_at: "2026-12-01T14:00:00Z" }); },
+                             now: () => Date.parse("2026-12-01T13:30:00Z") });
     assert.deepEqual(calls, [["/renew/", { method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": "tok", "Accept": "application/json" } }]]);
-    assert.equal(form.lease.textContent, "2026-12-01T14:00:00Z");
+    assert.equal(form.lease.textContent, "held for 30 min");
     assert.deepEqual(form.lease.attrs, { datetime: "2026-12-01T14:00:00Z" });
   });
 

@@ -4,12 +4,13 @@
 
 import { createItemClock } from "./clock.js";
 import { labellingKey } from "./keys.js";
-import { RENEW_MS, renewLease } from "./lease.js";
+import { RENEW_MS, renewLease, showLeases } from "./lease.js";
 
 const form = () => document.querySelector("form[data-keyboard-form]");
 const visible = () => document.visibilityState === "visible" && document.hasFocus();
 const clock = createItemClock({ visible });
 let renewTimer = null;
+const LEASE_TICK_MS = 30 * 1000;
 
 function pick(value) {
   const f = form();
@@ -40,6 +41,7 @@ function armRenewal() {
 
 function onItemShown() {
   clock.start();
+  showLeases(document);
   armRenewal();
   const f = form();
   if (f) { f.setAttribute("tabindex", "-1"); f.focus({ preventScroll: true }); }
@@ -86,6 +88,7 @@ window.addEventListener("focus", clock.resume);
 document.addEventListener("htmx:afterSwap", onItemShown);
 // For the console and the browser tests: renew now rather than at the next tick.
 window.evalappLabelling = { renew };
+setInterval(() => showLeases(document), LEASE_TICK_MS);
 if (document.readyState === "loading") {
   document.addEventListener("DOMContentLoaded", onItemShown);
 } else {
