@@ -1,5 +1,6 @@
 """What every API view shares: errors as the house error, strict JSON bodies, uploaded files as paths,
 and query parameters validated by a serializer before the selector runs."""
+
 import os
 import shutil
 import tempfile
@@ -48,8 +49,13 @@ def exception_handler(exc, context):
         return Response(ServiceError(message, problems).as_dict(), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
-        return Response({"error": f"the request body is larger than {limit} MB; raise DATA_UPLOAD_MAX_MB",
-                         "problems": [{"line": None, "field": "body", "message": "too large"}]}, status=413)
+        return Response(
+            {
+                "error": f"the request body is larger than {limit} MB; raise DATA_UPLOAD_MAX_MB",
+                "problems": [{"line": None, "field": "body", "message": "too large"}],
+            },
+            status=413,
+        )
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(response.data, dict) and "detail" in response.data:
         # DRF's own refusals (401, 403, 405, 415, 429, a malformed body) keep "detail" and gain the house keys.
@@ -75,11 +81,17 @@ def uploaded_path(request, field: str = "file"):
     raw = request.content_type.split(";")[0].strip() in JSONL_TYPES
     upload = None if raw else request.FILES.get(field)
     if not raw and upload is None:
-        raise ServiceError("no file: upload a JSON Lines file as multipart field 'file' or send it as "
-                           "application/x-ndjson", [Problem("missing", field=field)])
+        raise ServiceError(
+            "no file: upload a JSON Lines file as multipart field 'file' or send it as application/x-ndjson",
+            [Problem("missing", field=field)],
+        )
     if upload is not None and upload.size is not None and upload.size > settings.MAX_UPLOAD_BYTES:
-        raise ServiceError(f"the upload is larger than {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it or "
-                           "raise MAX_UPLOAD_MB", [Problem("too large", field=field)], status=413)
+        raise ServiceError(
+            f"the upload is larger than {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it or "
+            "raise MAX_UPLOAD_MB",
+            [Problem("too large", field=field)],
+            status=413,
+        )
     shown = os.path.basename(upload.name or "") if upload is not None else "request body"
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "upload.jsonl")
@@ -111,36 +123,55 @@ class QuerySerializer(serializers.Serializer):
     def parse(cls, request) -> dict:
         data = cls(data=request.query_params)
         if not data.is_valid():
-            problems = [Problem("is required" if getattr(detail, "code", "") == "required" else str(detail),
-                                field=None if name == "non_field_errors" else name)
-                        for name, details in data.errors.items() for detail in details]
+            problems = [
+                Problem(
+                    "is required" if getattr(detail, "code", "") == "required" else str(detail),
+                    field=None if name == "non_field_errors" else name,
+                )
+                for name, details in data.errors.items()
+                for detail in details
+            ]
             first = problems[0]
             where = f"query parameter '{first.field}'" if first.field else "query"
             sep = " " if first.message == "is required" else ": "
-            raise ServiceError(f"{where}{sep}{first.message}" if len(problems) == 1
-                               else f"{len(problems)} bad query parameters", problems)
+            raise ServiceError(
+                f"{where}{sep}{first.message}" if len(problems) == 1 else f"{len(problems)} bad query parameters",
+                problems,
+            )
         return data.validated_data
 
 
 def whole_number(minimum: int, maximum: int, **kwargs) -> serializers.IntegerField:
     """An integer field whose every refusal states the allowed range."""
     message = f"must be a whole number from {minimum} to {maximum}"
-    return serializers.IntegerField(min_value=minimum, max_value=maximum, error_messages={
-        "invalid": message, "min_value": message, "max_value": message, "max_string_length": message}, **kwargs)
+    return serializers.IntegerField(
+        min_value=minimum,
+        max_value=maximum,
+        error_messages={"invalid": message, "min_value": message, "max_value": message, "max_string_length": message},
+        **kwargs,
+    )
 
 
 def finite_number(minimum: float, maximum: float, **kwargs) -> serializers.FloatField:
     """A float field refusing NaN, infinities and values outside the range, stating the range."""
     message = f"must be a number from {minimum:g} to {maximum:g}"
-    return serializers.FloatField(min_value=minimum, max_value=maximum, error_messages={
-        "invalid": message, "min_value": message, "max_value": message, "max_string_length": message,
-        "overflow": message}, **kwargs)
+    return serializers.FloatField(
+        min_value=minimum,
+        max_value=maximum,
+        error_messages={
+            "invalid": message,
+            "min_value": message,
+            "max_value": message,
+            "max_string_length": message,
+            "overflow": message,
+        },
+        **kwargs,
+    )
 
 
 def flag(**kwargs) -> serializers.BooleanField:
     """A yes/no query parameter: 1/0, true/false, yes/no, on/off."""
-    return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"},
-                                    **kwargs)
+    return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"}, **kwargs)
 
 
 class Pagination(LimitOffsetPagination):
@@ -155,8 +186,10 @@ class Pagination(LimitOffsetPagination):
         if raw is None or raw == "":
             return None
         if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not minimum <= int(raw) <= maximum:
-            raise ServiceError(f"query parameter '{name}' must be a whole number from {minimum} to {maximum}",
-                               [Problem(f"must be a whole number from {minimum} to {maximum}", field=name)])
+            raise ServiceError(
+                f"query parameter '{name}' must be a whole number from {minimum} to {maximum}",
+                [Problem(f"must be a whole number from {minimum} to {maximum}", field=name)],
+            )
         return int(raw)
 
     def get_limit(self, request):

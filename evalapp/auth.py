@@ -4,6 +4,7 @@ django-axes locks web and admin sign-ins by account and address; it never sees D
 authentication, so TokenAuthentication here counts failed tokens per address in Django's cache and,
 past API_TOKEN_FAILURE_LIMIT within the cool-off window, answers 429 with Retry-After.
 """
+
 import math
 import time
 

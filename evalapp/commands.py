@@ -2,6 +2,7 @@
 
 Exit codes (INTERFACES.md): 0 ok, 1 "the answer is no", 2 bad input (nothing written), 3 cannot answer yet.
 """
+
 import json
 import sys
 

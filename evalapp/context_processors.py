@@ -1,4 +1,5 @@
 """Template context shared by every page."""
+
 from evalapp.roles import user_roles
 
 

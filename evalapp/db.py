@@ -1,4 +1,5 @@
 """Reading many rows fast: straight from the database cursor, for the hot paths over a million rows."""
+
 from collections.abc import Iterator
 
 from django.db import connections

@@ -3,8 +3,9 @@
 Embedded defaults serve a laptop (SQLite under var/, a filesystem Celery broker under var/);
 a deployment sets DATABASE_URL, CELERY_BROKER_URL and SECRET_KEY and turns DEBUG off.
 """
-from pathlib import Path
+
 import secrets
+from pathlib import Path
 
 import environ
 

@@ -1,4 +1,5 @@
 """The one domain error every service raises: a user-facing message plus itemised problems."""
+
 from dataclasses import dataclass
 
 

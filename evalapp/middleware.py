@@ -5,6 +5,7 @@
 * A ServiceError a page lets through (an unknown id is NotFound) becomes its status with the error
   page; the API has its own handler (evalapp.api.exception_handler) and never gets here.
 """
+
 from django.http import JsonResponse
 from django.shortcuts import render
 
@@ -21,8 +22,9 @@ def error_response(request, exc: ServiceError):
     """The house error as JSON for the API (and scripts asking for JSON), else as a page."""
     if wants_json(request):
         return JsonResponse(exc.as_dict(), status=exc.status)
-    return render(request, "error.html", {"error": exc.message, "problems": exc.problems, "status": exc.status},
-                  status=exc.status)
+    return render(
+        request, "error.html", {"error": exc.message, "problems": exc.problems, "status": exc.status}, status=exc.status
+    )
 
 
 def nul_problem(request) -> Problem | None:

@@ -1,5 +1,6 @@
 """Request body parsers, apart from evalapp.api: DRF reads its parser settings when rest_framework.views is first
 imported, so the module they name must not import DRF's views itself."""
+
 import tempfile
 
 from django.conf import settings
@@ -12,15 +13,17 @@ from evalapp.jsonl import parse_json_text
 
 def read_limited(stream, limit: int, what: str):
     """The stream's bytes in a spooled temporary file, refusing (413) past `limit` bytes."""
-    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
+    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115 (the caller closes it)
     size = 0
     if stream is not None:
         while block := stream.read(1024 * 1024):
             size += len(block)
             if size > limit:
                 spool.close()
-                raise ServiceError(f"the {what} is larger than {limit // (1024 * 1024)} MB; split it or raise "
-                                   f"MAX_UPLOAD_MB", status=413)
+                raise ServiceError(
+                    f"the {what} is larger than {limit // (1024 * 1024)} MB; split it or raise MAX_UPLOAD_MB",
+                    status=413,
+                )
             spool.write(block)
     spool.seek(0)
     return spool
@@ -37,13 +40,17 @@ class JSONParser(DRFJSONParser):
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise ServiceError(f"the request body is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-                               [Problem("not UTF-8", field="body")]) from None
+            raise ServiceError(
+                f"the request body is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                [Problem("not UTF-8", field="body")],
+            ) from None
         value, problem = parse_json_text(text)
         if problem is not None:
             where = f"field '{problem.field}': " if problem.field else ""
-            raise ServiceError(f"the request body is not acceptable JSON: {where}{problem.message}",
-                               [Problem(problem.message, field=problem.field or "body")])
+            raise ServiceError(
+                f"the request body is not acceptable JSON: {where}{problem.message}",
+                [Problem(problem.message, field=problem.field or "body")],
+            )
         return value
 
 

@@ -1,4 +1,5 @@
 """The four roles, as Django groups, and the checks pages and endpoints share."""
+
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
@@ -67,5 +68,9 @@ def usernames_with_role(usernames, role: str) -> set[str]:
     names = set(usernames)
     if not names:
         return set()
-    return set(get_user_model().objects.filter(username__in=names)
-               .filter(Q(is_superuser=True) | Q(groups__name=role)).values_list("username", flat=True))
+    return set(
+        get_user_model()
+        .objects.filter(username__in=names)
+        .filter(Q(is_superuser=True) | Q(groups__name=role))
+        .values_list("username", flat=True)
+    )

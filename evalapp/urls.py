@@ -10,8 +10,13 @@ from evalapp import views
 # drf-spectacular's Swagger page loads Swagger UI from its CDN and starts it with an inline <script> and
 # <style>; only that page gets them. Its own content is fixed (the schema is fetched and rendered as text).
 SWAGGER_UI_ORIGIN = "https://cdn.jsdelivr.net"
-api_docs = csp_update({"script-src": [SWAGGER_UI_ORIGIN, UNSAFE_INLINE], "style-src": [SWAGGER_UI_ORIGIN, UNSAFE_INLINE],
-                       "img-src": [SWAGGER_UI_ORIGIN]})(SpectacularSwaggerView.as_view(url_name="schema"))
+api_docs = csp_update(
+    {
+        "script-src": [SWAGGER_UI_ORIGIN, UNSAFE_INLINE],
+        "style-src": [SWAGGER_UI_ORIGIN, UNSAFE_INLINE],
+        "img-src": [SWAGGER_UI_ORIGIN],
+    }
+)(SpectacularSwaggerView.as_view(url_name="schema"))
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -3,6 +3,7 @@
 Each check returns a Problem naming the field (or None); `raise_problems` turns the ones found into
 the one domain error. Serializers and forms state the same bounds so the OpenAPI schema shows them.
 """
+
 import math
 
 from evalapp.errors import Problem, ServiceError

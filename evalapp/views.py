@@ -1,4 +1,5 @@
 """The landing page: what each role can open."""
+
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
@@ -8,10 +9,14 @@ from annotation.models import Dataset, Run
 @login_required
 def home(request):
     """Links to the pages the user's roles open, with the datasets and runs at a glance."""
-    return render(request, "home.html", {
-        "datasets": Dataset.objects.all()[:50],
-        "runs": Run.objects.all()[:20],
-    })
+    return render(
+        request,
+        "home.html",
+        {
+            "datasets": Dataset.objects.all()[:50],
+            "runs": Run.objects.all()[:20],
+        },
+    )
 
 
 def locked_out(request, original_response=None, credentials=None):
@@ -20,6 +25,12 @@ def locked_out(request, original_response=None, credentials=None):
 
     cool_off = get_cool_off(request)
     minutes = max(1, round(cool_off.total_seconds() / 60)) if cool_off else None
-    return render(request, "registration/locked_out.html", {
-        "failure_limit": get_failure_limit(request, credentials), "minutes": minutes,
-    }, status=429)
+    return render(
+        request,
+        "registration/locked_out.html",
+        {
+            "failure_limit": get_failure_limit(request, credentials),
+            "minutes": minutes,
+        },
+        status=429,
+    )
