@@ -4,7 +4,9 @@ and query parameters validated by a serializer before the selector runs."""
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -17,11 +19,15 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from evalapp.errors import Problem, ServiceError
 from evalapp.parsers import JSONL_TYPES, JSONLinesParser, JSONParser, read_limited  # noqa: F401 - re-exported
 
+if TYPE_CHECKING:
+    from django.core.files.uploadedfile import UploadedFile
+    from rest_framework.request import Request
 
-def _flatten(detail, field: str = "") -> list[Problem]:
+
+def _flatten(detail: object, field: str = "") -> list[Problem]:
     """DRF's nested error detail as one Problem per failing field path ("items[0].qid")."""
     if isinstance(detail, dict):
-        out = []
+        out: list[Problem] = []
         for key, value in detail.items():
             name = field if key == "non_field_errors" else (f"{field}.{key}" if field else str(key))
             out.extend(_flatten(value, name))
@@ -37,7 +43,7 @@ def _flatten(detail, field: str = "") -> list[Problem]:
     return [Problem(str(detail), field=field or None)]
 
 
-def exception_handler(exc, context):
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Every refusal as {"error", "problems": [{"line", "field", "message"}]} with its status: ServiceError,
     and DRF's own validation and parse errors in the same shape."""
     if isinstance(exc, ServiceError):
@@ -63,17 +69,17 @@ def exception_handler(exc, context):
     return response
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[Any]):
     error = serializers.CharField()
     problems = serializers.ListField(child=serializers.DictField())
 
 
-class UploadSerializer(serializers.Serializer):
+class UploadSerializer(serializers.Serializer[Any]):
     file = serializers.FileField(help_text="JSON Lines, UTF-8, one object a line")
 
 
 @contextmanager
-def uploaded_path(request, field: str = "file"):
+def uploaded_path(request: "Request", field: str = "file") -> Iterator[str]:
     """The uploaded JSONL (multipart `file`, or the raw request body) written to a temporary file.
 
     Errors the services raise name the upload (its file name, or "request body"), not the temporary path.
@@ -104,7 +110,8 @@ def uploaded_path(request, field: str = "file"):
                 elif isinstance(body, bytes):
                     handle.write(body)
             else:
-                for part in upload.chunks():
+                # Not raw, so an upload is there (its absence was refused above).
+                for part in cast("UploadedFile[Any]", upload).chunks():
                     handle.write(part)
         try:
             yield path
@@ -114,13 +121,13 @@ def uploaded_path(request, field: str = "file"):
             raise
 
 
-class QuerySerializer(serializers.Serializer):
+class QuerySerializer(serializers.Serializer[Any]):
     """Base of the query-parameter serializers: `parse(request)` validates request.query_params before the
     selector runs; a refusal is the house error (400) naming each parameter. DRF's CharField already
     refuses NUL and unpaired surrogates, so every free-text parameter is safe for PostgreSQL."""
 
     @classmethod
-    def parse(cls, request) -> dict:
+    def parse(cls, request: "Request") -> dict[str, Any]:
         data = cls(data=request.query_params)
         if not data.is_valid():
             problems = [
@@ -138,10 +145,11 @@ class QuerySerializer(serializers.Serializer):
                 f"{where}{sep}{first.message}" if len(problems) == 1 else f"{len(problems)} bad query parameters",
                 problems,
             )
-        return data.validated_data
+        validated: dict[str, Any] = data.validated_data
+        return validated
 
 
-def whole_number(minimum: int, maximum: int, **kwargs) -> serializers.IntegerField:
+def whole_number(minimum: int, maximum: int, **kwargs: Any) -> serializers.IntegerField:
     """An integer field whose every refusal states the allowed range."""
     message = f"must be a whole number from {minimum} to {maximum}"
     return serializers.IntegerField(
@@ -152,7 +160,7 @@ def whole_number(minimum: int, maximum: int, **kwargs) -> serializers.IntegerFie
     )
 
 
-def finite_number(minimum: float, maximum: float, **kwargs) -> serializers.FloatField:
+def finite_number(minimum: float, maximum: float, **kwargs: Any) -> serializers.FloatField:
     """A float field refusing NaN, infinities and values outside the range, stating the range."""
     message = f"must be a number from {minimum:g} to {maximum:g}"
     return serializers.FloatField(
@@ -169,7 +177,7 @@ def finite_number(minimum: float, maximum: float, **kwargs) -> serializers.Float
     )
 
 
-def flag(**kwargs) -> serializers.BooleanField:
+def flag(**kwargs: Any) -> serializers.BooleanField:
     """A yes/no query parameter: 1/0, true/false, yes/no, on/off."""
     return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"}, **kwargs)
 
@@ -181,7 +189,7 @@ class Pagination(LimitOffsetPagination):
     max_limit = 1000
     max_offset = 10_000_000
 
-    def _checked(self, request, name: str, maximum: int, minimum: int):
+    def _checked(self, request: "Request", name: str, maximum: int, minimum: int) -> int | None:
         raw = request.query_params.get(name)
         if raw is None or raw == "":
             return None
@@ -192,10 +200,10 @@ class Pagination(LimitOffsetPagination):
             )
         return int(raw)
 
-    def get_limit(self, request):
+    def get_limit(self, request: "Request") -> int | None:
         limit = self._checked(request, self.limit_query_param, self.max_limit, 1)
         return self.default_limit if limit is None else limit
 
-    def get_offset(self, request):
+    def get_offset(self, request: "Request") -> int:
         offset = self._checked(request, self.offset_query_param, self.max_offset, 0)
         return 0 if offset is None else offset

@@ -4,6 +4,8 @@ Pages parse their input with a form (never a bare int(request.POST[...])); `pars
 cleaned data or raises ServiceError naming each field, which the page shows like any other refusal.
 """
 
+from typing import Any
+
 from django import forms
 
 from evalapp.errors import Problem, ServiceError
@@ -12,7 +14,7 @@ from evalapp.errors import Problem, ServiceError
 class PageForm(forms.Form):
     """A form whose refusals are a ServiceError (status 400) naming each field."""
 
-    def parsed(self, message: str = "the form is not valid; nothing was changed") -> dict:
+    def parsed(self, message: str = "the form is not valid; nothing was changed") -> dict[str, Any]:
         if self.is_valid():
             return self.cleaned_data
         raise ServiceError(
@@ -25,7 +27,7 @@ class PageForm(forms.Form):
         )
 
 
-def whole_number(minimum: int, maximum: int, **kwargs) -> forms.IntegerField:
+def whole_number(minimum: int, maximum: int, **kwargs: Any) -> forms.IntegerField:
     """An integer field whose every refusal states the allowed range."""
     message = f"must be a whole number from {minimum} to {maximum}"
     return forms.IntegerField(
@@ -36,7 +38,7 @@ def whole_number(minimum: int, maximum: int, **kwargs) -> forms.IntegerField:
     )
 
 
-def finite_number(minimum: float, maximum: float, **kwargs) -> forms.FloatField:
+def finite_number(minimum: float, maximum: float, **kwargs: Any) -> forms.FloatField:
     """A float field refusing NaN, infinities and values outside the range, stating the range."""
     message = f"must be a number from {minimum:g} to {maximum:g}"
     return forms.FloatField(

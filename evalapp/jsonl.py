@@ -11,9 +11,10 @@ import codecs
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypedDict
 
 from django.utils.dateparse import parse_datetime
 
@@ -36,7 +37,13 @@ class _Refused:
         self.text, self.reason = text, reason
 
 
-def _number_hooks(refused: list):
+class _NumberHooks(TypedDict):
+    parse_constant: Callable[[str], Any]
+    parse_float: Callable[[str], Any]
+    parse_int: Callable[[str], Any]
+
+
+def _number_hooks(refused: list[str]) -> _NumberHooks:
     """json.loads hooks that let every number through except those the project refuses, which become
     _Refused markers (and are counted in `refused`)."""
 
@@ -44,14 +51,14 @@ def _number_hooks(refused: list):
         refused.append(text)
         return _Refused(text, f"{text} is not a number JSON allows (write null, or a finite number)")
 
-    def as_float(text: str):
+    def as_float(text: str) -> float | _Refused:
         value = float(text)
         if math.isinf(value):
             refused.append(text)
             return _Refused(text, f"{_short(text)} is too large for a number")
         return value
 
-    def as_int(text: str):
+    def as_int(text: str) -> int | _Refused:
         if len(text) > MAX_INT_DIGITS:
             refused.append(text)
             return _Refused(text, f"{_short(text)} is too large for a number ({len(text.lstrip('-'))} digits)")
@@ -76,7 +83,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _join(prefix: str, key) -> str:
+def _join(prefix: str, key: object) -> str:
     if isinstance(key, int):
         return f"{prefix}[{key}]"
     return f"{prefix}.{key}" if prefix else str(key)
@@ -92,7 +99,9 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-def value_problems(value, *, line: int | None = None, field: str = "", max_depth: int = MAX_DEPTH) -> list[Problem]:
+def value_problems(
+    value: object, *, line: int | None = None, field: str = "", max_depth: int = MAX_DEPTH
+) -> list[Problem]:
     """Every value in a parsed JSON value that cannot be stored as given, each named by its field path:
     NaN/Infinity, numbers too large for a float, NUL characters, unpaired surrogates, and nesting past
     max_depth. Walks without recursion, so no input can exhaust the stack."""
@@ -131,7 +140,7 @@ def value_problems(value, *, line: int | None = None, field: str = "", max_depth
 
 
 def parse_json_text(
-    text: str, *, line: int | None = None, _hooks: tuple[list, json.JSONDecoder] | None = None
+    text: str, *, line: int | None = None, _hooks: tuple[list[str], json.JSONDecoder] | None = None
 ) -> tuple[object, Problem | None]:
     """One JSON text parsed strictly: (value, None), or (None, the first problem, named by line and field)."""
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
@@ -166,7 +175,9 @@ def parse_json_text(
     return value, None
 
 
-def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict | None, Problem | None]]:
+def read_jsonl(
+    path: str | Path, *, allow_empty: bool = False
+) -> Iterator[tuple[int, dict[str, Any] | None, Problem | None]]:
     """Yield (line_number, object, None) or (line_number, None, problem); blank lines are skipped.
 
     Streams the file, so memory does not grow with its length. A file with no records (empty, or
@@ -211,7 +222,7 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
         raise ServiceError(f"{path}: the file has no records")
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     return {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(type(value), "a number")
 
 
@@ -242,7 +253,13 @@ def read_text_file(path: str | Path, *, field: str) -> str:
 
 
 def require_str(
-    obj: dict, key: str, line: int, problems: list[Problem], *, nullable: bool = False, max_length: int | None = None
+    obj: dict[str, Any],
+    key: str,
+    line: int,
+    problems: list[Problem],
+    *,
+    nullable: bool = False,
+    max_length: int | None = None,
 ) -> str | None:
     """Check that obj[key] is a non-empty string (or null when allowed) of at most max_length characters,
     recording a problem if not."""
@@ -263,7 +280,7 @@ def require_str(
     return value
 
 
-def check_length(obj: dict, key: str, max_length: int, line: int | None, problems: list[Problem]) -> None:
+def check_length(obj: dict[str, Any], key: str, max_length: int, line: int | None, problems: list[Problem]) -> None:
     """Record a problem when obj[key] is a string longer than max_length (other types are checked elsewhere)."""
     value = obj.get(key)
     if isinstance(value, str) and len(value) > max_length:
@@ -272,7 +289,7 @@ def check_length(obj: dict, key: str, max_length: int, line: int | None, problem
         )
 
 
-def parse_time(value, problems: list[Problem], *, field: str, line: int | None = None) -> datetime | None:
+def parse_time(value: object, problems: list[Problem], *, field: str, line: int | None = None) -> datetime | None:
     """An ISO 8601 date-time or date (UTC when no zone is given), or None with a problem recorded."""
     if value in (None, ""):
         return None

@@ -2,6 +2,8 @@
 imported, so the module they name must not import DRF's views itself."""
 
 import tempfile
+from collections.abc import Mapping
+from typing import IO, Any
 
 from django.conf import settings
 from rest_framework.parsers import BaseParser
@@ -11,7 +13,7 @@ from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import parse_json_text
 
 
-def read_limited(stream, limit: int, what: str):
+def read_limited(stream: IO[Any] | None, limit: int, what: str) -> tempfile.SpooledTemporaryFile[bytes]:
     """The stream's bytes in a spooled temporary file, refusing (413) past `limit` bytes."""
     spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115 (the caller closes it)
     size = 0
@@ -33,7 +35,10 @@ class JSONParser(DRFJSONParser):
     """JSON bodies parsed strictly, as JSON Lines records are: no NaN or Infinity, no number beyond a
     float, no NUL or unpaired surrogate, at most 64 levels deep; each refusal names the field."""
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    # Any JSON value, not only the mapping DRF's stub declares.
+    def parse(
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         with read_limited(stream, limit, "request body") as body:
             raw = body.read()
@@ -63,5 +68,8 @@ class JSONLinesParser(BaseParser):
 
     media_type = "application/x-ndjson"
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    # A file, not the mapping DRF's stub declares: request.data is the body itself.
+    def parse(
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         return read_limited(stream, settings.MAX_UPLOAD_BYTES, "upload")

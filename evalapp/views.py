@@ -1,13 +1,16 @@
 """The landing page: what each role can open."""
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotation.models import Dataset, Run
 
 
 @login_required
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     """Links to the pages the user's roles open, with the datasets and runs at a glance."""
     return render(
         request,
@@ -19,7 +22,9 @@ def home(request):
     )
 
 
-def locked_out(request, original_response=None, credentials=None):
+def locked_out(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
+) -> HttpResponse:
     """django-axes' lockout answer: the sign-in page's frame, why it refused, and how long to wait (429)."""
     from axes.helpers import get_cool_off, get_failure_limit
 
