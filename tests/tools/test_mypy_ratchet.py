@@ -37,6 +37,26 @@ def test_a_module_may_lose_errors_but_not_gain_them():
     assert ratchet.compare(Counter({"a": 1}), {"a": 3}) == ({}, {"a": (3, 1)})
 
 
+def test_a_strict_module_is_allowed_no_error_whatever_the_baseline_says():
+    strict = ["evalapp", "evalapp.*", "annotation.policies"]
+    grown, _ = ratchet.compare(
+        Counter({"evalapp.api": 1, "annotation.policies": 1, "annotation.services": 2}),
+        {"evalapp.api": 5, "annotation.policies": 1, "annotation.services": 2},
+        strict,
+    )
+    assert grown == {"evalapp.api": (0, 1), "annotation.policies": (0, 1)}
+    assert ratchet.is_strict("evalapp", strict)
+    assert ratchet.is_strict("evalapp.settings.base", strict)
+    assert not ratchet.is_strict("evalappx", strict)
+    assert not ratchet.is_strict("annotation.policies_extra", strict)
+
+
+def test_the_strict_patterns_are_read_from_the_projects_mypy_overrides():
+    patterns = ratchet.strict_patterns()
+    assert {"evalapp", "evalapp.*", "annotation.policies", "calibration.policies", "evalstats.*"} <= set(patterns)
+    assert "environ.*" not in patterns
+
+
 def test_the_baseline_round_trips_without_modules_at_zero(tmp_path):
     path = tmp_path / "baseline.json"
     ratchet.write_baseline(Counter({"b": 2, "a": 1, "clean": 0}), path)
