@@ -7,7 +7,11 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 RUN_DIR ?= $(or $(EVALAPP_VAR_DIR),var)
 
-.PHONY: run test venv venv-test bench clean
+# What ruff holds to its rules and format in `make lint` (and rewrites in `make format`). The rest of the tree
+# is formatted in one pass of its own: `make format RUFF_PATHS=.`, after which this becomes `.`.
+RUFF_PATHS ?= evalapp tools/mypy_ratchet.py tests/tools/test_mypy_ratchet.py
+
+.PHONY: run test coverage venv venv-lint lint format mypy-baseline bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +20,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 venv: $(VENV)/.installed
+
+# The lint tools (ruff, mypy and the stubs, import-linter, coverage) on top of the test install.
+$(VENV)/.installed-lint: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e ".[test,lint]"
+	touch $@
+
+venv-lint: $(VENV)/.installed-lint
 
 # Install, migrate, load the demo, then serve the web app and a Celery worker together; Ctrl-C stops both.
 # The worker embeds beat (--beat; schedule file var/celerybeat-schedule), which runs the stall sweep that
@@ -36,9 +47,31 @@ test: venv
 .PHONY: test-js
 test-js:
 	node --test tests/js/
+# `make test` with coverage over the project's packages; fails under pyproject's fail_under.
+coverage: venv-lint
+	$(MAKE) test PYTEST_ARGS="--cov --cov-report=term $(PYTEST_ARGS)"
+
+# ruff (rules and format), mypy (strict on the packages pyproject names), the mypy ratchet over everything
+# else, and the import contracts once pyproject has them.
+lint: venv-lint
+	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
+	$(VENV)/bin/mypy
+	$(PY) tools/mypy_ratchet.py
+	@if grep -q '^\[tool\.importlinter\]' pyproject.toml; then \
+	  echo "$(VENV)/bin/lint-imports"; $(VENV)/bin/lint-imports; \
+	else echo "lint-imports: skipped, pyproject.toml has no [tool.importlinter] contracts yet"; fi
+
+format: venv-lint
+	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
+	$(VENV)/bin/ruff format $(RUFF_PATHS)
+
+# After a fix or a move: the mypy ratchet's baseline becomes today's counts.
+mypy-baseline: venv-lint
+	$(PY) tools/mypy_ratchet.py --update
 
 bench: venv
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .coverage htmlcov

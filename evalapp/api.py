@@ -1,9 +1,12 @@
 """What every API view shares: errors as the house error, strict JSON bodies, uploaded files as paths,
 and query parameters validated by a serializer before the selector runs."""
+
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -16,11 +19,15 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from evalapp.errors import Problem, ServiceError
 from evalapp.parsers import JSONL_TYPES, JSONLinesParser, JSONParser, read_limited  # noqa: F401 - re-exported
 
+if TYPE_CHECKING:
+    from django.core.files.uploadedfile import UploadedFile
+    from rest_framework.request import Request
 
-def _flatten(detail, field: str = "") -> list[Problem]:
+
+def _flatten(detail: object, field: str = "") -> list[Problem]:
     """DRF's nested error detail as one Problem per failing field path ("items[0].qid")."""
     if isinstance(detail, dict):
-        out = []
+        out: list[Problem] = []
         for key, value in detail.items():
             name = field if key == "non_field_errors" else (f"{field}.{key}" if field else str(key))
             out.extend(_flatten(value, name))
@@ -36,7 +43,7 @@ def _flatten(detail, field: str = "") -> list[Problem]:
     return [Problem(str(detail), field=field or None)]
 
 
-def exception_handler(exc, context):
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Every refusal as {"error", "problems": [{"line", "field", "message"}]} with its status: ServiceError,
     and DRF's own validation and parse errors in the same shape."""
     if isinstance(exc, ServiceError):
@@ -48,8 +55,13 @@ def exception_handler(exc, context):
         return Response(ServiceError(message, problems).as_dict(), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
-        return Response({"error": f"the request body is larger than {limit} MB; raise DATA_UPLOAD_MAX_MB",
-                         "problems": [{"line": None, "field": "body", "message": "too large"}]}, status=413)
+        return Response(
+            {
+                "error": f"the request body is larger than {limit} MB; raise DATA_UPLOAD_MAX_MB",
+                "problems": [{"line": None, "field": "body", "message": "too large"}],
+            },
+            status=413,
+        )
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(response.data, dict) and "detail" in response.data:
         # DRF's own refusals (401, 403, 405, 415, 429, a malformed body) keep "detail" and gain the house keys.
@@ -57,17 +69,17 @@ def exception_handler(exc, context):
     return response
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[Any]):
     error = serializers.CharField()
     problems = serializers.ListField(child=serializers.DictField())
 
 
-class UploadSerializer(serializers.Serializer):
+class UploadSerializer(serializers.Serializer[Any]):
     file = serializers.FileField(help_text="JSON Lines, UTF-8, one object a line")
 
 
 @contextmanager
-def uploaded_path(request, field: str = "file"):
+def uploaded_path(request: "Request", field: str = "file") -> Iterator[str]:
     """The uploaded JSONL (multipart `file`, or the raw request body) written to a temporary file.
 
     Errors the services raise name the upload (its file name, or "request body"), not the temporary path.
@@ -75,11 +87,17 @@ def uploaded_path(request, field: str = "file"):
     raw = request.content_type.split(";")[0].strip() in JSONL_TYPES
     upload = None if raw else request.FILES.get(field)
     if not raw and upload is None:
-        raise ServiceError("no file: upload a JSON Lines file as multipart field 'file' or send it as "
-                           "application/x-ndjson", [Problem("missing", field=field)])
+        raise ServiceError(
+            "no file: upload a JSON Lines file as multipart field 'file' or send it as application/x-ndjson",
+            [Problem("missing", field=field)],
+        )
     if upload is not None and upload.size is not None and upload.size > settings.MAX_UPLOAD_BYTES:
-        raise ServiceError(f"the upload is larger than {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it or "
-                           "raise MAX_UPLOAD_MB", [Problem("too large", field=field)], status=413)
+        raise ServiceError(
+            f"the upload is larger than {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it or "
+            "raise MAX_UPLOAD_MB",
+            [Problem("too large", field=field)],
+            status=413,
+        )
     shown = os.path.basename(upload.name or "") if upload is not None else "request body"
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "upload.jsonl")
@@ -92,7 +110,8 @@ def uploaded_path(request, field: str = "file"):
                 elif isinstance(body, bytes):
                     handle.write(body)
             else:
-                for part in upload.chunks():
+                # Not raw, so an upload is there (its absence was refused above).
+                for part in cast("UploadedFile[Any]", upload).chunks():
                     handle.write(part)
         try:
             yield path
@@ -102,45 +121,65 @@ def uploaded_path(request, field: str = "file"):
             raise
 
 
-class QuerySerializer(serializers.Serializer):
+class QuerySerializer(serializers.Serializer[Any]):
     """Base of the query-parameter serializers: `parse(request)` validates request.query_params before the
     selector runs; a refusal is the house error (400) naming each parameter. DRF's CharField already
     refuses NUL and unpaired surrogates, so every free-text parameter is safe for PostgreSQL."""
 
     @classmethod
-    def parse(cls, request) -> dict:
+    def parse(cls, request: "Request") -> dict[str, Any]:
         data = cls(data=request.query_params)
         if not data.is_valid():
-            problems = [Problem("is required" if getattr(detail, "code", "") == "required" else str(detail),
-                                field=None if name == "non_field_errors" else name)
-                        for name, details in data.errors.items() for detail in details]
+            problems = [
+                Problem(
+                    "is required" if getattr(detail, "code", "") == "required" else str(detail),
+                    field=None if name == "non_field_errors" else name,
+                )
+                for name, details in data.errors.items()
+                for detail in details
+            ]
             first = problems[0]
             where = f"query parameter '{first.field}'" if first.field else "query"
             sep = " " if first.message == "is required" else ": "
-            raise ServiceError(f"{where}{sep}{first.message}" if len(problems) == 1
-                               else f"{len(problems)} bad query parameters", problems)
-        return data.validated_data
+            raise ServiceError(
+                f"{where}{sep}{first.message}" if len(problems) == 1 else f"{len(problems)} bad query parameters",
+                problems,
+            )
+        validated: dict[str, Any] = data.validated_data
+        return validated
 
 
-def whole_number(minimum: int, maximum: int, **kwargs) -> serializers.IntegerField:
+def whole_number(minimum: int, maximum: int, **kwargs: Any) -> serializers.IntegerField:
     """An integer field whose every refusal states the allowed range."""
     message = f"must be a whole number from {minimum} to {maximum}"
-    return serializers.IntegerField(min_value=minimum, max_value=maximum, error_messages={
-        "invalid": message, "min_value": message, "max_value": message, "max_string_length": message}, **kwargs)
+    return serializers.IntegerField(
+        min_value=minimum,
+        max_value=maximum,
+        error_messages={"invalid": message, "min_value": message, "max_value": message, "max_string_length": message},
+        **kwargs,
+    )
 
 
-def finite_number(minimum: float, maximum: float, **kwargs) -> serializers.FloatField:
+def finite_number(minimum: float, maximum: float, **kwargs: Any) -> serializers.FloatField:
     """A float field refusing NaN, infinities and values outside the range, stating the range."""
     message = f"must be a number from {minimum:g} to {maximum:g}"
-    return serializers.FloatField(min_value=minimum, max_value=maximum, error_messages={
-        "invalid": message, "min_value": message, "max_value": message, "max_string_length": message,
-        "overflow": message}, **kwargs)
+    return serializers.FloatField(
+        min_value=minimum,
+        max_value=maximum,
+        error_messages={
+            "invalid": message,
+            "min_value": message,
+            "max_value": message,
+            "max_string_length": message,
+            "overflow": message,
+        },
+        **kwargs,
+    )
 
 
-def flag(**kwargs) -> serializers.BooleanField:
+def flag(**kwargs: Any) -> serializers.BooleanField:
     """A yes/no query parameter: 1/0, true/false, yes/no, on/off."""
-    return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"},
-                                    **kwargs)
+    return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"}, **kwargs)
 
 
 class Pagination(LimitOffsetPagination):
@@ -150,19 +189,21 @@ class Pagination(LimitOffsetPagination):
     max_limit = 1000
     max_offset = 10_000_000
 
-    def _checked(self, request, name: str, maximum: int, minimum: int):
+    def _checked(self, request: "Request", name: str, maximum: int, minimum: int) -> int | None:
         raw = request.query_params.get(name)
         if raw is None or raw == "":
             return None
         if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not minimum <= int(raw) <= maximum:
-            raise ServiceError(f"query parameter '{name}' must be a whole number from {minimum} to {maximum}",
-                               [Problem(f"must be a whole number from {minimum} to {maximum}", field=name)])
+            raise ServiceError(
+                f"query parameter '{name}' must be a whole number from {minimum} to {maximum}",
+                [Problem(f"must be a whole number from {minimum} to {maximum}", field=name)],
+            )
         return int(raw)
 
-    def get_limit(self, request):
+    def get_limit(self, request: "Request") -> int | None:
         limit = self._checked(request, self.limit_query_param, self.max_limit, 1)
         return self.default_limit if limit is None else limit
 
-    def get_offset(self, request):
+    def get_offset(self, request: "Request") -> int:
         offset = self._checked(request, self.offset_query_param, self.max_offset, 0)
         return 0 if offset is None else offset

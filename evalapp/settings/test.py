@@ -1,5 +1,6 @@
 """Test settings: the base settings, with fast password hashing, sign-in lockouts off and a local cache."""
-from evalapp.settings.base import *  # noqa: F401,F403
+
+from evalapp.settings.base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests sign in constantly, and Django's test client signs in without a request, which axes refuses;
