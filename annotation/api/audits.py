@@ -1,6 +1,5 @@
 """REST endpoints of the relabel audits: the list and one audit's figures."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
@@ -8,17 +7,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import policies
+from annotation.api import serializers as s
 from annotation.api.queues import _data
 from annotation.selectors.blind import blind_scope
 from annotation.services import audits as audit_services
+from evalapp.api import DeclaredOutput, ErrorSerializer
 from evalapp.roles import user_roles
 
 
-class RelabelAuditListView(APIView):
+class RelabelAuditListView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Start a relabel audit of a batch of changed labels (engineer, adjudicator)",
-                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+                   request=s.RelabelAuditInSerializer,
+                   responses={201: s.RelabelAuditSummarySerializer, 400: ErrorSerializer})
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
@@ -32,10 +34,10 @@ class RelabelAuditListView(APIView):
         return Response(audit_services.audit_summary(audit), status=status.HTTP_201_CREATED)
 
 
-class RelabelAuditDetailView(APIView):
+class RelabelAuditDetailView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses={200: s.RelabelAuditReportSerializer, 404: ErrorSerializer})
     def get(self, request, audit_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         return Response(audit_services.audit_report(audit=audit_services.audit_get(audit_id),

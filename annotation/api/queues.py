@@ -1,7 +1,6 @@
 """REST endpoints of the blind labelling queues (INTERFACES.md, "Annotation queues"). Thin: parse, call,
 render. Inputs are checked by the services, which name every faulty field; blindness is the selectors'."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -9,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import policies
+from annotation.api import serializers as s
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.queue_stats import queue_stats
 from annotation.selectors.queues import (
@@ -22,7 +22,7 @@ from annotation.selectors.queues import (
     queues_for_user,
 )
 from annotation.services import queues as services
-from evalapp.api import ErrorSerializer, QuerySerializer, finite_number, whole_number
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, finite_number, whole_number
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import ACTIVE_SECONDS_MAX, ITERS_MAX, TEXT_MAX
@@ -74,10 +74,10 @@ def _valid(serializer_class, request) -> dict:
     return data.validated_data
 
 
-class QueueListView(APIView):
+class QueueListView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Queues you work in or manage, with progress", responses=OpenApiTypes.OBJECT,
+    @extend_schema(summary="Queues you work in or manage, with progress", responses=s.QueueRowSerializer(many=True),
                    operation_id="queues_list")
     def get(self, request):
         rows = queues_for_user(request.user)
@@ -86,7 +86,7 @@ class QueueListView(APIView):
                           "mine": r["mine"], "member": r["member"]} for r in rows])
 
     @extend_schema(summary="Create a queue (engineer, adjudicator)", request=QueueInSerializer,
-                   responses={201: OpenApiTypes.OBJECT})
+                   responses={201: s.QueueCreatedSerializer, 400: ErrorSerializer})
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
@@ -104,11 +104,11 @@ class QueueListView(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
-class QueueDetailView(APIView):
+class QueueDetailView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="A queue: its guideline and overlap (pool members); pool and progress (managers)",
-                   responses=OpenApiTypes.OBJECT)
+                   responses={200: s.QueueDetailSerializer, 404: ErrorSerializer})
     def get(self, request, queue_id):
         queue = queue_get(queue_id)
         roles = user_roles(request.user)
@@ -120,11 +120,11 @@ class QueueDetailView(APIView):
         return Response(body)
 
 
-class RubricView(APIView):
+class RubricView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Publish a new version of the queue's guideline (engineer, adjudicator)",
-                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+                   request=s.RubricInSerializer, responses={201: s.RubricResultSerializer, 400: ErrorSerializer})
     def post(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         text = _data(request).get("rubric")
@@ -134,11 +134,11 @@ class RubricView(APIView):
         return Response({"id": int(queue_id), "rubric_version": version}, status=status.HTTP_201_CREATED)
 
 
-class NextView(APIView):
+class NextView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Claim the next item to label (annotator in the pool)", request=None,
-                   responses={200: NextSerializer, 204: None})
+                   responses={200: NextSerializer, 204: None, 404: ErrorSerializer})
     def post(self, request, queue_id):
         claim = services.queue_next(queue=queue_get(queue_id), annotator=request.user)
         if claim is None:
@@ -146,19 +146,21 @@ class NextView(APIView):
         return Response(next_payload(claim))
 
 
-class ItemView(APIView):
+class ItemView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="An item as you may see it (other labels only once all are in)", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="An item as you may see it (other labels only once all are in)",
+                   responses={200: s.ItemSerializer, 404: ErrorSerializer})
     def get(self, request, queue_id, item_id):
         return Response(item_for_user(queue_get(queue_id), item_id, request.user,
                                          scope=blind_scope(request.user)))
 
 
-class LabelView(APIView):
+class LabelView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Label an item you hold", request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(summary="Label an item you hold", request=LabelInSerializer,
+                   responses={201: s.LabelResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _valid(LabelInSerializer, request)
@@ -169,11 +171,11 @@ class LabelView(APIView):
                          "outcome": outcome}, status=status.HTTP_201_CREATED)
 
 
-class ReviseView(APIView):
+class ReviseView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Change your label on a complete item: a new audited round (rationale required)",
-                   request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
+                   request=LabelInSerializer, responses={201: s.ReviseResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
@@ -184,21 +186,23 @@ class ReviseView(APIView):
                          "round": label.round, "outcome": outcome}, status=status.HTTP_201_CREATED)
 
 
-class RenewView(APIView):
+class RenewView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Extend your lease on an item you hold", request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="Extend your lease on an item you hold", request=None,
+                   responses={200: s.RenewResultSerializer, 409: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         until = services.lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
         return Response({"item_id": item_id, "lease_expires_at": until.isoformat()})
 
 
-class AdjudicateView(APIView):
+class AdjudicateView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
-                   request=AdjudicateInSerializer, responses={201: OpenApiTypes.OBJECT})
+                   request=AdjudicateInSerializer,
+                   responses={201: s.AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
@@ -210,7 +214,7 @@ class AdjudicateView(APIView):
                          "final_verdict": adjudication.answer.final_verdict}, status=status.HTTP_201_CREATED)
 
 
-class StatsView(APIView):
+class StatsView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     class FilterSerializer(QuerySerializer):
@@ -218,7 +222,7 @@ class StatsView(APIView):
                              help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)")
 
     @extend_schema(summary="Progress and human-human agreement (engineer, adjudicator)",
-                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+                   parameters=[FilterSerializer], responses={200: s.QueueStatsSerializer, 400: ErrorSerializer})
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         iters = self.FilterSerializer.parse(request)["iters"]

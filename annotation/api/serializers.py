@@ -11,6 +11,8 @@ from annotation.models import (
     Run,
 )
 from evalapp.api import finite_number, whole_number
+from evalapp.fields import counts, names, number, shares, text
+from evalapp.serializers import AgreementSerializer
 from evalapp.validation import ACTIVE_SECONDS_MAX
 
 
@@ -40,7 +42,7 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 class VersionSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="dataset.name")
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
 
     class Meta:
         model = DatasetVersion
@@ -100,7 +102,7 @@ class WorkingEditInSerializer(serializers.Serializer):
 
 
 class AuditSerializer(serializers.ModelSerializer):
-    user = serializers.CharField(source="user.username", default=None)
+    user = serializers.CharField(source="user.username", default=None, allow_null=True)
 
     class Meta:
         model = EditAudit
@@ -108,7 +110,7 @@ class AuditSerializer(serializers.ModelSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
-    dataset = serializers.CharField(source="dataset.name", default=None)
+    dataset = serializers.CharField(source="dataset.name", default=None, allow_null=True)
     answers = serializers.IntegerField(source="answers.count", read_only=True)
     blind = serializers.SerializerMethodField(help_text="true while you label answers of this run blind: its "
                                                         "record (which may carry scores) is withheld")
@@ -165,3 +167,285 @@ class LabelImportResultSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
     replaced = serializers.IntegerField()
     users_created = serializers.ListField(child=serializers.CharField(), help_text="always empty over the API")
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs built from selector and service dicts: each field names a key the payload carries
+
+
+class ChunkWithNeighboursSerializer(serializers.Serializer):
+    chunk = ChunkSerializer()
+    neighbours = ChunkSerializer(many=True)
+
+
+class CorpusImportResultSerializer(serializers.Serializer):
+    documents = serializers.IntegerField(help_text="documents in the file")
+    chunks = serializers.IntegerField(help_text="chunks added")
+    retired = serializers.IntegerField()
+
+
+class StrataResultSerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    strata = shares(help_text="{stratum: percentage}")
+
+
+class StaleGoldSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    gold_chunk_id = text()
+    reason = serializers.CharField()
+
+
+class MovedGoldSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    gold_chunk_id = text()
+    now_in = serializers.CharField(help_text="the live chunk that holds the gold_text now")
+
+
+class ExtraNotLiveSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    chunk_ids = names()
+
+
+class CheckLabelsSerializer(serializers.Serializer):
+    """The `check_labels` object."""
+
+    dataset_hash = serializers.CharField()
+    checked = serializers.IntegerField()
+    stale = StaleGoldSerializer(many=True)
+    stale_share = serializers.FloatField()
+    moved = MovedGoldSerializer(many=True)
+    extra_not_live = ExtraNotLiveSerializer(many=True)
+    corpus_state = serializers.CharField()
+
+
+class WorkingEditResultSerializer(WorkingItemSerializer):
+    replayed = serializers.BooleanField(help_text="true when this client_key had already landed")
+
+
+class RunImportResultSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    answers = serializers.IntegerField()
+    dataset = text()
+    dataset_hash = text()
+
+
+class LabelExportLineSerializer(serializers.Serializer):
+    """One line of the labels export (the import_labels format)."""
+
+    run_id = serializers.CharField()
+    qid = serializers.CharField()
+    annotator = serializers.CharField()
+    verdict = serializers.CharField()
+    labelled_at = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    source = serializers.CharField(allow_blank=True)
+
+
+# queues
+
+
+class QueueRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    overlap = serializers.IntegerField()
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    mine = serializers.IntegerField(help_text="your labels in it")
+    member = serializers.BooleanField(help_text="you are in its pool")
+
+
+class QueueCreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    items = serializers.IntegerField()
+    ignored = names(required=False, help_text="keys of the body that were not understood")
+
+
+class QueueProgressSerializer(serializers.Serializer):
+    """Counts only: no verdicts."""
+
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    open = serializers.IntegerField()
+    agreed = serializers.IntegerField()
+    disputed = serializers.IntegerField()
+    adjudicated = serializers.IntegerField()
+    labels = serializers.IntegerField()
+    labels_needed = serializers.IntegerField()
+    claims = serializers.IntegerField()
+    share_complete = serializers.FloatField()
+    per_annotator = counts(help_text="username -> labels in")
+
+
+class QueueDetailSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    overlap = serializers.IntegerField()
+    rubric = serializers.CharField(allow_blank=True)
+    rubric_version = serializers.IntegerField()
+    lease_seconds = serializers.IntegerField()
+    annotators = names(required=False, help_text="the pool (managers only)")
+    progress = QueueProgressSerializer(required=False, help_text="managers only")
+
+
+class RubricInSerializer(serializers.Serializer):
+    rubric = serializers.CharField(allow_blank=True, help_text="the guideline text")
+
+
+class RubricResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    rubric_version = serializers.IntegerField()
+
+
+class MyLabelSerializer(serializers.Serializer):
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+
+
+class ItemLabelSerializer(MyLabelSerializer):
+    annotator = serializers.CharField()
+    labelled_at = serializers.CharField()
+
+
+class ItemAdjudicationSerializer(serializers.Serializer):
+    verdict = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    adjudicator = serializers.CharField()
+
+
+class ItemSerializer(serializers.Serializer):
+    """An item as its viewer may see it: never the system, the run or a judge verdict; other labels only
+    once the item has all of them (`complete`)."""
+
+    item_id = serializers.CharField()
+    question = serializers.CharField(allow_blank=True)
+    answer = serializers.CharField(allow_blank=True)
+    gold_text = text()
+    expected = text()
+    rubric = serializers.CharField(allow_blank=True)
+    rubric_version = serializers.IntegerField()
+    complete = serializers.BooleanField()
+    my_label = MyLabelSerializer(allow_null=True)
+    lease_expires_at = serializers.CharField(allow_null=True)
+    status = serializers.CharField(required=False, help_text="once complete")
+    labels = ItemLabelSerializer(many=True, required=False, help_text="once complete")
+    adjudication = ItemAdjudicationSerializer(allow_null=True, required=False, help_text="once complete")
+
+
+class LabelResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    outcome = serializers.CharField()
+
+
+class ReviseResultSerializer(LabelResultSerializer):
+    round = serializers.IntegerField()
+
+
+class RenewResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    lease_expires_at = serializers.CharField()
+
+
+class AdjudicateResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    final_verdict = text()
+
+
+class PairAgreementSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    reason = text()
+    confusion = counts()
+
+
+class DisagreementSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    qid = serializers.CharField()
+    stratum = text()
+    status = serializers.CharField()
+    labels = serializers.DictField(child=serializers.CharField(), help_text="username -> verdict")
+    final = text()
+
+
+class QueueAgreementSerializer(AgreementSerializer):
+    per_pair = serializers.DictField(child=PairAgreementSerializer(), help_text='"a/b" (usernames) -> agreement')
+    disagreements = DisagreementSerializer(many=True)
+
+
+class QueueStatsSerializer(serializers.Serializer):
+    queue = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    overlap = serializers.IntegerField()
+    rubric_version = serializers.IntegerField()
+    progress = QueueProgressSerializer()
+    agreement = QueueAgreementSerializer()
+    blind_excluded = serializers.IntegerField(help_text="complete items left out: you label their runs blind")
+
+
+# relabel audits
+
+
+class RelabelAuditInSerializer(serializers.Serializer):
+    """What a relabel audit samples: a run's changed labels, one person's changes, or a dataset diff's
+    modified batch (dataset, old, new)."""
+
+    name = serializers.CharField(required=False, allow_blank=True)
+    auditors = names()
+    run_id = serializers.CharField(required=False)
+    changed_by = serializers.CharField(required=False)
+    since = serializers.CharField(required=False)
+    until = serializers.CharField(required=False)
+    dataset = serializers.CharField(required=False)
+    old = serializers.CharField(required=False)
+    new = serializers.CharField(required=False)
+    sample = serializers.IntegerField(required=False)
+    seed = serializers.IntegerField(required=False)
+    rubric = serializers.CharField(required=False, allow_blank=True)
+    queue = serializers.IntegerField(required=False)
+
+
+class RelabelAuditSummarySerializer(serializers.Serializer):
+    audit = serializers.IntegerField()
+    name = serializers.CharField(allow_blank=True)
+    source = serializers.CharField()
+    criteria = serializers.DictField()
+    batch = serializers.IntegerField()
+    sample = serializers.IntegerField()
+    queue = serializers.IntegerField(allow_null=True)
+    auditors = names()
+
+
+class RelabelItemSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    qid = serializers.CharField()
+    original = text()
+    original_annotator = text()
+    relabel = text()
+    auditor = text()
+    rationale = serializers.CharField(allow_blank=True)
+
+
+class RelabelAuditReportSerializer(RelabelAuditSummarySerializer):
+    status = serializers.CharField()
+    labelled = serializers.IntegerField()
+    in_baseline = serializers.BooleanField()
+    n = serializers.IntegerField(required=False, help_text="from here on: once every blind label is in")
+    disagreements = serializers.IntegerField(required=False)
+    to_correct = serializers.IntegerField(required=False)
+    to_incorrect = serializers.IntegerField(required=False)
+    p_value = number(required=False)
+    alpha = serializers.FloatField(required=False)
+    verdict = serializers.CharField(required=False)
+    words = serializers.CharField(required=False)
+    items = RelabelItemSerializer(many=True, required=False)
+    disagreement_items = RelabelItemSerializer(many=True, required=False)
+    blind_excluded = serializers.IntegerField(required=False)
+    resolution = serializers.CharField(required=False, allow_blank=True)
+    resolved_by = text(required=False)

@@ -1,6 +1,5 @@
 """REST endpoints of the working copy: its records, an expert's edit of one, and the edit log."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
@@ -17,12 +16,14 @@ from annotation.services.datasets import (
     working_edit,
 )
 from evalapp.api import (
+    DeclaredOutput,
+    ErrorSerializer,
     QuerySerializer,
 )
 from evalapp.errors import ServiceError
 
 
-class WorkingListView(APIView):
+class WorkingListView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     @extend_schema(responses=s.WorkingItemSerializer(many=True))
@@ -30,7 +31,7 @@ class WorkingListView(APIView):
         return Response(s.WorkingItemSerializer(working_records(dataset_get(name)), many=True).data)
 
 
-class WorkingItemView(APIView):
+class WorkingItemView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     @extend_schema(responses=s.WorkingItemSerializer)
@@ -40,7 +41,8 @@ class WorkingItemView(APIView):
                 return Response(s.WorkingItemSerializer(item).data)
         raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
 
-    @extend_schema(request=s.WorkingEditInSerializer, responses={200: s.WorkingItemSerializer, 409: OpenApiTypes.OBJECT})
+    @extend_schema(request=s.WorkingEditInSerializer, responses={200: s.WorkingEditResultSerializer, 400: ErrorSerializer,
+                                                                   409: ErrorSerializer})
     def patch(self, request, name, qid):
         data = s.WorkingEditInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -52,7 +54,7 @@ class WorkingItemView(APIView):
                          "edited": True, "replayed": result.replayed})
 
 
-class EditAuditListView(generics.ListAPIView):
+class EditAuditListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [CURATORS]
     serializer_class = s.AuditSerializer
 
