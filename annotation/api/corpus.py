@@ -55,8 +55,7 @@ class ChunkDetailView(DeclaredOutput, APIView):
         if found is None:
             raise ServiceError(f"unknown chunk {chunk_id!r}", status=404)
         chunk, neighbours = found
-        return Response({"chunk": s.ChunkSerializer(chunk).data,
-                         "neighbours": s.ChunkSerializer(neighbours, many=True).data})
+        return Response(s.ChunkWithNeighboursSerializer({"chunk": chunk, "neighbours": neighbours}).data)
 
 
 class DocumentListView(DeclaredOutput, generics.ListAPIView):
@@ -74,4 +73,4 @@ class CorpusImportView(DeclaredOutput, APIView):
     def post(self, request):
         with uploaded_path(request) as path:
             result = corpus_import(path=path)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+        return Response(s.CorpusImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

@@ -53,7 +53,8 @@ class DatasetImportView(DeclaredOutput, APIView):
     def post(self, request, name):
         with uploaded_path(request) as path:
             result = questions_import(path=path, dataset_name=name, user=request.user)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        return Response(s.VersionResultSerializer(result.as_dict()).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
 class VersionListView(DeclaredOutput, APIView):
@@ -92,7 +93,8 @@ class StrataView(DeclaredOutput, APIView):
     def put(self, request, name):
         data = s.StrataInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response({"dataset": name, "strata": strata_set(dataset_name=name, shares=data.validated_data["strata"])})
+        strata = strata_set(dataset_name=name, shares=data.validated_data["strata"])
+        return Response(s.StrataResultSerializer({"dataset": name, "strata": strata}).data)
 
 
 class PublishView(DeclaredOutput, APIView):
@@ -103,7 +105,8 @@ class PublishView(DeclaredOutput, APIView):
         data = s.PublishInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = dataset_publish(dataset_name=name, user=request.user, note=data.validated_data["note"])
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        return Response(s.VersionResultSerializer(result.as_dict()).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
 class CheckLabelsView(DeclaredOutput, APIView):

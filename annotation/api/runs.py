@@ -36,7 +36,7 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
             return Response({"detail": "Importing runs needs the engineer role."}, status=403)
         with uploaded_path(request) as path:
             result = run_import(path=path)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+        return Response(s.RunImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
 
     parser_classes = UPLOAD_PARSERS
 

@@ -36,7 +36,8 @@ class JudgeVersionListView(_ReadWrite):
         return Response([{**s.JudgeVersionSerializer(v).data, "status": judge_gate(v)["status"]} for v in versions])
 
     @extend_schema(summary="Create (or find) the judge version with this configuration",
-                   request=s.JudgeVersionCreateSerializer, responses={201: s.JudgeVersionCreatedSerializer, 200: s.JudgeVersionCreatedSerializer,
+                   request=s.JudgeVersionCreateSerializer,
+                   responses={201: s.JudgeVersionCreatedSerializer, 200: s.JudgeVersionCreatedSerializer,
                               400: ErrorSerializer})
     def post(self, request):
         data = s.JudgeVersionCreateSerializer(data=request.data)
@@ -46,7 +47,8 @@ class JudgeVersionListView(_ReadWrite):
             judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
             rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
             min_n=d.get("min_n"), user=request.user)
-        return Response({"judge_version": version.pk, "config_hash": version.config_hash, "created": created},
+        body = {"judge_version": version.pk, "config_hash": version.config_hash, "created": created}
+        return Response(s.JudgeVersionCreatedSerializer(body).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -76,4 +78,4 @@ class VerdictImportView(_ReadWrite):
         judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
         with uploaded_path(request) as path:
             result = services.verdicts_import(path=path, judge_version_id=pk)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+        return Response(s.VerdictImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
