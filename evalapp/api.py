@@ -2,6 +2,7 @@
 and query parameters validated by a serializer before the selector runs."""
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -69,9 +70,18 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+class ProblemSerializer(serializers.Serializer[Any]):
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
 class ErrorSerializer(serializers.Serializer[Any]):
+    """The house refusal (exception_handler); DRF's own refusals (401, 403, 405...) also keep `detail`."""
+
     error = serializers.CharField()
-    problems = serializers.ListField(child=serializers.DictField())
+    problems = ProblemSerializer(many=True)
+    detail = serializers.CharField(required=False)
 
 
 class UploadSerializer(serializers.Serializer[Any]):
@@ -207,3 +217,103 @@ class Pagination(LimitOffsetPagination):
     def get_offset(self, request: "Request") -> int:
         offset = self._checked(request, self.offset_query_param, self.max_offset, 0)
         return 0 if offset is None else offset
+
+
+# ---------------------------------------------------------------------------------------------
+# declared outputs
+
+_DECLARED: dict = {}
+
+
+def strict_schema(schema):
+    """A copy of an OpenAPI schema in which an object with named properties allows no other key, and a
+    nullable reference (drf-spectacular's `allOf: [$ref], nullable: true`) also accepts null."""
+    if isinstance(schema, dict):
+        out = {k: strict_schema(v) for k, v in schema.items()}
+        if "properties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        if out.get("nullable") and "allOf" in out and "type" not in out:
+            rest = {k: v for k, v in out.items() if k not in ("allOf", "nullable")}
+            out = {**rest, "anyOf": [{"allOf": out["allOf"]}, {"enum": [None]}]}
+        return out
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    return schema
+
+
+def declared_schema() -> dict:
+    """The project's OpenAPI document as /api/schema/ serves it (generated once per process)."""
+    if "schema" not in _DECLARED:
+        from drf_spectacular.generators import SchemaGenerator
+
+        _DECLARED["schema"] = SchemaGenerator().get_schema(request=None, public=True)
+    return _DECLARED["schema"]
+
+
+def declared_response(path: str, method: str, status_code: int) -> dict | None:
+    """The JSON schema an operation declares for a status, its components attached and made strict
+    (no undeclared key); None when the operation declares no JSON body for that status."""
+    key = (path, method.lower(), status_code)
+    if key not in _DECLARED:
+        _DECLARED[key] = _declared_response(*key)
+    return _DECLARED[key]
+
+
+def _declared_response(path: str, method: str, status_code: int) -> dict | None:
+    schema = declared_schema()
+    responses = schema["paths"][path][method]["responses"]
+    body = (responses.get(str(status_code)) or {}).get("content", {}).get("application/json")
+    if body is None:
+        return None
+    return {**strict_schema(body["schema"]), "components": strict_schema(schema.get("components", {}))}
+
+
+def operation_path(route: str) -> str:
+    """The schema's path of a URL route: "api/runs/<str:run_id>/" -> "/api/runs/{run_id}/" (a `pk` is
+    called `id` in the schema, as drf-spectacular names it)."""
+    path = "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+    paths = declared_schema()["paths"]
+    return path if path in paths or "{pk}" not in path else path.replace("{pk}", "{id}")
+
+
+def check_declared_output(request, response) -> None:
+    """Raise AssertionError when a 2xx JSON answer is not what its operation declares: a status it does
+    not declare, a key the serializer lacks, a missing required key, or a value of the wrong type."""
+    import json
+
+    from openapi_schema_validator import OAS30ReadValidator
+    from rest_framework.renderers import JSONRenderer
+
+    route = getattr(getattr(request, "resolver_match", None), "route", None)
+    if route is None or not 200 <= response.status_code < 300:
+        return
+    path = operation_path(route)
+    declared = declared_schema()["paths"][path][request.method.lower()]["responses"]
+    if str(response.status_code) not in declared:
+        raise AssertionError(f"{request.method} {path} answered {response.status_code}, which it does not declare")
+    if response.data is None:
+        return
+    schema = declared_response(path, request.method, response.status_code)
+    if schema is None:
+        raise AssertionError(f"{request.method} {path} {response.status_code} declares no JSON body but sent one")
+    key = ("validator", path, request.method, response.status_code)
+    if key not in _DECLARED:
+        _DECLARED[key] = OAS30ReadValidator(schema)
+    sent = json.loads(JSONRenderer().render(response.data))
+    errors = sorted(_DECLARED[key].iter_errors(sent), key=lambda e: list(e.absolute_path))
+    if errors:
+        shown = "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:10])
+        raise AssertionError(f"{request.method} {path} {response.status_code} drifted from its declared "
+                             f"serializer ({len(errors)} problem(s)): {shown}")
+
+
+class DeclaredOutput:
+    """View mixin: with the API_STRICT_OUTPUT setting on (the test settings), every 2xx answer is checked
+    against the response serializer its `extend_schema` declares, so the schema cannot drift from what is
+    sent. Off in production: the check costs a schema walk per answer."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if getattr(settings, "API_STRICT_OUTPUT", False) and isinstance(response, Response):
+            check_declared_output(request, response)
+        return response

@@ -4,6 +4,7 @@ from rest_framework import serializers
 from calibration.models import GradingRun, JudgeVersion
 from calibration.selectors.judges import public_params
 from evalapp.api import finite_number, whole_number
+from evalapp.fields import counts, interval, names, number, text
 from evalapp.validation import (
     NAME_MAX,
     RUBRIC_MAX,
@@ -57,9 +58,78 @@ class GradeSerializer(serializers.Serializer):
 
 class GradingRunSerializer(serializers.ModelSerializer):
     run_id = serializers.CharField(source="run.run_id")
-    forced_by = serializers.CharField(source="forced_by.username", default=None)
+    forced_by = serializers.CharField(source="forced_by.username", default=None, allow_null=True)
 
     class Meta:
         model = GradingRun
         fields = ["id", "judge_version", "run_id", "status", "gate_status", "forced", "forced_by", "force_reason",
                   "total", "created_at", "finished_at"]
+
+
+class JudgeVersionRowSerializer(JudgeVersionSerializer):
+    status = serializers.CharField(help_text="the gate's status: pass, fail, unmeasured or stale")
+
+    class Meta(JudgeVersionSerializer.Meta):
+        fields = [*JudgeVersionSerializer.Meta.fields, "status"]
+
+
+class JudgeVersionCreatedSerializer(serializers.Serializer):
+    judge_version = serializers.IntegerField()
+    config_hash = serializers.CharField()
+    created = serializers.BooleanField(help_text="false when this configuration already had a version")
+
+
+class GateStratumSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    too_small = serializers.BooleanField()
+    reason = serializers.CharField(required=False, help_text="when kappa is undefined")
+
+
+class GateSerializer(serializers.Serializer):
+    """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
+    figures are null (empty maps), `blind` is true and `blind_reason` says why."""
+
+    judge_version = serializers.IntegerField()
+    config_hash = serializers.CharField()
+    judge = serializers.CharField()
+    version = serializers.IntegerField()
+    threshold = serializers.FloatField()
+    policy = serializers.CharField()
+    min_n = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["pass", "fail", "unmeasured", "stale"])
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    kappa_ci95 = interval(allow_null=True)
+    bootstrap_ci95 = interval(allow_null=True, required=False, help_text="once measured")
+    chance_agreement = number()
+    always_correct_agreement = number()
+    per_stratum = serializers.DictField(child=GateStratumSerializer())
+    confusion = counts(help_text='"human/judge" -> count')
+    dataset_hash = text()
+    measured_at = text()
+    invalid = serializers.IntegerField(required=False, help_text="once measured")
+    excluded = serializers.IntegerField(required=False, help_text="once measured")
+    stale_items = serializers.IntegerField(required=False, help_text="once measured")
+    run = serializers.IntegerField(allow_null=True, help_text="the calibration run measured (or running)")
+    reasons = names()
+    warnings = names(required=False, help_text="once measured")
+    reason = serializers.CharField(required=False, help_text="when unmeasured, or kappa is undefined")
+    blind = serializers.BooleanField()
+    blind_reason = serializers.CharField(required=False)
+
+
+class JudgeVersionDetailSerializer(JudgeVersionSerializer):
+    gate = GateSerializer()
+
+    class Meta(JudgeVersionSerializer.Meta):
+        fields = [*JudgeVersionSerializer.Meta.fields, "gate"]
+
+
+class VerdictImportResultSerializer(serializers.Serializer):
+    judge_version = serializers.IntegerField()
+    verdicts = serializers.IntegerField()
+    created = serializers.IntegerField()
+    unchanged = serializers.IntegerField()

@@ -9,3 +9,4 @@ AXES_ENABLED = False
 # Local memory, cleared between tests (tests/conftest.py): clearing a Redis cache would flush the broker's
 # database that the Celery worker tests share.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp-tests"}}
+API_STRICT_OUTPUT = True  # every 2xx API answer is checked against its declared serializer (evalapp.api.DeclaredOutput)
