@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from calibration import policies, services
+from calibration import services
 from calibration.backends import JudgeItem, PermanentJudgeError, backend_for
 from calibration.models import GradedAnswer, Judge, JudgeVersion, Verdict
 from evalapp.errors import ServiceError
@@ -17,65 +17,6 @@ from tests.conftest import run_cmd
 OPENAI = ["https://api.openai.com/v1"]
 ITEM = JudgeItem(run_id="r", qid="q", question="how long?", answer="It is 30 days.", expected="30 days",
                  gold_text="Trials run for 30 days.")
-
-
-@pytest.mark.parametrize("url, allowed", [
-    ("https://api.openai.com/v1", True),
-    ("https://api.openai.com/v1/", True),
-    ("https://api.openai.com/v1/chat/completions", True),
-    ("https://API.OpenAI.com/v1", True),
-    ("https://api.openai.com:443/v1", True),
-    ("https://api.openai.com/v10", False),
-    ("https://api.openai.com/", False),
-    ("https://api.openai.com", False),
-    ("http://api.openai.com/v1", False),
-    ("https://api.openai.com:8443/v1", False),
-    ("https://api.openai.com.evil.com/v1", False),
-    ("https://api.openai.com@evil.com/v1", False),
-    ("https://evil.com@api.openai.com/v1", False),
-    ("https://user:pw@api.openai.com/v1", False),
-    ("https://api.openai.com/v1/../admin", False),
-    ("https://api.openai.com/v1/%2e%2e/admin", False),
-    ("https://api.openai.com/v1?next=x", False),
-    ("https://api.openai.com/v1#x", False),
-    ("ftp://api.openai.com/v1", False),
-    ("api.openai.com/v1", False),
-    ("", False),
-    ("http://[not-a-host", False),
-])
-def test_prefixes_compare_scheme_host_port_and_whole_path_segments(url, allowed):
-    assert policies.can_call_judge_url(url, allowed=OPENAI, loopback=False) is allowed
-
-
-@pytest.mark.parametrize("url, loopback, allowed", [
-    ("http://127.0.0.1:8001/v1", True, True),
-    ("http://127.9.9.9/v1", True, True),
-    ("https://localhost:1234", True, True),
-    ("http://LOCALHOST:1234/v1", True, True),
-    ("http://[::1]:8000/v1", True, True),
-    ("http://127.0.0.1.evil.com/v1", True, False),
-    ("http://127.0.0.1@evil.com/v1", True, False),
-    ("http://localhost.evil.com/v1", True, False),
-    ("http://evil.com/127.0.0.1/v1", True, False),
-    ("http://2130706433/v1", True, False),
-    ("http://0.0.0.0:8000/v1", True, False),
-    ("http://127.0.0.1:8001/v1", False, False),
-    ("http://[::1]:8000/v1", False, False),
-])
-def test_loopback_means_loopback_hosts_on_any_port(url, loopback, allowed):
-    assert policies.can_call_judge_url(url, allowed=[], loopback=loopback) is allowed
-
-
-def test_a_port_in_the_prefix_must_match_and_an_empty_list_allows_nothing():
-    assert policies.can_call_judge_url("http://gpu-box:8001/v1/x", allowed=["http://gpu-box:8001/v1"], loopback=False)
-    assert not policies.can_call_judge_url("http://gpu-box:8002/v1", allowed=["http://gpu-box:8001/v1"], loopback=False)
-    assert not policies.can_call_judge_url("http://gpu-box/v1", allowed=["http://gpu-box:8001/v1"], loopback=False)
-    assert policies.can_call_judge_url("http://gpu-box/anything", allowed=["http://gpu-box/"], loopback=False)
-    assert not policies.can_call_judge_url("https://api.openai.com/v1", allowed=[], loopback=False)
-    with pytest.raises(ServiceError) as refused:
-        policies.check_can_call_judge_url("https://evil.example/v1", allowed=OPENAI, loopback=False, field="param base_url")
-    assert refused.value.problems[0].field == "param base_url"
-    assert "https://evil.example/v1" in str(refused.value) and "JUDGE_ALLOWED_BASE_URLS" in str(refused.value)
 
 
 @pytest.fixture
