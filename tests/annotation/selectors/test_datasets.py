@@ -3,11 +3,9 @@ import random
 
 import pytest
 
-from tests.comparisons.support import (
-    import_questions,
-    q,
-    qids,
-)
+from annotation.selectors.datasets import version_diff, version_manifest
+from evalstats.manifest import ManifestDiff, diff_manifests
+from tests.factories import DatasetFactory, record, version
 
 pytestmark = pytest.mark.django_db
 
@@ -15,25 +13,30 @@ pytestmark = pytest.mark.django_db
 STRATA = ["policy_lookup", "procedural", "no_answer"]
 
 
-def test_the_database_partition_of_two_versions_is_the_manifest_diff(tmp_path):
-    from annotation.selectors.datasets import (
-        dataset_get,
-        version_diff,
-        version_get,
-        version_manifest,
-    )
-    from evalstats.manifest import diff_manifests
-
+def test_the_database_partition_of_two_versions_is_the_manifest_diff():
     rng = random.Random(7)
-    records = [q(i, stratum=rng.choice(STRATA)) for i in qids(80)]
-    import_questions(tmp_path, "support", records, "v1")
-    edited = [dict(r, expected="relabelled") if rng.random() < 0.2 else r for r in records if rng.random() > 0.1]
-    edited += [q(i) for i in qids(6, start=500)]
-    import_questions(tmp_path, "support", edited, "v2")
-    ds = dataset_get("support")
-    v1, v2 = version_get(ds, "1"), version_get(ds, "2")
-    expected = diff_manifests(version_manifest(v1), version_manifest(v2))
-    assert expected.added and expected.removed and expected.modified and expected.unchanged
-    assert version_diff(v1, v2) == expected
-    assert version_diff(v2, v1) == diff_manifests(version_manifest(v2), version_manifest(v1))
-    assert version_diff(v1, v1).unchanged == tuple(sorted(version_manifest(v1)))
+    records = [record(f"q-{i:04d}", stratum=rng.choice(STRATA)) for i in range(80)]
+    edited, removed, modified = [], [], []
+    for r in records:
+        if rng.random() <= 0.1:
+            removed.append(r["qid"])
+        elif rng.random() < 0.2:
+            modified.append(r["qid"])
+            edited.append(dict(r, expected="relabelled"))
+        else:
+            edited.append(r)
+    added = [f"q-{i:04d}" for i in range(500, 506)]
+    edited += [record(qid) for qid in added]
+    support = DatasetFactory(name="support")
+    v1 = version(support, records)
+    v2 = version(support, edited, parent=v1)
+
+    unchanged = sorted({r["qid"] for r in records} - set(removed) - set(modified))
+    expected = ManifestDiff(added=tuple(added), removed=tuple(removed), modified=tuple(modified),
+                            unchanged=tuple(unchanged))
+    assert expected.removed and expected.modified and len(unchanged) > 50   # the seed makes all four non-trivial
+    assert version_diff(v1, v2) == expected == diff_manifests(version_manifest(v1), version_manifest(v2))
+    assert version_diff(v2, v1) == ManifestDiff(added=tuple(removed), removed=tuple(added), modified=tuple(modified),
+                                                unchanged=tuple(unchanged))
+    assert version_diff(v1, v1) == ManifestDiff(added=(), removed=(), modified=(),
+                                                unchanged=tuple(r["qid"] for r in records))

@@ -5,13 +5,7 @@ import pytest
 from calibration import services
 from calibration.selectors.grades import answer_grade, run_grades
 from tests.calibration.world import human_verdict, judge_truth
-from tests.comparisons.support import (
-    import_questions,
-    import_run,
-    q,
-    run_command,
-    write_jsonl,
-)
+from tests.factories import AnswerFactory, DatasetFactory, RunFactory, record, version
 
 
 def test_judge_verdicts_count_only_from_a_passing_gate(world, run_inline, make_user, django_capture_on_commit_callbacks):
@@ -75,38 +69,33 @@ def test_grade_run_command_refuses_an_ungated_judge_and_records_a_forced_grading
     assert code == 2 and "999999" in err
 
 
-pytestmark = pytest.mark.django_db
+@pytest.mark.django_db
+def test_answers_without_harness_score_are_graded_by_rule_then_human_labels():
+    v = version(DatasetFactory(name="support"), [
+        record("q-0000", grading="span", expected="30 days"),
+        record("q-0001", grading="extraction", expected="2026-05-12"),
+        record("q-0002", grading="rubric"),
+        record("q-0003", grading="judge"),
+        record("q-0004", grading="rubric"),
+        record("q-0005", grading="span", expected=None, gold_text=None),   # the rule cannot grade: no reference
+        record("q-0006", grading="span", expected="ninety days"),
+    ])
+    run = RunFactory(run_id="A", dataset=v.dataset, dataset_version=v, dataset_hash=v.dataset_hash)
+    answers = {"q-0000": "Thirty... no: 30 days.", "q-0001": "on 12 May 2026", "q-0002": "x", "q-0003": "y",
+               "q-0004": "z", "q-0005": "w", "q-0006": "ninety days"}
+    # Final human labels where two annotators agreed; q-0004's disagree, so it has none yet.
+    finals = {"q-0002": "incorrect", "q-0003": "correct"}
+    for qid, text in answers.items():
+        AnswerFactory(run=run, qid=qid, answer=text, correct=False if qid == "q-0006" else None,
+                      final_verdict=finals.get(qid, ""))
 
-
-def test_answers_without_harness_score_are_graded_by_rule_then_human_labels(tmp_path):
-    v = import_questions(tmp_path, "support", [
-        q("q-0000", grading="span", expected="30 days"),
-        q("q-0001", grading="extraction", expected="2026-05-12"),
-        q("q-0002", grading="rubric"),
-        q("q-0003", grading="judge"),
-        q("q-0004", grading="rubric"),
-        q("q-0005", grading="span", expected=None, gold_text=None),   # the rule cannot grade: no reference
-        q("q-0006", grading="span", expected="ninety days"),
-    ], "v1")
-    import_run(tmp_path, run_id="A", system="s", dataset="support", dataset_hash=v["dataset_hash"],
-               correct={f"q-000{i}": None for i in range(7)} | {"q-0006": False},
-               answers={"q-0000": "Thirty... no: 30 days.", "q-0001": "on 12 May 2026", "q-0002": "x",
-                        "q-0003": "y", "q-0004": "z", "q-0005": "w", "q-0006": "ninety days"})
-    labels = [{"run_id": "A", "qid": qid, "annotator": who, "verdict": verdict, "labelled_at": "2026-06-01T10:00:00Z"}
-              for qid, verdict in (("q-0002", "incorrect"), ("q-0003", "correct")) for who in ("ann1", "ann2")]
-    labels += [{"run_id": "A", "qid": "q-0004", "annotator": who, "verdict": verdict,
-                "labelled_at": "2026-06-01T10:00:00Z"}
-               for who, verdict in (("ann1", "correct"), ("ann2", "incorrect"))]  # disputed: no final label yet
-    run_command("import_labels", str(write_jsonl(tmp_path / "labels.jsonl", labels)))
-
-    from annotation.models import Run
-    from calibration.selectors.grades import answer_grade, run_grades
-
-    run = Run.objects.get(run_id="A")
     g = run_grades(run)
     # The harness's own score wins (q-0006 says false although the span rule would say right).
     assert g.scores == {"q-0000": True, "q-0001": True, "q-0002": False, "q-0003": True, "q-0006": False}
     assert g.sources == {"harness": 1, "span": 1, "extraction": 1, "human": 2}
     assert g.ungraded == {"awaiting human label": 1, "rule could not grade and no human label": 1}
+    assert g.unscored == {"q-0004", "q-0005"}
+    assert answer_grade(run, "q-0000") == (True, "span")
     assert answer_grade(run, "q-0003") == (True, "human")   # judge rule, no gated judge: human final label
     assert answer_grade(run, "q-0004") == (None, None)
+    assert answer_grade(run, "q-0006") == (False, "harness")
