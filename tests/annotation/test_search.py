@@ -58,9 +58,14 @@ def test_search_snippets_never_split_an_entity(corpus):
 
 
 def test_search_snippets_for_entity_words(corpus):
-    for word in ("amp", "quot", "gt"):
-        for hit in search_chunks(word):
-            marks_only_wrap_text(hit.snippet_html, TEXTS[hit.doc_id])
+    marked = {word: [(h.doc_id, marks_only_wrap_text(h.snippet_html, TEXTS[h.doc_id])) for h in search_chunks(word)]
+              for word in ("amp", "quot", "gt")}
+    if connection.vendor == "postgresql":
+        # The english parser reads "&amp;" and "&quot;" as entities, not words: there is nothing to find.
+        assert marked == {"amp": [], "quot": [], "gt": [("amp", ["gt"])]}
+    else:
+        # FTS5 reads the literal entities as words and marks the word, never the inside of "&...;".
+        assert marked == {"amp": [("amp", ["amp"])], "quot": [("amp", ["quot"])], "gt": [("amp", ["gt"])]}
 
 
 def test_the_chunk_viewer_marks_words_not_entities(corpus, make_user, tmp_path):

@@ -108,8 +108,12 @@ def test_every_gold_passage_is_in_the_loaded_corpus():
     assert all(r["gold_doc_id"] is None and r["gold_text"] is None for r in unanswerable)
     assert sum("gold_extra_chunk_ids" in r for r in records) == STRATA["comparison"]
     assert sum("note" in r for r in records) == STRATA["ambiguous"]
-    # Every chunk a run names was produced by the chunker.
-    for answer in Answer.objects.all():
+    # Every chunk a run names was produced by the chunker (each answer names some: 5 retrieved, 3.5 in the prompt).
+    answers = list(Answer.objects.all())
+    assert len(answers) == 2 * QUESTIONS
+    assert (sum(len(a.retrieved) for a in answers), sum(len(a.prompt_chunks) for a in answers)) == (800, 560)
+    for answer in answers:
+        assert answer.retrieved and answer.prompt_chunks, answer.qid
         assert all(item["chunk_id"] in live for item in answer.retrieved)
         assert all(cid in live for cid in answer.prompt_chunks)
 

@@ -80,7 +80,10 @@ def test_stale_gold_chunk_retired(ds, tmp_path):
 def test_working_item_matches_working_records(ds, expert):
     from annotation.selectors.datasets import working_records
     working_edit(dataset_name="support", qid="q-2", changes={"expected": "90 days"}, base_revision=0, user=expert)
-    for entry in working_records(ds):
+    entries = list(working_records(ds))
+    assert [(e["qid"], e["edited"], e["record"].get("expected")) for e in entries] == [
+        ("q-1", False, None), ("q-2", True, "90 days"), ("q-3", False, None), ("q-4", False, None)]
+    for entry in entries:
         assert ts.working_item(ds, entry["qid"]) == entry
     assert ts.working_item(ds, "nope") is None
     working_edit(dataset_name="support", qid="q-4", changes={}, base_revision=0, user=expert, delete=True)

@@ -103,7 +103,9 @@ def test_every_item_ends_with_exactly_n_distinct_annotators(make_queue, pool):
     queue = make_queue(12, overlap=2, annotators=("ann1", "ann2", "ann3"))
     users = [pool["ann1"], pool["ann2"], pool["ann3"]]
     assert drain(queue, users) == 24
-    for item in QueueItem.objects.filter(queue=queue):
+    items = list(QueueItem.objects.filter(queue=queue))
+    assert len(items) == 12
+    for item in items:
         annotators = list(Assignment.objects.filter(item=item, state="done").values_list("annotator_id", flat=True))
         assert len(annotators) == 2 and len(set(annotators)) == 2
         assert HumanLabel.objects.filter(answer=item.answer).count() == 2
