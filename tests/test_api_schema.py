@@ -12,7 +12,7 @@ from openapi_spec_validator import validate as validate_spec
 from annotation.models import QueueItem
 from calibration import services, tasks
 from evalapp.api import declared_response, declared_schema, operation_path, strict_schema
-from tests.calibration.test_seed_cases import build_300
+from tests.comparisons.support import build_300
 from tests.calibration.world import load_world
 
 METHODS = ("get", "post", "put", "patch", "delete")

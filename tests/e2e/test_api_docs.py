@@ -1,9 +1,10 @@
 """/api/docs/ renders Swagger UI in Chromium with every request outside the app refused: the UI is the
 installed sidecar's, and nothing the strict policy blocks is on the page."""
 
+from urllib.parse import urlsplit
+
 import pytest
 from django.contrib.auth import get_user_model
-from urllib.parse import urlsplit
 
 from annotation.services.users import user_upsert
 
