@@ -116,7 +116,7 @@ def encode_pair(a: np.ndarray, b: np.ndarray, labels: Sequence | None):
     if ca is None or cb is None:
         both = np.concatenate([a, b])
         uniq, inv = np.unique(both, return_inverse=True)
-        return tuple(_scalar(v) for v in uniq), inv[: a.shape[0]], inv[a.shape[0]:]
+        return tuple(_scalar(v) for v in uniq), inv[: a.shape[0]], inv[a.shape[0] :]
     ordered, remap = _sort_codes(found)
     return ordered, remap[ca], remap[cb]
 

@@ -113,8 +113,7 @@ def _undefined_reason(n: int, counts: np.ndarray, labels: tuple) -> str:
         return "no items to compare; kappa is undefined"
     used = [labels[i] for i in range(len(labels)) if counts[i, :].sum() or counts[:, i].sum()]
     return (
-        f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 "
-        "and kappa is undefined"
+        f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 and kappa is undefined"
     )
 
 
@@ -144,12 +143,24 @@ def agreement_from_counts(
 
     if n == 0:
         return Agreement(
-            n=0, labels=labels, confusion=confusion, weights=weights,
-            raw_agreement=None, chance_agreement=None, kappa=None,
+            n=0,
+            labels=labels,
+            confusion=confusion,
+            weights=weights,
+            raw_agreement=None,
+            chance_agreement=None,
+            kappa=None,
             reason=_undefined_reason(0, counts, labels),
-            kappa_se=None, kappa_se0=None, kappa_ci95=None, pabak=None, ac1=None,
-            prevalence_index=None, bias_index=None, positive=positive,
-            always_correct_agreement=None, warnings=tuple(warnings),
+            kappa_se=None,
+            kappa_se0=None,
+            kappa_ci95=None,
+            pabak=None,
+            ac1=None,
+            prevalence_index=None,
+            bias_index=None,
+            positive=positive,
+            always_correct_agreement=None,
+            warnings=tuple(warnings),
         )
 
     f = counts.astype(np.float64)
@@ -214,13 +225,25 @@ def agreement_from_counts(
         )
 
     return Agreement(
-        n=n, labels=labels, confusion=confusion, weights=weights,
-        raw_agreement=p_o, chance_agreement=p_e, kappa=kappa, reason=reason,
-        kappa_se=kappa_se, kappa_se0=kappa_se0, kappa_ci95=kappa_ci95,
-        pabak=_finite(pabak), ac1=_finite(ac1),
-        prevalence_index=prevalence_index, bias_index=bias_index,
-        positive=positive, always_correct_agreement=always,
-        weighted_agreement=weighted_agreement, weighted_chance_agreement=weighted_chance,
+        n=n,
+        labels=labels,
+        confusion=confusion,
+        weights=weights,
+        raw_agreement=p_o,
+        chance_agreement=p_e,
+        kappa=kappa,
+        reason=reason,
+        kappa_se=kappa_se,
+        kappa_se0=kappa_se0,
+        kappa_ci95=kappa_ci95,
+        pabak=_finite(pabak),
+        ac1=_finite(ac1),
+        prevalence_index=prevalence_index,
+        bias_index=bias_index,
+        positive=positive,
+        always_correct_agreement=always,
+        weighted_agreement=weighted_agreement,
+        weighted_chance_agreement=weighted_chance,
         warnings=tuple(warnings),
     )
 
@@ -243,10 +266,5 @@ def agreement(
     extra = []
     dropped = a.shape[0] - int(counts.sum())
     if dropped:
-        extra.append(
-            f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} "
-            "and were ignored"
-        )
-    return agreement_from_counts(
-        counts, labels_used, weights=weights, positive=positive, extra_warnings=extra
-    )
+        extra.append(f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} and were ignored")
+    return agreement_from_counts(counts, labels_used, weights=weights, positive=positive, extra_warnings=extra)

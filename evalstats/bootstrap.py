@@ -110,9 +110,7 @@ def bootstrap_kappa_ci(
     return BootstrapCI(lo, hi, iters, seed, undefined, level)
 
 
-def _normalise_shares(
-    tables: Mapping[str, np.ndarray], shares: Mapping[str, float] | None
-) -> dict[str, float]:
+def _normalise_shares(tables: Mapping[str, np.ndarray], shares: Mapping[str, float] | None) -> dict[str, float]:
     if shares is None:
         # Observed shares: the population-weighted table is then the pooled table.
         total = sum(int(t.sum()) for t in tables.values())

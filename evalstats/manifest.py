@@ -84,8 +84,9 @@ OLD_PARTITIONS = ("unchanged", "modified", "removed")  # the old version's qids
 NEW_PARTITIONS = ("unchanged", "modified", "added")  # the new version's qids
 
 
-def _partition_sums(scores: Mapping[str, float], diff: ManifestDiff, partitions: tuple[str, ...],
-                    name: str) -> dict[str, float]:
+def _partition_sums(
+    scores: Mapping[str, float], diff: ManifestDiff, partitions: tuple[str, ...], name: str
+) -> dict[str, float]:
     """partition -> sum of `scores` over its qids (fsum over a C-level map: a million in a fraction of
     a second). `scores` must hold exactly the qids of those partitions, else ValueError naming them."""
     try:

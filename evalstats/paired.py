@@ -95,9 +95,7 @@ def n_for_gap(gap: float, *, discordant_rate: float, z: float = Z95) -> int:
     return max(1, math.ceil(discordant_rate * (100 * z / gap) ** 2 - 1e-9))
 
 
-def paired_bootstrap_ci(
-    b_only: int, a_only: int, n: int, *, iters: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
+def paired_bootstrap_ci(b_only: int, a_only: int, n: int, *, iters: int = 10_000, seed: int = 0) -> tuple[float, float]:
     """Percentile 95% bootstrap interval, in points, of the mean paired difference B - A.
 
     One replicate draws (b_only, a_only, ties) ~ multinomial(n, observed shares), which is
@@ -131,8 +129,7 @@ def paired_diff(
     b = _flags(b_correct, "b_correct")
     if not len(qids) == a.shape[0] == b.shape[0]:
         raise ValueError(
-            f"qids, a_correct and b_correct must have the same length, got "
-            f"{len(qids)}, {a.shape[0]}, {b.shape[0]}"
+            f"qids, a_correct and b_correct must have the same length, got {len(qids)}, {a.shape[0]}, {b.shape[0]}"
         )
     if len(set(qids)) != len(qids):
         raise ValueError("qids must be distinct: each question is compared once")
@@ -179,8 +176,9 @@ def paired_counts(
     if n <= 0:
         raise ValueError("no questions to compare")
     # both right + only A + only B must fit in n, and "both right" is the same count seen from A and from B.
-    if not (0 <= b_only <= b_right and a_only <= a_right and a_right + b_only <= n
-            and a_right - a_only == b_right - b_only):
+    if not (
+        0 <= b_only <= b_right and a_only <= a_right and a_right + b_only <= n and a_right - a_only == b_right - b_only
+    ):
         raise ValueError(
             f"inconsistent counts: n={n}, a_right={a_right}, b_right={b_right}, b_only={b_only}, "
             f"a_only={a_only} (both right must be a_right - a_only = b_right - b_only)"

@@ -39,9 +39,7 @@ def agreement_report(
     b = as_column(b, "b")
     ids = list(ids)
     if not len(ids) == a.shape[0] == b.shape[0]:
-        raise ValueError(
-            f"ids, a and b must have the same length, got {len(ids)}, {a.shape[0]}, {b.shape[0]}"
-        )
+        raise ValueError(f"ids, a and b must have the same length, got {len(ids)}, {a.shape[0]}, {b.shape[0]}")
     if len(set(ids)) != len(ids):
         raise ValueError("ids must be distinct")
 
@@ -57,8 +55,12 @@ def agreement_report(
         for name, table in tables.items():
             st = agreement_from_counts(table, labels, weights=weights, positive=positive)
             entry = StratumAgreement(
-                n=st.n, raw_agreement=st.raw_agreement, kappa=st.kappa, reason=st.reason,
-                too_small=st.n < min_n, agreement=st,
+                n=st.n,
+                raw_agreement=st.raw_agreement,
+                kappa=st.kappa,
+                reason=st.reason,
+                too_small=st.n < min_n,
+                agreement=st,
             )
             out["per_stratum"][name] = entry.to_dict()
         if ag.kappa is not None:
@@ -127,21 +129,15 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], l
         elif isinstance(ident, bool) or not isinstance(ident, (str, int)):
             problems.append(LineError(number, "id", f"must be a string, got {type(ident).__name__}"))
         elif str(ident) in seen:
-            problems.append(
-                LineError(number, "id", f"repeats {str(ident)!r} (first on line {seen[str(ident)]})")
-            )
+            problems.append(LineError(number, "id", f"repeats {str(ident)!r} (first on line {seen[str(ident)]})"))
         for key in ("a", "b"):
             if obj.get(key) is None:
                 problems.append(LineError(number, key, "is missing"))
             elif not isinstance(obj[key], str):
-                problems.append(
-                    LineError(number, key, f"must be a string label, got {type(obj[key]).__name__}")
-                )
+                problems.append(LineError(number, key, f"must be a string label, got {type(obj[key]).__name__}"))
         stratum = obj.get("stratum")
         if stratum is not None and not isinstance(stratum, str):
-            problems.append(
-                LineError(number, "stratum", f"must be a string, got {type(stratum).__name__}")
-            )
+            problems.append(LineError(number, "stratum", f"must be a string, got {type(stratum).__name__}"))
         if problems:
             errors.extend(problems)
             continue

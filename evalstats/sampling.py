@@ -4,6 +4,7 @@ Allocation: every stratum first gets its floor (capped by what exists), the rest
 budget with the largest-remainder method, capped by what exists; what a full stratum cannot take
 goes to the others by their shares, until the sample is full or nothing is left.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,9 @@ def _largest_remainder(total: int, weights: Mapping[str, float], capacity: Mappi
     return given
 
 
-def allocate(size: int, available: Mapping[str, int], budget: Mapping[str, float] | None = None,
-             *, floor: int = 1) -> dict[str, int]:
+def allocate(
+    size: int, available: Mapping[str, int], budget: Mapping[str, float] | None = None, *, floor: int = 1
+) -> dict[str, int]:
     """How many items to draw from each stratum.
 
     `budget` maps stratum -> share (any unit; percentages in practice); without one the shares are
@@ -48,8 +50,11 @@ def allocate(size: int, available: Mapping[str, int], budget: Mapping[str, float
     """
     if size < 0:
         raise ValueError("size must not be negative")
-    shares = {s: float(w) for s, w in (budget or {}).items() if float(w) > 0} if budget else \
-        {s: float(n) for s, n in available.items() if n > 0}
+    shares = (
+        {s: float(w) for s, w in (budget or {}).items() if float(w) > 0}
+        if budget
+        else {s: float(n) for s, n in available.items() if n > 0}
+    )
     strata = sorted(shares)
     capacity = {s: int(available.get(s, 0)) for s in strata}
     size = min(size, sum(capacity.values()))

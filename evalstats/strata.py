@@ -44,17 +44,12 @@ def strata_tables(a, b, strata, *, labels: Sequence | None = None):
     b = as_column(b, "b")
     s = as_column(strata, "strata")
     if not a.shape[0] == b.shape[0] == s.shape[0]:
-        raise ValueError(
-            f"a, b and strata must have the same length, got {a.shape[0]}, {b.shape[0]}, "
-            f"{s.shape[0]}"
-        )
+        raise ValueError(f"a, b and strata must have the same length, got {a.shape[0]}, {b.shape[0]}, {s.shape[0]}")
     labels, ca, cb = encode_pair(a, b, labels)
     names, cs = encode_one(s.astype(str))
     k = len(labels)
     keep = (ca >= 0) & (cb >= 0)
-    flat = np.bincount(
-        (cs[keep] * k + ca[keep]) * k + cb[keep], minlength=len(names) * k * k
-    ).reshape(len(names), k, k)
+    flat = np.bincount((cs[keep] * k + ca[keep]) * k + cb[keep], minlength=len(names) * k * k).reshape(len(names), k, k)
     return labels, {str(name): flat[i] for i, name in enumerate(names)}
 
 

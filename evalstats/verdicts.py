@@ -4,6 +4,7 @@ Plain functions with no Django import, so comparisons and the judge backends sha
 definition of "correct". Each returns "correct", "incorrect" or "invalid"; "invalid" means the rule
 cannot grade this question (no reference to compare with), never a silent "incorrect".
 """
+
 from __future__ import annotations
 
 import re
@@ -50,20 +51,79 @@ def span_verdict(*, answer: str | None, expected: str | None, gold_text: str | N
 # --- extraction -------------------------------------------------------------------------------
 
 _WORD_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "a": 1, "an": 1, "a single": 1, "single": 1, "half a": 0.5, "a couple of": 2, "couple of": 2,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "a": 1,
+    "an": 1,
+    "a single": 1,
+    "single": 1,
+    "half a": 0.5,
+    "a couple of": 2,
+    "couple of": 2,
 }
 _UNIT_SECONDS = {
-    "second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400,
-    "business day": 86400, "working day": 86400, "week": 7 * 86400, "fortnight": 14 * 86400,
-    "month": 30 * 86400, "year": 365 * 86400, "yr": 365 * 86400,
+    "second": 1,
+    "sec": 1,
+    "minute": 60,
+    "min": 60,
+    "hour": 3600,
+    "hr": 3600,
+    "day": 86400,
+    "business day": 86400,
+    "working day": 86400,
+    "week": 7 * 86400,
+    "fortnight": 14 * 86400,
+    "month": 30 * 86400,
+    "year": 365 * 86400,
+    "yr": 365 * 86400,
 }
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 _MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 
