@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from evalstats._encode import as_column
+from evalstats._encode import Labels, as_column
 from evalstats.kappa import (
     WEIGHTS,
     Z_975,
@@ -46,7 +48,7 @@ class Agreement:
     """
 
     n: int
-    labels: tuple
+    labels: Labels
     confusion: tuple[tuple[int, ...], ...]
     weights: str | None
     raw_agreement: float | None
@@ -66,12 +68,12 @@ class Agreement:
     weighted_chance_agreement: float | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
-    def counts(self) -> np.ndarray:
+    def counts(self) -> npt.NDArray[np.int64]:
         """The confusion counts as a k x k int64 array."""
         k = len(self.labels)
         return np.array(self.confusion, dtype=np.int64).reshape(k, k)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The INTERFACES.md ``agreement`` object (``bootstrap_ci95`` and ``per_stratum`` are
         filled by ``report.agreement_report``); JSON-ready, no NaN."""
         return {
@@ -108,7 +110,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _undefined_reason(n: int, counts: np.ndarray, labels: tuple) -> str:
+def _undefined_reason(n: int, counts: npt.NDArray[np.int64], labels: Labels) -> str:
     if n == 0:
         return "no items to compare; kappa is undefined"
     used = [labels[i] for i in range(len(labels)) if counts[i, :].sum() or counts[:, i].sum()]
@@ -118,8 +120,8 @@ def _undefined_reason(n: int, counts: np.ndarray, labels: tuple) -> str:
 
 
 def agreement_from_counts(
-    counts,
-    labels: Sequence,
+    counts: npt.ArrayLike,
+    labels: Sequence[Any],
     *,
     weights: str | None = None,
     positive: str | None = None,
@@ -249,10 +251,10 @@ def agreement_from_counts(
 
 
 def agreement(
-    a,
-    b,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
     *,
-    labels: Sequence | None = None,
+    labels: Sequence[Any] | None = None,
     weights: str | None = None,
     positive: str | None = "correct",
 ) -> Agreement:

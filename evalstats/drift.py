@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from evalstats._encode import as_column
 
@@ -30,7 +31,9 @@ class Drift:
     words: str
 
 
-def relabel_drift(old_labels, new_labels, *, alpha: float = 0.05, positive: str = "correct") -> Drift:
+def relabel_drift(
+    old_labels: npt.ArrayLike, new_labels: npt.ArrayLike, *, alpha: float = 0.05, positive: str = "correct"
+) -> Drift:
     """Test whether re-labelling moved labels systematically toward or away from ``positive``.
 
     The sign test looks at direction only: many disagreements split evenly are noise in the

@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 Z95 = 1.96  # the textbook constant; the brief's figures (e.g. the naive +-6.9 points) use it
 
@@ -39,7 +41,7 @@ class PairedComparison:
     iters: int
     seed: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Exactly the INTERFACES.md ``compare`` object."""
         return {
             "n": self.n,
@@ -56,7 +58,7 @@ class PairedComparison:
         }
 
 
-def _flags(x, name: str) -> np.ndarray:
+def _flags(x: npt.ArrayLike, name: str) -> npt.NDArray[np.bool_]:
     arr = np.asarray(x)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
@@ -116,8 +118,8 @@ def paired_bootstrap_ci(b_only: int, a_only: int, n: int, *, iters: int = 10_000
 
 def paired_diff(
     qids: Sequence[str],
-    a_correct,
-    b_correct,
+    a_correct: npt.ArrayLike,
+    b_correct: npt.ArrayLike,
     *,
     iters: int = 10_000,
     seed: int = 0,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy.typing as npt
 
 from evalstats._encode import as_column
 from evalstats.agreement import agreement_from_counts
-from evalstats.bootstrap import bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from evalstats.bootstrap import BootstrapCI, StratifiedBootstrapCI, bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
 from evalstats.kappa import confusion_matrix
 from evalstats.strata import StratumAgreement, strata_tables
 
@@ -17,17 +20,17 @@ NO_STRATUM = "(none)"
 
 
 def agreement_report(
-    ids: Sequence,
-    a,
-    b,
-    strata=None,
+    ids: Sequence[object],
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    strata: npt.ArrayLike | None = None,
     *,
     weights: str | None = None,
     iters: int = 10_000,
     seed: int = 0,
     positive: str | None = "correct",
     min_n: int = 30,
-) -> dict:
+) -> dict[str, Any]:
     """Every agreement figure for two label columns, as the INTERFACES ``agreement`` object.
 
     ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
@@ -47,7 +50,7 @@ def agreement_report(
     ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
     out = ag.to_dict()
 
-    ci = None
+    ci: BootstrapCI | StratifiedBootstrapCI | None = None
     method = "counts"
     if strata is not None:
         _, tables = strata_tables(a, b, strata, labels=labels)
@@ -92,7 +95,7 @@ class LineError:
         return f"line {self.line}: " + (f"field {self.field!r} " if self.field else "") + self.message
 
 
-def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[LineError]]:
+def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[LineError]]:
     """Read agreement JSONL: ``{"id", "a", "b", "stratum"?}`` one object a line.
 
     Returns ``(rows, errors)``; every fault is reported, each with its line number and field.
@@ -112,10 +115,10 @@ def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[LineEr
     return rows, sorted(errors + more, key=lambda e: e.line)
 
 
-def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], list[LineError]]:
+def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str, Any]], list[LineError]]:
     """Check already parsed agreement records, ``(line number, value)`` pairs: the rows and every
     fault, by line and field (the rules of ``parse_agreement_lines``)."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     errors: list[LineError] = []
     seen: dict[str, int] = {}
     for number, obj in records:
@@ -146,7 +149,7 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], l
     return rows, errors
 
 
-def agreement_report_from_rows(rows: Sequence[dict], **kwargs) -> dict:
+def agreement_report_from_rows(rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> dict[str, Any]:
     """``agreement_report`` over parsed rows; strata are used when any row has one (rows
     without are grouped as ``"(none)"``)."""
     ids = [r["id"] for r in rows]

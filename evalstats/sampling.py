@@ -10,6 +10,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # A TypeVar for values that sort (typeshed's own, for annotations only: no run-time import).
+    from _typeshed import SupportsRichComparisonT
 
 
 def _largest_remainder(total: int, weights: Mapping[str, float], capacity: Mapping[str, int]) -> dict[str, int]:
@@ -68,10 +73,12 @@ def allocate(
     return {s: alloc[s] + extra[s] for s in strata}
 
 
-def draw(candidates: Mapping[str, Sequence], allocation: Mapping[str, int], *, seed: int) -> list[tuple[str, object]]:
+def draw(
+    candidates: Mapping[str, Sequence[SupportsRichComparisonT]], allocation: Mapping[str, int], *, seed: int
+) -> list[tuple[str, SupportsRichComparisonT]]:
     """A seeded draw: (stratum, candidate) pairs, strata in name order, each stratum's candidates
     sorted before drawing so the same inputs and seed always give the same sample."""
-    out = []
+    out: list[tuple[str, SupportsRichComparisonT]] = []
     for stratum in sorted(allocation):
         pool = sorted(candidates.get(stratum, ()))
         k = min(allocation[stratum], len(pool))
@@ -80,13 +87,15 @@ def draw(candidates: Mapping[str, Sequence], allocation: Mapping[str, int], *, s
     return out
 
 
-def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = None) -> list:
+def stratified_sample(
+    strata: Mapping[SupportsRichComparisonT, str], k: int, *, seed: int, budget: Mapping[str, float] | None = None
+) -> list[SupportsRichComparisonT]:
     """Draw k keys of `strata` (key -> stratum) spread over the strata: in proportion to the budget's
     shares when one is given, else to each stratum's size; largest remainders get the leftover seats,
     and seats a small stratum cannot fill pass to the others (evalstats.sampling.allocate, with no
     floor). A stratum the budget leaves out is weighed at the budget's mean share, so no answer is
     unreachable. Deterministic for a seed."""
-    groups: dict[str, list] = {}
+    groups: dict[str, list[SupportsRichComparisonT]] = {}
     for key in sorted(strata):
         groups.setdefault(strata[key], []).append(key)
     sizes = {s: len(keys) for s, keys in groups.items()}
@@ -98,7 +107,7 @@ def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = 
         weights = {s: w or mean for s, w in weights.items()}
     seats = allocate(min(k, len(strata)), sizes, weights, floor=0)
     rng = random.Random(seed)
-    chosen = []
+    chosen: list[SupportsRichComparisonT] = []
     for s in sorted(groups):
         chosen.extend(rng.sample(groups[s], seats.get(s, 0)))
     return chosen

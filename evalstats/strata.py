@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from evalstats._encode import as_column, encode_one, encode_pair
+from evalstats._encode import Labels, as_column, encode_one, encode_pair
 from evalstats.agreement import Agreement, agreement_from_counts
 
 
@@ -22,7 +24,7 @@ class StratumAgreement:
     too_small: bool
     agreement: Agreement
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The INTERFACES ``per_stratum`` entry, plus ``too_small`` and ``reason``."""
         return {
             "n": self.n,
@@ -33,7 +35,9 @@ class StratumAgreement:
         }
 
 
-def strata_tables(a, b, strata, *, labels: Sequence | None = None):
+def strata_tables(
+    a: npt.ArrayLike, b: npt.ArrayLike, strata: npt.ArrayLike, *, labels: Sequence[Any] | None = None
+) -> tuple[Labels, dict[str, npt.NDArray[np.intp]]]:
     """(labels, {stratum: k x k counts}) in one pass over the items.
 
     Labels default to the sorted union over all strata, so every stratum is counted on the same
@@ -54,18 +58,18 @@ def strata_tables(a, b, strata, *, labels: Sequence | None = None):
 
 
 def per_stratum(
-    a,
-    b,
-    strata,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    strata: npt.ArrayLike,
     *,
-    labels: Sequence | None = None,
+    labels: Sequence[Any] | None = None,
     weights: str | None = None,
     min_n: int = 30,
     positive: str | None = "correct",
 ) -> dict[str, StratumAgreement]:
     """Agreement within each stratum, keyed by stratum name (sorted)."""
     labels, tables = strata_tables(a, b, strata, labels=labels)
-    out = {}
+    out: dict[str, StratumAgreement] = {}
     for name, counts in tables.items():
         ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
         out[name] = StratumAgreement(
