@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from evalstats._encode import as_column
+from evalstats._encode import Labels, as_column
 from evalstats.kappa import (
     WEIGHTS,
     Z_975,
@@ -46,7 +48,7 @@ class Agreement:
     """
 
     n: int
-    labels: tuple
+    labels: Labels
     confusion: tuple[tuple[int, ...], ...]
     weights: str | None
     raw_agreement: float | None
@@ -66,12 +68,12 @@ class Agreement:
     weighted_chance_agreement: float | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
-    def counts(self) -> np.ndarray:
+    def counts(self) -> npt.NDArray[np.int64]:
         """The confusion counts as a k x k int64 array."""
         k = len(self.labels)
         return np.array(self.confusion, dtype=np.int64).reshape(k, k)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The INTERFACES.md ``agreement`` object (``bootstrap_ci95`` and ``per_stratum`` are
         filled by ``report.agreement_report``); JSON-ready, no NaN."""
         return {
@@ -108,19 +110,18 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _undefined_reason(n: int, counts: np.ndarray, labels: tuple) -> str:
+def _undefined_reason(n: int, counts: npt.NDArray[np.int64], labels: Labels) -> str:
     if n == 0:
         return "no items to compare; kappa is undefined"
     used = [labels[i] for i in range(len(labels)) if counts[i, :].sum() or counts[:, i].sum()]
     return (
-        f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 "
-        "and kappa is undefined"
+        f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 and kappa is undefined"
     )
 
 
 def agreement_from_counts(
-    counts,
-    labels: Sequence,
+    counts: npt.ArrayLike,
+    labels: Sequence[Any],
     *,
     weights: str | None = None,
     positive: str | None = None,
@@ -144,12 +145,24 @@ def agreement_from_counts(
 
     if n == 0:
         return Agreement(
-            n=0, labels=labels, confusion=confusion, weights=weights,
-            raw_agreement=None, chance_agreement=None, kappa=None,
+            n=0,
+            labels=labels,
+            confusion=confusion,
+            weights=weights,
+            raw_agreement=None,
+            chance_agreement=None,
+            kappa=None,
             reason=_undefined_reason(0, counts, labels),
-            kappa_se=None, kappa_se0=None, kappa_ci95=None, pabak=None, ac1=None,
-            prevalence_index=None, bias_index=None, positive=positive,
-            always_correct_agreement=None, warnings=tuple(warnings),
+            kappa_se=None,
+            kappa_se0=None,
+            kappa_ci95=None,
+            pabak=None,
+            ac1=None,
+            prevalence_index=None,
+            bias_index=None,
+            positive=positive,
+            always_correct_agreement=None,
+            warnings=tuple(warnings),
         )
 
     f = counts.astype(np.float64)
@@ -214,22 +227,34 @@ def agreement_from_counts(
         )
 
     return Agreement(
-        n=n, labels=labels, confusion=confusion, weights=weights,
-        raw_agreement=p_o, chance_agreement=p_e, kappa=kappa, reason=reason,
-        kappa_se=kappa_se, kappa_se0=kappa_se0, kappa_ci95=kappa_ci95,
-        pabak=_finite(pabak), ac1=_finite(ac1),
-        prevalence_index=prevalence_index, bias_index=bias_index,
-        positive=positive, always_correct_agreement=always,
-        weighted_agreement=weighted_agreement, weighted_chance_agreement=weighted_chance,
+        n=n,
+        labels=labels,
+        confusion=confusion,
+        weights=weights,
+        raw_agreement=p_o,
+        chance_agreement=p_e,
+        kappa=kappa,
+        reason=reason,
+        kappa_se=kappa_se,
+        kappa_se0=kappa_se0,
+        kappa_ci95=kappa_ci95,
+        pabak=_finite(pabak),
+        ac1=_finite(ac1),
+        prevalence_index=prevalence_index,
+        bias_index=bias_index,
+        positive=positive,
+        always_correct_agreement=always,
+        weighted_agreement=weighted_agreement,
+        weighted_chance_agreement=weighted_chance,
         warnings=tuple(warnings),
     )
 
 
 def agreement(
-    a,
-    b,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
     *,
-    labels: Sequence | None = None,
+    labels: Sequence[Any] | None = None,
     weights: str | None = None,
     positive: str | None = "correct",
 ) -> Agreement:
@@ -243,10 +268,5 @@ def agreement(
     extra = []
     dropped = a.shape[0] - int(counts.sum())
     if dropped:
-        extra.append(
-            f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} "
-            "and were ignored"
-        )
-    return agreement_from_counts(
-        counts, labels_used, weights=weights, positive=positive, extra_warnings=extra
-    )
+        extra.append(f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} and were ignored")
+    return agreement_from_counts(counts, labels_used, weights=weights, positive=positive, extra_warnings=extra)

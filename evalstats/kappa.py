@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from evalstats._encode import as_column, encode_pair
+from evalstats._encode import Labels, as_column, encode_pair
 
 WEIGHTS = (None, "linear", "quadratic")
 
@@ -34,7 +36,7 @@ WEIGHTS = (None, "linear", "quadratic")
 Z_975 = 1.9599639845400545
 
 
-def _finite(x) -> float | None:
+def _finite(x: float | None) -> float | None:
     """A plain float, or None for NaN/inf: NaN never leaves this package."""
     if x is None:
         return None
@@ -42,7 +44,9 @@ def _finite(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def confusion_matrix(a, b, labels: Sequence | None = None) -> tuple[tuple, np.ndarray]:
+def confusion_matrix(
+    a: npt.ArrayLike, b: npt.ArrayLike, labels: Sequence[Any] | None = None
+) -> tuple[Labels, npt.NDArray[np.int64]]:
     """Count label pairs: rows are `a`'s labels, columns `b`'s; O(n) at numpy speed.
 
     Returns ``(labels, counts)`` with ``counts`` a k x k int64 array. ``labels`` defaults to the
@@ -65,7 +69,7 @@ def confusion_matrix(a, b, labels: Sequence | None = None) -> tuple[tuple, np.nd
     return labels, counts.reshape(k, k)
 
 
-def weight_matrix(k: int, weights: str | None) -> np.ndarray:
+def weight_matrix(k: int, weights: str | None) -> npt.NDArray[np.float64]:
     """scikit-learn's disagreement weights: 1 off the diagonal, or |i-j|, or (i-j)^2."""
     if weights not in WEIGHTS:
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
@@ -78,7 +82,7 @@ def weight_matrix(k: int, weights: str | None) -> np.ndarray:
     return np.abs(w - w.T) if weights == "linear" else (w - w.T) ** 2
 
 
-def kappa_batch(tables: np.ndarray, w: np.ndarray) -> np.ndarray:
+def kappa_batch(tables: npt.ArrayLike, w: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Kappa of many k x k tables at once (shape (r, k, k)); NaN where undefined.
 
     Same formula as scikit-learn; used by the bootstrap, where a few ulps do not matter.
@@ -91,18 +95,18 @@ def kappa_batch(tables: np.ndarray, w: np.ndarray) -> np.ndarray:
         expected = col[:, :, None] * row[:, None, :] / n[:, None, None]
         num = (w * tables).sum(axis=(1, 2))
         den = (w * expected).sum(axis=(1, 2))
-        kappa = 1 - num / den
+        kappa: npt.NDArray[np.float64] = 1 - num / den
     kappa[~(den > 0)] = np.nan
     return kappa
 
 
-def _sklearn_kappa(counts: np.ndarray, weights: str | None) -> float | None:
+def _sklearn_kappa(counts: npt.NDArray[np.int64], weights: str | None) -> float | None:
     """cohen_kappa_score on a confusion table, operation for operation; None where it is NaN."""
     confusion = counts.astype(np.float64)
     k = confusion.shape[0]
     sum0 = np.sum(confusion, axis=0)
     sum1 = np.sum(confusion, axis=1)
-    numerator = np.outer(sum0, sum1)
+    numerator: npt.NDArray[np.float64] | np.float64 = np.outer(sum0, sum1)
     denominator = np.sum(sum0)
     if denominator == 0:
         return None
@@ -115,7 +119,7 @@ def _sklearn_kappa(counts: np.ndarray, weights: str | None) -> float | None:
     return float(1 - numerator / denominator)
 
 
-def _statsmodels_kappa(counts: np.ndarray, weights: str | None):
+def _statsmodels_kappa(counts: npt.NDArray[np.int64], weights: str | None) -> tuple[float, float, float]:
     """(kappa, var_kappa, var_kappa0) exactly as statsmodels 0.14/0.15 ``cohens_kappa``.
 
     Mirrors statsmodels/stats/inter_rater.py line by line so the standard errors agree to the
@@ -167,7 +171,7 @@ def _statsmodels_kappa(counts: np.ndarray, weights: str | None):
     return kappa, var_kappa, var_kappa0
 
 
-def _std(var) -> float | None:
+def _std(var: float) -> float | None:
     """sqrt of a variance; a variance that is zero up to rounding (perfect agreement) is 0."""
     var = float(var)
     if not math.isfinite(var):
