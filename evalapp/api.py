@@ -219,13 +219,10 @@ class Pagination(LimitOffsetPagination):
         return 0 if offset is None else offset
 
 
-# ---------------------------------------------------------------------------------------------
-# declared outputs
-
-_DECLARED: dict = {}
+_DECLARED: dict[Any, Any] = {}
 
 
-def strict_schema(schema):
+def strict_schema(schema: Any) -> Any:
     """A copy of an OpenAPI schema in which an object with named properties allows no other key, and a
     nullable reference (drf-spectacular's `allOf: [$ref], nullable: true`) also accepts null."""
     if isinstance(schema, dict):
@@ -241,25 +238,25 @@ def strict_schema(schema):
     return schema
 
 
-def declared_schema() -> dict:
+def declared_schema() -> dict[str, Any]:
     """The project's OpenAPI document as /api/schema/ serves it (generated once per process)."""
     if "schema" not in _DECLARED:
         from drf_spectacular.generators import SchemaGenerator
 
-        _DECLARED["schema"] = SchemaGenerator().get_schema(request=None, public=True)
-    return _DECLARED["schema"]
+        _DECLARED["schema"] = SchemaGenerator().get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    return cast("dict[str, Any]", _DECLARED["schema"])
 
 
-def declared_response(path: str, method: str, status_code: int) -> dict | None:
+def declared_response(path: str, method: str, status_code: int) -> dict[str, Any] | None:
     """The JSON schema an operation declares for a status, its components attached and made strict
     (no undeclared key); None when the operation declares no JSON body for that status."""
     key = (path, method.lower(), status_code)
     if key not in _DECLARED:
         _DECLARED[key] = _declared_response(*key)
-    return _DECLARED[key]
+    return cast("dict[str, Any] | None", _DECLARED[key])
 
 
-def _declared_response(path: str, method: str, status_code: int) -> dict | None:
+def _declared_response(path: str, method: str, status_code: int) -> dict[str, Any] | None:
     schema = declared_schema()
     responses = schema["paths"][path][method]["responses"]
     body = (responses.get(str(status_code)) or {}).get("content", {}).get("application/json")
@@ -276,7 +273,7 @@ def operation_path(route: str) -> str:
     return path if path in paths or "{pk}" not in path else path.replace("{pk}", "{id}")
 
 
-def check_declared_output(request, response) -> None:
+def check_declared_output(request: "Request", response: Response) -> None:
     """Raise AssertionError when a 2xx JSON answer is not what its operation declares: a status it does
     not declare, a key the serializer lacks, a missing required key, or a value of the wrong type."""
     import json
@@ -288,12 +285,13 @@ def check_declared_output(request, response) -> None:
     if route is None or not 200 <= response.status_code < 300:
         return
     path = operation_path(route)
-    declared = declared_schema()["paths"][path][request.method.lower()]["responses"]
+    method = request.method or "GET"
+    declared = declared_schema()["paths"][path][method.lower()]["responses"]
     if str(response.status_code) not in declared:
         raise AssertionError(f"{request.method} {path} answered {response.status_code}, which it does not declare")
     if response.data is None:
         return
-    schema = declared_response(path, request.method, response.status_code)
+    schema = declared_response(path, method, response.status_code)
     if schema is None:
         raise AssertionError(f"{request.method} {path} {response.status_code} declares no JSON body but sent one")
     key = ("validator", path, request.method, response.status_code)
@@ -303,8 +301,10 @@ def check_declared_output(request, response) -> None:
     errors = sorted(_DECLARED[key].iter_errors(sent), key=lambda e: list(e.absolute_path))
     if errors:
         shown = "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:10])
-        raise AssertionError(f"{request.method} {path} {response.status_code} drifted from its declared "
-                             f"serializer ({len(errors)} problem(s)): {shown}")
+        raise AssertionError(
+            f"{request.method} {path} {response.status_code} drifted from its declared "
+            f"serializer ({len(errors)} problem(s)): {shown}"
+        )
 
 
 class DeclaredOutput:
@@ -312,8 +312,8 @@ class DeclaredOutput:
     against the response serializer its `extend_schema` declares, so the schema cannot drift from what is
     sent. Off in production: the check costs a schema walk per answer."""
 
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
+    def finalize_response(self, request: "Request", response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]  # a mixin of APIView
         if getattr(settings, "API_STRICT_OUTPUT", False) and isinstance(response, Response):
             check_declared_output(request, response)
         return response

@@ -1,10 +1,13 @@
 """Output serializers every app's API shares: the INTERFACES.md `agreement` object and its parts."""
+
+from typing import Any
+
 from rest_framework import serializers
 
 from evalapp.fields import counts, interval, names, number, text
 
 
-class StratumAgreementSerializer(serializers.Serializer):
+class StratumAgreementSerializer(serializers.Serializer[Any]):
     n = serializers.IntegerField()
     raw_agreement = number()
     kappa = number()
@@ -12,14 +15,14 @@ class StratumAgreementSerializer(serializers.Serializer):
     too_small = serializers.BooleanField()
 
 
-class BootstrapSerializer(serializers.Serializer):
+class BootstrapSerializer(serializers.Serializer[Any]):
     method = serializers.CharField()
     iters = serializers.IntegerField()
     seed = serializers.IntegerField()
     undefined_share = number()
 
 
-class AgreementSerializer(serializers.Serializer):
+class AgreementSerializer(serializers.Serializer[Any]):
     """evalstats' agreement object (Agreement.to_dict, filled by evalstats.report.agreement_report)."""
 
     n = serializers.IntegerField()
