@@ -1,4 +1,5 @@
 """Admin for every model; immutable records (versions, examples, audits, label history) are read-only."""
+
 from django.contrib import admin
 
 from annotation import models as m
@@ -65,7 +66,18 @@ class DatasetAdmin(NoDeleteAdmin):
 
 @admin.register(m.DatasetVersion)
 class DatasetVersionAdmin(ReadOnlyAdmin):
-    list_display = ["dataset", "number", "dataset_hash", "source", "examples", "added", "removed", "modified", "unchanged", "created_at"]
+    list_display = [
+        "dataset",
+        "number",
+        "dataset_hash",
+        "source",
+        "examples",
+        "added",
+        "removed",
+        "modified",
+        "unchanged",
+        "created_at",
+    ]
     list_filter = ["dataset", "source"]
 
 

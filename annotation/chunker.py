@@ -3,6 +3,7 @@
 Every chunk is a verbatim slice of its paragraph (whitespace inside it kept), so a sentence copied
 from a chunk is also found in the document.
 """
+
 import re
 
 DEFAULT_MAX_CHARS = 1200
@@ -48,7 +49,7 @@ def _pack(text: str, spans: list[tuple[int, int]], max_chars: int) -> list[str]:
             if len(words) > 1:
                 out.extend(_pack(text, words, max_chars))
             else:
-                out.extend(piece[i:i + max_chars] for i in range(0, len(piece), max_chars))
+                out.extend(piece[i : i + max_chars] for i in range(0, len(piece), max_chars))
             continue
         if start is None:
             start, end = s, e

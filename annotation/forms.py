@@ -1,4 +1,5 @@
 """Forms the annotation pages parse their input with (bounds as the services and the API state them)."""
+
 from django import forms
 
 from annotation.services.queues import DEFAULT_OVERLAP, MAX_OVERLAP

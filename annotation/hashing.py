@@ -1,4 +1,5 @@
 """Content hashes of question records and dataset manifests, exactly as INTERFACES.md defines them."""
+
 import hashlib
 import json
 from collections.abc import Iterable

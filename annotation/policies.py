@@ -4,6 +4,7 @@ check_can_x(...) raises.
 They take plain facts (role names, user ids, counts), never query: selectors and services gather
 the facts and ask here, so the API and the pages cannot drift apart.
 """
+
 from collections.abc import Set
 
 from django.core.exceptions import PermissionDenied
@@ -87,8 +88,10 @@ def can_hold_label(*, roles: set[str]) -> bool:
 
 def check_can_hold_label(*, roles: set[str], username: str) -> None:
     if not can_hold_label(roles=roles):
-        raise ServiceError(f"user {username!r} does not hold the annotator role; labels are held by annotators only "
-                           f"(add_user {username} --role annotator …)")
+        raise ServiceError(
+            f"user {username!r} does not hold the annotator role; labels are held by annotators only "
+            f"(add_user {username} --role annotator …)"
+        )
 
 
 def can_import_label(*, queues: list[tuple[int, str, str]], label_source: str | None) -> bool:
@@ -97,15 +100,17 @@ def can_import_label(*, queues: list[tuple[int, str, str]], label_source: str | 
     return not queues and label_source != "queue"
 
 
-def check_can_import_label(*, queues: list[tuple[int, str, str]], label_source: str | None, answer: str,
-                           annotator: str) -> None:
+def check_can_import_label(
+    *, queues: list[tuple[int, str, str]], label_source: str | None, answer: str, annotator: str
+) -> None:
     """`queues` are (id, name, kind) of the queues that hold the answer."""
     if queues:
         where = " and ".join(f"{kind} queue {name!r} (id {pk})" for pk, name, kind in sorted(queues))
         raise ServiceError(f"answer {answer} is in {where}; its labels are made there, not imported")
     if label_source == "queue":
-        raise ServiceError(f"the label by {annotator!r} on {answer} was made in a labelling queue; "
-                           "it is changed there, not imported")
+        raise ServiceError(
+            f"the label by {annotator!r} on {answer} was made in a labelling queue; it is changed there, not imported"
+        )
 
 
 def can_replace_label(*, replace: bool, reason: str) -> bool:
@@ -113,15 +118,18 @@ def can_replace_label(*, replace: bool, reason: str) -> bool:
     return replace and bool(reason.strip())
 
 
-def check_can_replace_label(*, replace: bool, reason: str, annotator: str, answer: str, old: str, new: str,
-                            rationale_only: bool) -> None:
+def check_can_replace_label(
+    *, replace: bool, reason: str, annotator: str, answer: str, old: str, new: str, rationale_only: bool
+) -> None:
     if can_replace_label(replace=replace, reason=reason):
         return
     if rationale_only:
         said = f"labelled {answer} {old!r} with another rationale and this line says {new!r} with a new one"
     else:
         said = f"labelled {answer} {old!r} and this line says {new!r}"
-    raise ServiceError(f"{annotator!r} {said}; pass --replace with --reason (API: replace=true and reason) to replace it")
+    raise ServiceError(
+        f"{annotator!r} {said}; pass --replace with --reason (API: replace=true and reason) to replace it"
+    )
 
 
 def can_join_pool(*, roles: set[str]) -> bool:
@@ -132,9 +140,11 @@ def can_join_pool(*, roles: set[str]) -> bool:
 
 def check_can_join_pool(*, roles: set[str], username: str = "", field: str | None = None) -> None:
     if not can_join_pool(roles=roles):
-        raise ServiceError(f"{username or 'this user'} does not hold the annotator role; only annotators can be in "
-                           "a queue's annotator pool",
-                           [Problem(f"{username or 'this user'} is not an annotator", field=field)])
+        raise ServiceError(
+            f"{username or 'this user'} does not hold the annotator role; only annotators can be in "
+            "a queue's annotator pool",
+            [Problem(f"{username or 'this user'} is not an annotator", field=field)],
+        )
 
 
 # Blindness that holds for the person, whatever else they may read.
@@ -159,18 +169,22 @@ def can_read_run(*, roles: Set[str], run_id: int, blind_run_ids: Set[int]) -> bo
     return ENGINEER in roles and run_id not in blind_run_ids
 
 
-def check_can_read_run(*, roles: Set[str], run_id: int, blind_run_ids: Set[int], run_name: str = "",
-                       queue_name: str = "") -> None:
+def check_can_read_run(
+    *, roles: Set[str], run_id: int, blind_run_ids: Set[int], run_name: str = "", queue_name: str = ""
+) -> None:
     if ENGINEER not in roles:
         raise PermissionDenied("Reading runs, their answers and scores needs the engineer role.")
     if not can_read_run(roles=roles, run_id=run_id, blind_run_ids=blind_run_ids):
         where = f" in queue {queue_name!r}" if queue_name else ""
-        raise PermissionDenied(f"you are labelling answers of run {run_name or run_id!r} blind{where}; its results "
-                               "are hidden from you until those items are complete")
+        raise PermissionDenied(
+            f"you are labelling answers of run {run_name or run_id!r} blind{where}; its results "
+            "are hidden from you until those items are complete"
+        )
 
 
-def can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int],
-                    shows_run: bool) -> bool:
+def can_read_answer(
+    *, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int], shows_run: bool
+) -> bool:
     """An answer (its labels, scores, verdicts) is hidden while it is in the viewer's blind scope; where the
     read also names its run or system, every answer of a blind run is hidden too (absence and subtraction)."""
     if answer_id in blind_answer_ids:
@@ -178,9 +192,17 @@ def can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], 
     return not (shows_run and run_id in blind_run_ids)
 
 
-def check_can_read_answer(*, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int],
-                          shows_run: bool) -> None:
-    if not can_read_answer(answer_id=answer_id, run_id=run_id, blind_answer_ids=blind_answer_ids,
-                           blind_run_ids=blind_run_ids, shows_run=shows_run):
-        raise PermissionDenied("you are labelling this answer (or another of its run) blind; its labels and "
-                               "verdicts are hidden from you until those items are complete")
+def check_can_read_answer(
+    *, answer_id: int, run_id: int, blind_answer_ids: Set[int], blind_run_ids: Set[int], shows_run: bool
+) -> None:
+    if not can_read_answer(
+        answer_id=answer_id,
+        run_id=run_id,
+        blind_answer_ids=blind_answer_ids,
+        blind_run_ids=blind_run_ids,
+        shows_run=shows_run,
+    ):
+        raise PermissionDenied(
+            "you are labelling this answer (or another of its run) blind; its labels and "
+            "verdicts are hidden from you until those items are complete"
+        )

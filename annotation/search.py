@@ -6,6 +6,7 @@ of hits only. SQLite: an FTS5 table holding live chunks only (kept by index_add 
 prefix indexes), ranked by bm25, snippets by snippet(). Both treat the query as words (the last one
 as a prefix, for results as you type), all of which must match.
 """
+
 import re
 from dataclasses import dataclass
 
@@ -83,7 +84,7 @@ def highlight_html(text: str, q: str) -> str:
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
     out, at = [], 0
     for match in pattern.finditer(text):
-        out += [escape(text[at:match.start()]), "<mark>", escape(match.group(0)), "</mark>"]
+        out += [escape(text[at : match.start()]), "<mark>", escape(match.group(0)), "</mark>"]
         at = match.end()
     out.append(escape(text[at:]))
     return "".join(out)
@@ -130,7 +131,9 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         """
         args = [tsquery, tsquery, tsquery, *params, limit, offset]
     else:
-        match = " ".join('"' + w.replace('"', "") + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+        match = " ".join(
+            '"' + w.replace('"', "") + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words)
+        )
         # Rank within the same bounded window as PostgreSQL, and take snippets for the page of hits only
         # (in one statement SQLite would build a snippet for every match before sorting).
         sql = f"""
@@ -153,11 +156,20 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
             ids = [r[0] for r in rows]
             cur.execute(
                 f"SELECT rowid, snippet({FTS_TABLE}, 0, '{_OPEN}', '{_CLOSE}', '…', 40) FROM {FTS_TABLE} "
-                f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})", [match, *ids])
+                f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})",
+                [match, *ids],
+            )
             snippets = dict(cur.fetchall())
             rows = [(*r, snippets.get(r[0], "")) for r in rows]
     return [
-        Hit(chunk_pk=r[0], chunk_id=r[1], doc_id=r[2], title=r[3], source=r[4], rank=float(r[5]),
-            snippet_html=snippet_html(r[6]))
+        Hit(
+            chunk_pk=r[0],
+            chunk_id=r[1],
+            doc_id=r[2],
+            title=r[3],
+            source=r[4],
+            rank=float(r[5]),
+            snippet_html=snippet_html(r[6]),
+        )
         for r in rows
     ]

@@ -1,4 +1,5 @@
 """The annotation app's pages and API, a pattern list per sub-domain."""
+
 from django.urls import include, path
 
 from annotation.api import audits as audits_api
@@ -26,8 +27,11 @@ queue_patterns = [
     path("queues/<int:queue_id>/label/", queues.queue_label, name="queue-label"),
     path("queues/<int:queue_id>/items/<str:item_id>/label/", queues.queue_label_submit, name="queue-label-submit"),
     path("queues/<int:queue_id>/adjudicate/", queues.queue_adjudicate, name="queue-adjudicate"),
-    path("queues/<int:queue_id>/items/<str:item_id>/adjudicate/", queues.queue_adjudicate_submit,
-         name="queue-adjudicate-submit"),
+    path(
+        "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",
+        queues.queue_adjudicate_submit,
+        name="queue-adjudicate-submit",
+    ),
     path("queues/<int:queue_id>/stats/", queues.queue_stats_page, name="queue-stats"),
 ]
 audit_patterns = [
@@ -57,8 +61,11 @@ dataset_api_patterns = [
     path("datasets/<slug:name>/import/", datasets_api.DatasetImportView.as_view(), name="api-dataset-import"),
     path("datasets/<slug:name>/versions/", datasets_api.VersionListView.as_view(), name="api-versions"),
     path("datasets/<slug:name>/versions/<str:ref>/", datasets_api.VersionDetailView.as_view(), name="api-version"),
-    path("datasets/<slug:name>/versions/<str:ref>/export/", datasets_api.VersionExportView.as_view(),
-         name="api-version-export"),
+    path(
+        "datasets/<slug:name>/versions/<str:ref>/export/",
+        datasets_api.VersionExportView.as_view(),
+        name="api-version-export",
+    ),
     path("datasets/<slug:name>/strata/", datasets_api.StrataView.as_view(), name="api-strata"),
     path("datasets/<slug:name>/publish/", datasets_api.PublishView.as_view(), name="api-publish"),
     path("datasets/<slug:name>/check-labels/", datasets_api.CheckLabelsView.as_view(), name="api-check-labels"),
@@ -86,18 +93,34 @@ queue_api_patterns = [
     path("queues/<int:queue_id>/items/<str:item_id>/", queues_api.ItemView.as_view(), name="api-queue-item"),
     path("queues/<int:queue_id>/items/<str:item_id>/label/", queues_api.LabelView.as_view(), name="api-queue-label"),
     path("queues/<int:queue_id>/items/<str:item_id>/renew/", queues_api.RenewView.as_view(), name="api-queue-renew"),
-    path("queues/<int:queue_id>/items/<str:item_id>/revise/", queues_api.ReviseView.as_view(),
-         name="api-queue-revise"),
-    path("queues/<int:queue_id>/items/<str:item_id>/adjudicate/", queues_api.AdjudicateView.as_view(),
-         name="api-queue-adjudicate"),
+    path("queues/<int:queue_id>/items/<str:item_id>/revise/", queues_api.ReviseView.as_view(), name="api-queue-revise"),
+    path(
+        "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",
+        queues_api.AdjudicateView.as_view(),
+        name="api-queue-adjudicate",
+    ),
 ]
 audit_api_patterns = [
     path("audits/", audits_api.RelabelAuditListView.as_view(), name="api-audits"),
     path("audits/<int:audit_id>/", audits_api.RelabelAuditDetailView.as_view(), name="api-audit-detail"),
 ]
 
-api_patterns = [*corpus_api_patterns, *dataset_api_patterns, *working_api_patterns, *run_api_patterns,
-                *label_api_patterns, *queue_api_patterns, *audit_api_patterns]
+api_patterns = [
+    *corpus_api_patterns,
+    *dataset_api_patterns,
+    *working_api_patterns,
+    *run_api_patterns,
+    *label_api_patterns,
+    *queue_api_patterns,
+    *audit_api_patterns,
+]
 
-urlpatterns = [path("api/", include(api_patterns)), *home_patterns, *dataset_patterns, *corpus_patterns,
-               *queue_patterns, *audit_patterns, *tagging_patterns]
+urlpatterns = [
+    path("api/", include(api_patterns)),
+    *home_patterns,
+    *dataset_patterns,
+    *corpus_patterns,
+    *queue_patterns,
+    *audit_patterns,
+    *tagging_patterns,
+]

@@ -18,6 +18,7 @@ manifest (qid + hash + a bool per example), not to the answer or record text.
 
     .venv/bin/python bench/compare_bench.py [--n 1000000] [--only compare,diff,stale] [--rebuild]
 """
+
 import argparse
 import hashlib
 import json
@@ -43,12 +44,20 @@ def setup_django(db: Path):
 
 
 def record(i: int, relabelled: bool = False) -> dict:
-    return {"qid": f"q-{i:07d}", "question": f"how long is the trial number {i} on the legacy plan",
-            "asked_by": "support", "source": f"conversation_log:{i}", "stratum": STRATA[i % 6],
-            "gold_doc_id": f"doc:{i % 20000}", "gold_chunk_id": f"doc:{i % 20000}#0001",
-            "gold_text": f"Trials of kind {i} run for thirty (30) days.",
-            "expected": "thirty days" if relabelled else "30 days", "grading": "rubric",
-            "labelled_by": "bench", "labelled_at": "2026-05-20"}
+    return {
+        "qid": f"q-{i:07d}",
+        "question": f"how long is the trial number {i} on the legacy plan",
+        "asked_by": "support",
+        "source": f"conversation_log:{i}",
+        "stratum": STRATA[i % 6],
+        "gold_doc_id": f"doc:{i % 20000}",
+        "gold_chunk_id": f"doc:{i % 20000}#0001",
+        "gold_text": f"Trials of kind {i} run for thirty (30) days.",
+        "expected": "thirty days" if relabelled else "30 days",
+        "grading": "rubric",
+        "labelled_by": "bench",
+        "labelled_at": "2026-05-20",
+    }
 
 
 def build(db: Path, n: int) -> None:
@@ -82,8 +91,10 @@ def build(db: Path, n: int) -> None:
         manifests = {}
         for number, ids, relabel in ((1, v1_ids, False), (2, v2_ids, True)):
             rows = list(example_rows(ids if number == 1 else [i for i in ids if i in modified or i >= n], relabel))
-            cur.executemany("INSERT OR IGNORE INTO annotation_example (sha256, qid, stratum, canonical) VALUES (%s, %s, %s, %s)",
-                            [r for r in rows])
+            cur.executemany(
+                "INSERT OR IGNORE INTO annotation_example (sha256, qid, stratum, canonical) VALUES (%s, %s, %s, %s)",
+                [r for r in rows],
+            )
             if number == 1:
                 manifest = {r[1]: r[0] for r in rows}
             else:
@@ -91,30 +102,70 @@ def build(db: Path, n: int) -> None:
                 manifest.update({r[1]: r[0] for r in rows})
             manifests[number] = manifest
             v = DatasetVersion.objects.create(
-                dataset=ds, number=number, dataset_hash=dataset_hash(manifest.items()), source="import",
-                examples=len(manifest), parent=None if number == 1 else DatasetVersion.objects.get(dataset=ds, number=1),
-                added=len(manifest) if number == 1 else n_add, removed=0 if number == 1 else n_rem,
-                modified=0 if number == 1 else n_mod, unchanged=0 if number == 1 else len(manifest) - n_add - n_mod)
-            cur.executemany("INSERT INTO annotation_versionentry (version_id, qid, example_id, stratum) VALUES (%s, %s, %s, %s)",
-                            [(v.pk, q, h, STRATA[int(q[2:]) % 6]) for q, h in manifest.items()])
+                dataset=ds,
+                number=number,
+                dataset_hash=dataset_hash(manifest.items()),
+                source="import",
+                examples=len(manifest),
+                parent=None if number == 1 else DatasetVersion.objects.get(dataset=ds, number=1),
+                added=len(manifest) if number == 1 else n_add,
+                removed=0 if number == 1 else n_rem,
+                modified=0 if number == 1 else n_mod,
+                unchanged=0 if number == 1 else len(manifest) - n_add - n_mod,
+            )
+            cur.executemany(
+                "INSERT INTO annotation_versionentry (version_id, qid, example_id, stratum) VALUES (%s, %s, %s, %s)",
+                [(v.pk, q, h, STRATA[int(q[2:]) % 6]) for q, h in manifest.items()],
+            )
             del rows
         v1 = DatasetVersion.objects.get(dataset=ds, number=1)
         v2 = DatasetVersion.objects.get(dataset=ds, number=2)
-        pinned = {"model_snapshot": "m", "prompt_hash": "p", "evaluator_version": "e", "evaluator_config_hash": "c",
-                  "harness_commit": "h", "index_id": "i"}
-        for run_id, system, version, rate_mod in (("A", "rag-v1", v1, 71), ("B", "rag-v2", v1, 79), ("C", "rag-v2", v2, 80)):
-            run = Run.objects.create(run_id=run_id, system=system, dataset=ds, dataset_version=version,
-                                     dataset_hash=version.dataset_hash, started_at=now, **pinned)
+        pinned = {
+            "model_snapshot": "m",
+            "prompt_hash": "p",
+            "evaluator_version": "e",
+            "evaluator_config_hash": "c",
+            "harness_commit": "h",
+            "index_id": "i",
+        }
+        for run_id, system, version, rate_mod in (
+            ("A", "rag-v1", v1, 71),
+            ("B", "rag-v2", v1, 79),
+            ("C", "rag-v2", v2, 80),
+        ):
+            run = Run.objects.create(
+                run_id=run_id,
+                system=system,
+                dataset=ds,
+                dataset_version=version,
+                dataset_hash=version.dataset_hash,
+                started_at=now,
+                **pinned,
+            )
             seed = {"A": 1, "B": 2, "C": 3}[run_id]
             answer = f"An answer of about eighty characters from {system}, with a citation to the passage."
             retrieved = json.dumps([{"chunk_id": "doc:1#0001", "rank": 1}, {"chunk_id": "doc:2#0001", "rank": 2}])
             cur.executemany(
                 "INSERT INTO annotation_answer (run_id, qid, answer, correct, retrieved, prompt_chunks, extra, "
                 "final_verdict, final_source, final_changed_at) VALUES (%s, %s, %s, %s, %s, %s, %s, '', '', NULL)",
-                [(run.pk, q, answer, ((int(q[2:]) * 2654435761 + seed * 40503) % 100) < rate_mod, retrieved, '["doc:1#0001"]', "{}")
-                 for q in (manifests[1] if version.number == 1 else manifests[2])])
-    print(f"built {n:,} examples (v2: {n_mod:,} relabelled, {n_add:,} added, {n_rem:,} removed) and 3 runs "
-          f"in {time.perf_counter() - t0:.1f} s -> {db}", flush=True)
+                [
+                    (
+                        run.pk,
+                        q,
+                        answer,
+                        ((int(q[2:]) * 2654435761 + seed * 40503) % 100) < rate_mod,
+                        retrieved,
+                        '["doc:1#0001"]',
+                        "{}",
+                    )
+                    for q in (manifests[1] if version.number == 1 else manifests[2])
+                ],
+            )
+    print(
+        f"built {n:,} examples (v2: {n_mod:,} relabelled, {n_add:,} added, {n_rem:,} removed) and 3 runs "
+        f"in {time.perf_counter() - t0:.1f} s -> {db}",
+        flush=True,
+    )
 
 
 def measure(db: Path, what: str, mode: str) -> dict:
@@ -236,8 +287,11 @@ def main():
     for what in [w for w in args.only.split(",") if w]:
         runs = {}
         for mode in ("split", "rss", "trace"):
-            proc = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--child", what, "--mode", mode],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--n", str(args.n), "--child", what, "--mode", mode],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode:
                 print(proc.stderr, file=sys.stderr)
                 raise SystemExit(proc.returncode)

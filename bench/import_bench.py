@@ -5,6 +5,7 @@ import's own. Memory should be flat in the number of records: compare the 25k an
 
     .venv/bin/python bench/import_bench.py [--questions 100000] [--documents 20000] [--no-postgres]
 """
+
 import argparse
 import json
 import os
@@ -23,21 +24,40 @@ def make_questions(path: Path, n: int) -> None:
     strata = ["single_fact", "procedural", "constrained", "comparison", "no_answer", "ambiguous"]
     with open(path, "w", encoding="utf-8") as out:
         for i in range(n):
-            out.write(json.dumps({
-                "qid": f"q-{i:07d}", "question": f"how long is the trial number {i} on the legacy plan", "asked_by": "support",
-                "source": f"conversation_log:{i}", "stratum": strata[i % 6], "gold_doc_id": f"doc:{i % 20000}",
-                "gold_chunk_id": f"doc:{i % 20000}#0001", "gold_text": f"Trials of kind {i} run for thirty (30) days.",
-                "expected": "30 days", "grading": "rubric", "labelled_by": "bench", "labelled_at": "2026-05-20",
-            }) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "qid": f"q-{i:07d}",
+                        "question": f"how long is the trial number {i} on the legacy plan",
+                        "asked_by": "support",
+                        "source": f"conversation_log:{i}",
+                        "stratum": strata[i % 6],
+                        "gold_doc_id": f"doc:{i % 20000}",
+                        "gold_chunk_id": f"doc:{i % 20000}#0001",
+                        "gold_text": f"Trials of kind {i} run for thirty (30) days.",
+                        "expected": "30 days",
+                        "grading": "rubric",
+                        "labelled_by": "bench",
+                        "labelled_at": "2026-05-20",
+                    }
+                )
+                + "\n"
+            )
 
 
 def make_documents(path: Path, n: int) -> None:
     with open(path, "w", encoding="utf-8") as out:
         for i in range(n):
-            paragraphs = [f"Paragraph {p} of document {i}: trials, plans, billing and renewal terms number {i * 7 + p}."
-                          for p in range(4)]
-            out.write(json.dumps({"doc_id": f"doc:{i}", "title": f"Document {i}", "source": "bench",
-                                  "text": "\n\n".join(paragraphs)}) + "\n")
+            paragraphs = [
+                f"Paragraph {p} of document {i}: trials, plans, billing and renewal terms number {i * 7 + p}."
+                for p in range(4)
+            ]
+            out.write(
+                json.dumps(
+                    {"doc_id": f"doc:{i}", "title": f"Document {i}", "source": "bench", "text": "\n\n".join(paragraphs)}
+                )
+                + "\n"
+            )
 
 
 def child(args) -> None:
@@ -65,10 +85,21 @@ def child(args) -> None:
 
 def measure(kind: str, file: Path, n: int, database_url: str, var_dir: Path) -> dict:
     # DEBUG off as in production: Django's debug cursor would otherwise keep every SQL statement.
-    env = {**os.environ, "DATABASE_URL": database_url, "EVALAPP_VAR_DIR": str(var_dir), "DEBUG": "false",
-           "SECRET_KEY": "bench-only-secret"}
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(file)], env=env, cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "EVALAPP_VAR_DIR": str(var_dir),
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-only-secret",
+    }
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(file)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     result["per_second"] = n / result["seconds"]
     return result
@@ -82,7 +113,7 @@ def fresh_postgres(name: str) -> str | None:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
             conn.execute(f'CREATE DATABASE "{name}"')
         return f"postgres://postgres@127.0.0.1:5432/{name}"
-    except Exception as exc:  # noqa: BLE001 - a bench reports what it could not measure
+    except Exception as exc:
         print(f"  (PostgreSQL not measured: {exc})")
         return None
 
@@ -115,7 +146,9 @@ def main() -> None:
                 if url is None:
                     break
                 r = measure(kind, file, n, url, tmp / f"var-{name}-{kind}{n}")
-                print(f"{name:9} {label:22} {r['seconds']:8.2f} {r['per_second']:10.0f} {r['peak_rss_mb']:12.1f} {r['growth_mb']:10.1f}")
+                print(
+                    f"{name:9} {label:22} {r['seconds']:8.2f} {r['per_second']:10.0f} {r['peak_rss_mb']:12.1f} {r['growth_mb']:10.1f}"
+                )
         print("target: 100k questions in under 20 s; growth (memory during the import) flat in the number of records")
 
 

@@ -17,7 +17,9 @@ created by the real service (timed). Then:
     .venv/bin/python bench/queue_bench.py [--items 100000] [--annotators 50] [--clients 20]
         [--sequential 2000] [--api 300] [--submits 4000] [--database-url postgres://...] [--keep]
 """
+
 import argparse
+import contextlib
 import hashlib
 import os
 import statistics
@@ -38,8 +40,10 @@ def pct(values, p):
 
 
 def summary(name, ms):
-    return (f"{name:<28} n={len(ms):>5}  p50={pct(ms, 50):6.2f} ms  p95={pct(ms, 95):6.2f} ms  "
-            f"p99={pct(ms, 99):6.2f} ms  max={max(ms):7.2f} ms  mean={statistics.fmean(ms):6.2f} ms")
+    return (
+        f"{name:<28} n={len(ms):>5}  p50={pct(ms, 50):6.2f} ms  p95={pct(ms, 95):6.2f} ms  "
+        f"p99={pct(ms, 99):6.2f} ms  max={max(ms):7.2f} ms  mean={statistics.fmean(ms):6.2f} ms"
+    )
 
 
 def fresh_database(url: str):
@@ -83,26 +87,48 @@ def build(n_items: int, n_annotators: int):
 
     strata = ["policy_lookup", "how_to", "no_answer"]
     dataset = Dataset.objects.create(name="bench")
-    version = DatasetVersion.objects.create(dataset=dataset, number=1, dataset_hash="sha256:" + "0" * 64,
-                                            source="import", examples=n_items, added=n_items, removed=0,
-                                            modified=0, unchanged=0)
+    version = DatasetVersion.objects.create(
+        dataset=dataset,
+        number=1,
+        dataset_hash="sha256:" + "0" * 64,
+        source="import",
+        examples=n_items,
+        added=n_items,
+        removed=0,
+        modified=0,
+        unchanged=0,
+    )
     batch = 5000
     for start in range(0, n_items, batch):
-        examples, entries, = [], []
+        (
+            examples,
+            entries,
+        ) = [], []
         for i in range(start, min(n_items, start + batch)):
-            record = {"qid": f"q-{i:06d}", "question": f"How long does plan {i} last?", "stratum": strata[i % 3],
-                      "gold_text": f"Plan {i} lasts {i} days.", "expected": f"{i} days"}
+            record = {
+                "qid": f"q-{i:06d}",
+                "question": f"How long does plan {i} last?",
+                "stratum": strata[i % 3],
+                "gold_text": f"Plan {i} lasts {i} days.",
+                "expected": f"{i} days",
+            }
             text = json.dumps(record, sort_keys=True, separators=(",", ":"))
             sha = hashlib.sha256(text.encode()).hexdigest()
             examples.append(Example(sha256=sha, qid=record["qid"], stratum=record["stratum"], canonical=text))
             entries.append(VersionEntry(version=version, qid=record["qid"], example_id=sha))
         Example.objects.bulk_create(examples)
         VersionEntry.objects.bulk_create(entries)
-    run = Run.objects.create(run_id="bench-run", system="rag-bench", dataset=dataset, dataset_version=version,
-                             dataset_hash=version.dataset_hash)
+    run = Run.objects.create(
+        run_id="bench-run",
+        system="rag-bench",
+        dataset=dataset,
+        dataset_version=version,
+        dataset_hash=version.dataset_hash,
+    )
     for start in range(0, n_items, batch):
-        Answer.objects.bulk_create([Answer(run=run, qid=f"q-{i:06d}", answer=f"answer {i}")
-                                    for i in range(start, min(n_items, start + batch))])
+        Answer.objects.bulk_create(
+            [Answer(run=run, qid=f"q-{i:06d}", answer=f"answer {i}") for i in range(start, min(n_items, start + batch))]
+        )
     User = get_user_model()
     group = Group.objects.get_or_create(name="annotator")[0]
     users = User.objects.bulk_create([User(username=f"a{i:02d}") for i in range(n_annotators)])
@@ -139,8 +165,10 @@ def main():
     from annotation.services.labelling import label_submit
     from annotation.services.queues import queue_create
 
-    print(f"PostgreSQL {connection.cursor().connection.info.server_version}; {args.items} items, "
-          f"{args.annotators} annotators, overlap 2")
+    print(
+        f"PostgreSQL {connection.cursor().connection.info.server_version}; {args.items} items, "
+        f"{args.annotators} annotators, overlap 2"
+    )
     from annotation.models import Queue
 
     if args.reuse and Queue.objects.filter(name="bench").exists():
@@ -148,15 +176,16 @@ def main():
 
         queue = Queue.objects.get(name="bench")
         users = list(get_user_model().objects.filter(queues=queue).order_by("username"))
-        print(f"reusing queue {queue.pk}: {queue.size} items, "
-              f"{Assignment.objects.filter(queue=queue, state='done').count()} labels so far")
+        print(
+            f"reusing queue {queue.pk}: {queue.size} items, "
+            f"{Assignment.objects.filter(queue=queue, state='done').count()} labels so far"
+        )
     else:
         t = time.perf_counter()
         run, users = build(args.items, args.annotators)
         print(f"setup (bulk rows)             {time.perf_counter() - t:6.1f} s")
         t = time.perf_counter()
-        queue = queue_create(name="bench", annotators=[u.username for u in users], overlap=2, run_id=run.run_id,
-                             seed=1)
+        queue = queue_create(name="bench", annotators=[u.username for u in users], overlap=2, run_id=run.run_id, seed=1)
         print(f"queue_create ({args.items} items)   {time.perf_counter() - t:6.1f} s")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
@@ -207,8 +236,12 @@ def main():
         response = api.post(f"/api/queues/{queue.pk}/next/")
         ms.append((time.perf_counter() - t) * 1000)
         assert response.status_code == 200, response.status_code
-        label_submit(queue=queue, item_id=response.json()["item_id"], annotator=user,
-                     verdict=verdict(response.json()["item_id"], user.pk))
+        label_submit(
+            queue=queue,
+            item_id=response.json()["item_id"],
+            annotator=user,
+            verdict=verdict(response.json()["item_id"], user.pk),
+        )
     print(summary("next, sequential (API)", ms))
 
     # Concurrent clients: separate processes (like web server workers: no shared GIL), each acting for its
@@ -223,7 +256,7 @@ def main():
 
     def client(k):
         connection.close()
-        mine = users[k::args.clients]
+        mine = users[k :: args.clients]
         local_next, local_submit, errors = [], [], []
         start.wait()
         t0 = time.perf_counter()
@@ -234,15 +267,17 @@ def main():
                 claim = queue_next(queue=queue, annotator=user)
                 payload = next_payload(claim)
                 t2 = time.perf_counter()
-                try:
-                    label_submit(queue=queue, item_id=payload["item_id"], annotator=user,
-                                 verdict=verdict(payload["item_id"], user.pk))
-                except Conflict:
-                    pass
+                with contextlib.suppress(Conflict):
+                    label_submit(
+                        queue=queue,
+                        item_id=payload["item_id"],
+                        annotator=user,
+                        verdict=verdict(payload["item_id"], user.pk),
+                    )
                 t3 = time.perf_counter()
                 local_next.append((t2 - t) * 1000)
                 local_submit.append((t3 - t2) * 1000)
-        except Exception as exc:  # noqa: BLE001 - reported by the parent
+        except Exception as exc:
             errors.append(repr(exc))
         results.put((local_next, local_submit, errors, time.perf_counter() - t0))
         connection.close()
@@ -264,17 +299,26 @@ def main():
         proc.join()
     print(summary(f"next, {args.clients} clients", next_ms))
     print(summary(f"submit, {args.clients} clients", submit_ms))
-    print(f"throughput, {args.clients} clients      {len(submit_ms) / elapsed:7.1f} next+submit cycles/s "
-          f"({len(submit_ms)} in {elapsed:.1f} s)")
+    print(
+        f"throughput, {args.clients} clients      {len(submit_ms) / elapsed:7.1f} next+submit cycles/s "
+        f"({len(submit_ms)} in {elapsed:.1f} s)"
+    )
     if errors:
         print("errors:", errors[:5])
     from django.db.models import Count
 
     over = QueueItem.objects.filter(queue=queue, done__gt=2).count()
-    dup = (Assignment.objects.filter(queue=queue).values("item_id", "annotator_id").annotate(n=Count("id"))
-           .filter(n__gt=1).count())
-    print(f"check: items with more than 2 labels = {over}, repeated (item, annotator) = {dup}, "
-          f"labels = {Assignment.objects.filter(queue=queue, state='done').count()}")
+    dup = (
+        Assignment.objects.filter(queue=queue)
+        .values("item_id", "annotator_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .count()
+    )
+    print(
+        f"check: items with more than 2 labels = {over}, repeated (item, annotator) = {dup}, "
+        f"labels = {Assignment.objects.filter(queue=queue, state='done').count()}"
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ Targets: search p95 < 50 ms at the server, tagging page p95 < 100 ms. Figures ar
 
     .venv/bin/python bench/search_bench.py [--chunks 100000] [--queries 300] [--no-postgres] [--rebuild]
 """
+
 import argparse
 import json
 import os
@@ -46,11 +47,70 @@ def percentile(values, p):
 
 
 def vocabulary(rng, n=20_000):
-    syllables = ["ka", "lo", "mi", "ren", "tas", "vo", "qui", "del", "par", "sen", "tor", "ul", "zen", "bri", "cal",
-                 "dor", "fen", "gal", "hem", "jor", "lin", "mor", "nel", "ost", "pra", "ros", "sul", "tam", "vek", "wyn"]
-    domain = ["trial", "trials", "enterprise", "legacy", "plan", "plans", "billing", "invoice", "refund", "password",
-              "rotate", "days", "thirty", "ninety", "monthly", "annual", "renewal", "contract", "support", "sso",
-              "activation", "convert", "discount", "seat", "seats", "upgrade", "downgrade", "cancel", "policy", "limit"]
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ren",
+        "tas",
+        "vo",
+        "qui",
+        "del",
+        "par",
+        "sen",
+        "tor",
+        "ul",
+        "zen",
+        "bri",
+        "cal",
+        "dor",
+        "fen",
+        "gal",
+        "hem",
+        "jor",
+        "lin",
+        "mor",
+        "nel",
+        "ost",
+        "pra",
+        "ros",
+        "sul",
+        "tam",
+        "vek",
+        "wyn",
+    ]
+    domain = [
+        "trial",
+        "trials",
+        "enterprise",
+        "legacy",
+        "plan",
+        "plans",
+        "billing",
+        "invoice",
+        "refund",
+        "password",
+        "rotate",
+        "days",
+        "thirty",
+        "ninety",
+        "monthly",
+        "annual",
+        "renewal",
+        "contract",
+        "support",
+        "sso",
+        "activation",
+        "convert",
+        "discount",
+        "seat",
+        "seats",
+        "upgrade",
+        "downgrade",
+        "cancel",
+        "policy",
+        "limit",
+    ]
     words, seen = list(domain), set(domain)
     while len(words) < n:
         w = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))
@@ -70,8 +130,13 @@ def timed(fn, repeat):
 
 
 def summary(label, values):
-    return {"what": label, "n": len(values), "p50_ms": round(percentile(values, 50), 2),
-            "p95_ms": round(percentile(values, 95), 2), "max_ms": round(max(values), 2)}
+    return {
+        "what": label,
+        "n": len(values),
+        "p50_ms": round(percentile(values, 50), 2),
+        "p95_ms": round(percentile(values, 95), 2),
+        "max_ms": round(max(values), 2),
+    }
 
 
 def load(args, rng, words, weights):
@@ -98,15 +163,27 @@ def load(args, rng, words, weights):
                 docs = []
                 texts = {}
                 for d in range(start, min(start + 500, n_docs)):
-                    paras = [" ".join(rng.choices(words, weights, k=rng.randint(40, 80))).capitalize() + "."
-                             for _ in range(DOC_CHUNKS)]
+                    paras = [
+                        " ".join(rng.choices(words, weights, k=rng.randint(40, 80))).capitalize() + "."
+                        for _ in range(DOC_CHUNKS)
+                    ]
                     texts[d] = paras
-                    docs.append(Document(doc_id=f"bench:{d}", title=f"Document {d}", source=f"src{d % 7}",
-                                         text="\n\n".join(paras), text_sha256=f"{d:064x}"))
+                    docs.append(
+                        Document(
+                            doc_id=f"bench:{d}",
+                            title=f"Document {d}",
+                            source=f"src{d % 7}",
+                            text="\n\n".join(paras),
+                            text_sha256=f"{d:064x}",
+                        )
+                    )
                 Document.objects.bulk_create(docs)
                 ids = dict(Document.objects.filter(doc_id__in=[x.doc_id for x in docs]).values_list("doc_id", "id"))
-                chunks = [Chunk(document_id=ids[f"bench:{d}"], chunk_id=f"bench:{d}#{o:04d}", ordinal=o, text=t)
-                          for d, paras in texts.items() for o, t in enumerate(paras)]
+                chunks = [
+                    Chunk(document_id=ids[f"bench:{d}"], chunk_id=f"bench:{d}#{o:04d}", ordinal=o, text=t)
+                    for d, paras in texts.items()
+                    for o, t in enumerate(paras)
+                ]
                 Chunk.objects.bulk_create(chunks)
                 if connection.vendor == "sqlite":
                     created = list(Chunk.objects.filter(document_id__in=ids.values()).only("id", "text"))
@@ -130,12 +207,22 @@ def make_dataset(rng, words):
     strata = ["single_fact", "procedural", "comparison", "no_answer"]
     with open(path, "w", encoding="utf-8") as out:
         for i in range(QUESTIONS):
-            record = {"qid": f"q-{i:05d}", "question": " ".join(rng.choices(words[:200], k=8)) + "?",
-                      "stratum": strata[i % 4], "asked_by": "support", "source": f"log:{i}"}
+            record = {
+                "qid": f"q-{i:05d}",
+                "question": " ".join(rng.choices(words[:200], k=8)) + "?",
+                "stratum": strata[i % 4],
+                "asked_by": "support",
+                "source": f"log:{i}",
+            }
             if i % 2 == 0 and i % 4 != 3:
                 d = rng.randrange(1000)
-                record.update(gold_doc_id=f"bench:{d}", gold_chunk_id=f"bench:{d}#0001", gold_text="not in the corpus",
-                              labelled_by="bench", labelled_at="2026-05-20")
+                record.update(
+                    gold_doc_id=f"bench:{d}",
+                    gold_chunk_id=f"bench:{d}#0001",
+                    gold_text="not in the corpus",
+                    labelled_by="bench",
+                    labelled_at="2026-05-20",
+                )
             out.write(json.dumps(record) + "\n")
     questions_import(path=path, dataset_name="bench-tagging")
 
@@ -183,11 +270,24 @@ def child(args):
 
     results = []
     hits = []
-    results.append(summary("search_chunks() distinctive words", timed(lambda q: hits.append(len(search.search_chunks(q, limit=20))), queries)))
-    results.append(summary("search_chunks() distinctive, source filter",
-                           timed(lambda q: search.search_chunks(q, limit=20, source="src3"), queries)))
-    results.append(summary("search_chunks() any words (worst case)",
-                           timed(lambda q: search.search_chunks(q, limit=20), common[: args.worst_queries])))
+    results.append(
+        summary(
+            "search_chunks() distinctive words",
+            timed(lambda q: hits.append(len(search.search_chunks(q, limit=20))), queries),
+        )
+    )
+    results.append(
+        summary(
+            "search_chunks() distinctive, source filter",
+            timed(lambda q: search.search_chunks(q, limit=20, source="src3"), queries),
+        )
+    )
+    results.append(
+        summary(
+            "search_chunks() any words (worst case)",
+            timed(lambda q: search.search_chunks(q, limit=20), common[: args.worst_queries]),
+        )
+    )
 
     client = Client()
     assert client.login(username="bench-expert", password="bench-pass-123")
@@ -198,20 +298,46 @@ def child(args):
             raise SystemExit(f"{url}: HTTP {response.status_code}")
 
     from urllib.parse import quote
-    results.append(summary("GET /tagging/…/search/ (fragment, distinctive)",
-                           timed(lambda q: get(f"/tagging/bench-tagging/search/?q={quote(q)}"), queries[:100])))
+
+    results.append(
+        summary(
+            "GET /tagging/…/search/ (fragment, distinctive)",
+            timed(lambda q: get(f"/tagging/bench-tagging/search/?q={quote(q)}"), queries[:100]),
+        )
+    )
     crng = random.Random(2)
-    chunk_ids = [f"bench:{crng.randrange(args.chunks // DOC_CHUNKS)}#{crng.randrange(DOC_CHUNKS):04d}" for _ in range(200)]
-    results.append(summary("GET /tagging/…/chunk/ (with neighbours)",
-                           timed(lambda c: get(f"/tagging/bench-tagging/chunk/?chunk_id={quote(c)}&q=trial"), chunk_ids)))
+    chunk_ids = [
+        f"bench:{crng.randrange(args.chunks // DOC_CHUNKS)}#{crng.randrange(DOC_CHUNKS):04d}" for _ in range(200)
+    ]
+    results.append(
+        summary(
+            "GET /tagging/…/chunk/ (with neighbours)",
+            timed(lambda c: get(f"/tagging/bench-tagging/chunk/?chunk_id={quote(c)}&q=trial"), chunk_ids),
+        )
+    )
     qids = [f"q-{i:05d}" for i in random.Random(3).sample(range(QUESTIONS), 250)]
     for q in qids[:10]:
         get(f"/tagging/bench-tagging/q/{q}/")
-    results.append(summary("GET /tagging/…/q/QID/ (tagging page)", timed(lambda q: get(f"/tagging/bench-tagging/q/{q}/"), qids)))
-    results.append(summary(f"GET /tagging/…/ (queue, {QUESTIONS} questions)",
-                           timed(lambda _: get("/tagging/bench-tagging/"), range(20))))
-    print(json.dumps({"backend": connection.vendor, "chunks": live, "queries": len(queries),
-                      "mean_hits": round(statistics.mean(hits), 1), "results": results}))
+    results.append(
+        summary("GET /tagging/…/q/QID/ (tagging page)", timed(lambda q: get(f"/tagging/bench-tagging/q/{q}/"), qids))
+    )
+    results.append(
+        summary(
+            f"GET /tagging/…/ (queue, {QUESTIONS} questions)",
+            timed(lambda _: get("/tagging/bench-tagging/"), range(20)),
+        )
+    )
+    print(
+        json.dumps(
+            {
+                "backend": connection.vendor,
+                "chunks": live,
+                "queries": len(queries),
+                "mean_hits": round(statistics.mean(hits), 1),
+                "results": results,
+            }
+        )
+    )
 
 
 def ensure_pg():
@@ -240,10 +366,19 @@ def main():
         try:
             ensure_pg()
             backends.append(("postgresql", PG_URL))
-        except Exception as exc:  # noqa: BLE001 - a laptop without PostgreSQL still gets the SQLite figures
+        except Exception as exc:
             print(f"PostgreSQL skipped: {exc}", file=sys.stderr)
-    cmd = [sys.executable, __file__, "--child", "--chunks", str(args.chunks), "--queries", str(args.queries),
-           "--worst-queries", str(args.worst_queries)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        "--chunks",
+        str(args.chunks),
+        "--queries",
+        str(args.queries),
+        "--worst-queries",
+        str(args.worst_queries),
+    ]
     if args.rebuild:
         cmd.append("--rebuild")
     print(f"{'backend':<11} {'what':<46} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
@@ -259,7 +394,9 @@ def main():
         report = json.loads(done.stdout.strip().splitlines()[-1])
         for r in report["results"]:
             print(f"{name:<11} {r['what']:<46} {r['n']:>5} {r['p50_ms']:>8.2f} {r['p95_ms']:>8.2f} {r['max_ms']:>8.2f}")
-        print(f"{name:<11} ({report['chunks']} live chunks, {report['queries']} queries, {report['mean_hits']} hits a query on average)")
+        print(
+            f"{name:<11} ({report['chunks']} live chunks, {report['queries']} queries, {report['mean_hits']} hits a query on average)"
+        )
     print("targets: search p95 < 50 ms at the server; tagging page p95 < 100 ms")
 
 

@@ -24,9 +24,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sklearn.metrics import cohen_kappa_score  # noqa: E402
+from sklearn.metrics import cohen_kappa_score
 
-from evalstats import (  # noqa: E402
+from evalstats import (
     agreement_from_counts,
     bootstrap_kappa_ci,
     confusion_matrix,

@@ -1,4 +1,5 @@
 """Read-mostly admin: judge versions, verdicts and measurements are records, never edited by hand."""
+
 from django.contrib import admin
 
 from annotation.admin import BlindScopeAdmin

@@ -2,7 +2,6 @@
 SVG template draws (no Django, no database)."""
 
 
-
 def _x(value, lo=-0.2, hi=1.0, width=400, pad=10):
     """Map a kappa in [lo, hi] to an x coordinate."""
     value = min(hi, max(lo, value))
@@ -15,16 +14,27 @@ def kappa_scale(gate: dict) -> dict | None:
         return None
     ci = gate.get("kappa_ci95") or [gate["kappa"], gate["kappa"]]
     ticks = [{"x": _x(t), "label": f"{t:g}"} for t in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]
-    return {"kappa": _x(gate["kappa"]), "lo": _x(ci[0]), "hi": _x(ci[1]), "threshold": _x(gate["threshold"]),
-            "ticks": ticks}
+    return {
+        "kappa": _x(gate["kappa"]),
+        "lo": _x(ci[0]),
+        "hi": _x(ci[1]),
+        "threshold": _x(gate["threshold"]),
+        "ticks": ticks,
+    }
 
 
 def share_bars(gate: dict) -> list[dict]:
     """Raw agreement beside chance and the always-correct baseline, as bar widths."""
-    rows = [("raw agreement", gate.get("raw_agreement")), ("chance agreement", gate.get("chance_agreement")),
-            ("always 'correct'", gate.get("always_correct_agreement"))]
-    return [{"label": label, "value": v, "width": round(300 * v, 1), "y": 8 + i * 26}
-            for i, (label, v) in enumerate(rows) if v is not None]
+    rows = [
+        ("raw agreement", gate.get("raw_agreement")),
+        ("chance agreement", gate.get("chance_agreement")),
+        ("always 'correct'", gate.get("always_correct_agreement")),
+    ]
+    return [
+        {"label": label, "value": v, "width": round(300 * v, 1), "y": 8 + i * 26}
+        for i, (label, v) in enumerate(rows)
+        if v is not None
+    ]
 
 
 def heatmap(gate: dict) -> list[dict]:
@@ -39,9 +49,18 @@ def heatmap(gate: dict) -> list[dict]:
     for r, h in enumerate(humans):
         for c, j in enumerate(judges):
             n = confusion.get(f"{h}/{j}", 0)
-            cells.append({"x": 110 + c * 90, "y": 30 + r * 50, "n": n, "human": h, "judge": j,
-                          "opacity": round(0.08 + 0.85 * n / top, 2), "agree": h == j,
-                          "dark": n / top > 0.55})
+            cells.append(
+                {
+                    "x": 110 + c * 90,
+                    "y": 30 + r * 50,
+                    "n": n,
+                    "human": h,
+                    "judge": j,
+                    "opacity": round(0.08 + 0.85 * n / top, 2),
+                    "agree": h == j,
+                    "dark": n / top > 0.55,
+                }
+            )
     return cells
 
 
@@ -50,9 +69,18 @@ def stratum_bars(gate: dict) -> list[dict]:
     rows = []
     for i, (name, st) in enumerate(sorted((gate.get("per_stratum") or {}).items())):
         kappa = st.get("kappa")
-        rows.append({"name": name, "n": st["n"], "kappa": kappa, "raw": st.get("raw_agreement"), "y": 6 + i * 26,
-                     "width": round(_x(kappa) - _x(-0.2), 1) if kappa is not None else 0,
-                     "too_small": st.get("too_small"), "below": kappa is not None and kappa < gate["threshold"]})
+        rows.append(
+            {
+                "name": name,
+                "n": st["n"],
+                "kappa": kappa,
+                "raw": st.get("raw_agreement"),
+                "y": 6 + i * 26,
+                "width": round(_x(kappa) - _x(-0.2), 1) if kappa is not None else 0,
+                "too_small": st.get("too_small"),
+                "below": kappa is not None and kappa < gate["threshold"],
+            }
+        )
     return rows
 
 
@@ -75,5 +103,13 @@ def history_chart(history: list[dict], threshold: float) -> dict:
                 point["lo"], point["hi"] = y(row["ci"][0]), y(row["ci"][1])
         points.append(point)
     line = " ".join(f"{p['x']},{p['y']}" for p in points if "y" in p)
-    return {"width": width, "height": height, "points": points, "line": line, "threshold_y": y(threshold),
-            "axis": [{"y": y(t), "label": f"{t:g}"} for t in (0, 0.5, 1.0)], "right": width - pad, "left": pad}
+    return {
+        "width": width,
+        "height": height,
+        "points": points,
+        "line": line,
+        "threshold_y": y(threshold),
+        "axis": [{"y": y(t), "label": f"{t:g}"} for t in (0, 0.5, 1.0)],
+        "right": width - pad,
+        "left": pad,
+    }

@@ -1,4 +1,5 @@
 """Forms the calibration pages parse their input with."""
+
 from django import forms
 
 from evalapp.forms import PageForm, whole_number

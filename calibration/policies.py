@@ -1,4 +1,5 @@
 """Pure permission and gate rules, in can_x / check_can_x pairs."""
+
 import ipaddress
 from typing import TYPE_CHECKING
 
@@ -35,10 +36,16 @@ def check_can_grade(*, gate_status: str, force: bool, reason: str) -> None:
     if can_grade(gate_status=gate_status, force=force, reason=reason):
         return
     if force:
-        raise ServiceError("a forced grading needs a reason; it is recorded with the grading run",
-                           [Problem("required when forcing", field="reason")])
-    raise ServiceError(f"the judge version's gate is {gate_status!r}, not 'pass'; calibrate it first or force "
-                       "the grading with a reason (the force is recorded)", code=1, status=409)
+        raise ServiceError(
+            "a forced grading needs a reason; it is recorded with the grading run",
+            [Problem("required when forcing", field="reason")],
+        )
+    raise ServiceError(
+        f"the judge version's gate is {gate_status!r}, not 'pass'; calibrate it first or force "
+        "the grading with a reason (the force is recorded)",
+        code=1,
+        status=409,
+    )
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -84,7 +91,7 @@ def can_call_judge_url(url: str, *, allowed: list[str], loopback: bool) -> bool:
         return True
     for prefix in allowed:
         base = _parsed(prefix.strip())
-        if base is not None and base[:3] == (scheme, host, port) and segments[:len(base[3])] == base[3]:
+        if base is not None and base[:3] == (scheme, host, port) and segments[: len(base[3])] == base[3]:
             return True
     return False
 
@@ -93,12 +100,16 @@ def check_can_call_judge_url(url: str, *, allowed: list[str], loopback: bool, fi
     """Raise (exit 2 / HTTP 400) naming the URL and the setting when a judge may not call it."""
     if can_call_judge_url(url, allowed=allowed, loopback=loopback):
         return
-    raise ServiceError("the judge's base URL is not allowed; nothing was written",
-                       [Problem(judge_url_refusal(url, allowed=allowed, loopback=loopback), field=field)])
+    raise ServiceError(
+        "the judge's base URL is not allowed; nothing was written",
+        [Problem(judge_url_refusal(url, allowed=allowed, loopback=loopback), field=field)],
+    )
 
 
 def judge_url_refusal(url: str, *, allowed: list[str], loopback: bool) -> str:
     """Why a judge may not call `url`, naming the setting that would allow it."""
     where = ", ".join(allowed) if allowed else "nothing"
-    return (f"judge base URL {url!r} is outside JUDGE_ALLOWED_BASE_URLS (allowed: {where}"
-            f"{'; and loopback addresses' if loopback else ''}); add its prefix to JUDGE_ALLOWED_BASE_URLS to allow it")
+    return (
+        f"judge base URL {url!r} is outside JUDGE_ALLOWED_BASE_URLS (allowed: {where}"
+        f"{'; and loopback addresses' if loopback else ''}); add its prefix to JUDGE_ALLOWED_BASE_URLS to allow it"
+    )

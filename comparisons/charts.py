@@ -33,16 +33,41 @@ def interval_chart(cmp: dict) -> dict:
             ticks.append({"x": x(t), "label": f"{t:g}"})
         t += step
     rows = [
-        {"label": "paired 95%", "y": 40, "x1": x(cmp["ci95"][0]), "x2": x(cmp["ci95"][1]), "cls": "paired",
-         "text": f"[{cmp['ci95'][0]:.1f}, {cmp['ci95'][1]:.1f}]"},
-        {"label": "naive 95%", "y": 80, "x1": x(cmp["naive_ci95"][0]), "x2": x(cmp["naive_ci95"][1]), "cls": "naive",
-         "text": f"[{cmp['naive_ci95'][0]:.1f}, {cmp['naive_ci95'][1]:.1f}]"},
+        {
+            "label": "paired 95%",
+            "y": 40,
+            "x1": x(cmp["ci95"][0]),
+            "x2": x(cmp["ci95"][1]),
+            "cls": "paired",
+            "text": f"[{cmp['ci95'][0]:.1f}, {cmp['ci95'][1]:.1f}]",
+        },
+        {
+            "label": "naive 95%",
+            "y": 80,
+            "x1": x(cmp["naive_ci95"][0]),
+            "x2": x(cmp["naive_ci95"][1]),
+            "cls": "naive",
+            "text": f"[{cmp['naive_ci95'][0]:.1f}, {cmp['naive_ci95'][1]:.1f}]",
+        },
     ]
     return {
-        "width": width, "height": 130, "left": left, "right_edge": width - right, "rows": rows,
-        "zero": x(0.0), "diff": x(cmp["diff_points"]), "ticks": ticks,
-        "band": ({"x1": x(-band["width_points"]), "x2": x(band["width_points"]),
-                  "w": round(x(band["width_points"]) - x(-band["width_points"]), 2)} if band else None),
+        "width": width,
+        "height": 130,
+        "left": left,
+        "right_edge": width - right,
+        "rows": rows,
+        "zero": x(0.0),
+        "diff": x(cmp["diff_points"]),
+        "ticks": ticks,
+        "band": (
+            {
+                "x1": x(-band["width_points"]),
+                "x2": x(band["width_points"]),
+                "w": round(x(band["width_points"]) - x(-band["width_points"]), 2),
+            }
+            if band
+            else None
+        ),
         "resolvable": {"x1": x(-cmp["resolvable_gap_points"]), "x2": x(cmp["resolvable_gap_points"])},
     }
 
@@ -87,22 +112,54 @@ def series_chart(data: dict) -> dict:
         colour = SERIES_COLOURS[n % len(SERIES_COLOURS)]
         segs = []
         for i, seg in enumerate(line["segments"]):
-            pts = [{"x": x(p["started_at"]), "y": y(p["score"]), "run_id": p["run_id"], "score": p["score"],
-                    "n": p["n"]} for p in seg["points"] if p["score"] is not None]
-            back = [{"x": x(b["started_at"]), "y": y(b["score"]), "run_id": b["run_id"], "score": b["score"],
-                     "n": b["n"]} for b in seg["backfilled"] if b["resolved"]]
-            segs.append({"index": i, "points": pts, "backfilled": back,
-                         "polyline": " ".join(f"{p['x']},{p['y']}" for p in sorted(back + pts, key=lambda p: p["x"])),
-                         "dataset_hash": seg["dataset_hash"], "evaluator_config_hash": seg["evaluator_config_hash"],
-                         "version": seg["version"]})
+            pts = [
+                {"x": x(p["started_at"]), "y": y(p["score"]), "run_id": p["run_id"], "score": p["score"], "n": p["n"]}
+                for p in seg["points"]
+                if p["score"] is not None
+            ]
+            back = [
+                {"x": x(b["started_at"]), "y": y(b["score"]), "run_id": b["run_id"], "score": b["score"], "n": b["n"]}
+                for b in seg["backfilled"]
+                if b["resolved"]
+            ]
+            segs.append(
+                {
+                    "index": i,
+                    "points": pts,
+                    "backfilled": back,
+                    "polyline": " ".join(f"{p['x']},{p['y']}" for p in sorted(back + pts, key=lambda p: p["x"])),
+                    "dataset_hash": seg["dataset_hash"],
+                    "evaluator_config_hash": seg["evaluator_config_hash"],
+                    "version": seg["version"],
+                }
+            )
         for i, br in enumerate(line["breaks"]):
             before = segs[i]["points"][-1]["x"] if segs[i]["points"] else left
             after = segs[i + 1]["points"][0]["x"] if segs[i + 1]["points"] else before
             bx = round((before + after) / 2, 2)
-            breaks.append({"x": bx, "system": line["system"], "text": br["text"], "changed": br["changed"],
-                           "label_y": top + 12 + 14 * (len(breaks) % 3), "number": len(breaks) + 1,
-                           "anchor": "end" if bx > width * 0.6 else "start",
-                           "label_x": bx - 4 if bx > width * 0.6 else bx + 4})
+            breaks.append(
+                {
+                    "x": bx,
+                    "system": line["system"],
+                    "text": br["text"],
+                    "changed": br["changed"],
+                    "label_y": top + 12 + 14 * (len(breaks) % 3),
+                    "number": len(breaks) + 1,
+                    "anchor": "end" if bx > width * 0.6 else "start",
+                    "label_x": bx - 4 if bx > width * 0.6 else bx + 4,
+                }
+            )
         lines.append({"system": line["system"], "colour": colour, "segments": segs})
-    return {"empty": False, "width": width, "height": height, "left": left, "right_edge": width - right,
-            "top": top, "bottom_edge": height - bottom, "yticks": yticks, "xticks": xticks, "lines": lines, "breaks": breaks}
+    return {
+        "empty": False,
+        "width": width,
+        "height": height,
+        "left": left,
+        "right_edge": width - right,
+        "top": top,
+        "bottom_edge": height - bottom,
+        "yticks": yticks,
+        "xticks": xticks,
+        "lines": lines,
+        "breaks": breaks,
+    }

@@ -1,4 +1,5 @@
 """Forms the comparison pages parse their input with."""
+
 from django import forms
 
 from comparisons.selectors.planning import PLANNER_GAP_MIN, PLANNER_N_MAX

@@ -1,4 +1,5 @@
 """The comparisons' pages and API, a pattern list per sub-domain."""
+
 from django.urls import include, path
 
 from comparisons.api import compare as compare_api

@@ -1,4 +1,5 @@
 """Fixtures shared by every test: users by role, API clients, and a small corpus + labelled set."""
+
 import json
 import shutil
 from pathlib import Path
@@ -40,8 +41,9 @@ def postgres_only(db):
 
 def write_jsonl(path: Path, rows: list) -> Path:
     """Write rows (dicts, or raw strings for malformed lines) as JSON Lines."""
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows),
-                    encoding="utf-8")
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows), encoding="utf-8"
+    )
     return path
 
 
@@ -89,12 +91,20 @@ def api_client_for(make_user):
 
 
 CORPUS = [
-    {"doc_id": "confluence:PRICE/8821", "title": "Legacy plans", "source": "confluence",
-     "text": "Plans sold before 2024 are legacy plans.\n\n"
-             "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.\n\n"
-             "Legacy Team plans bill monthly."},
-    {"doc_id": "confluence:SEC/12", "title": "Security", "source": "confluence",
-     "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans."},
+    {
+        "doc_id": "confluence:PRICE/8821",
+        "title": "Legacy plans",
+        "source": "confluence",
+        "text": "Plans sold before 2024 are legacy plans.\n\n"
+        "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.\n\n"
+        "Legacy Team plans bill monthly.",
+    },
+    {
+        "doc_id": "confluence:SEC/12",
+        "title": "Security",
+        "source": "confluence",
+        "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans.",
+    },
 ]
 
 
@@ -105,11 +115,22 @@ def question(qid: str, **fields) -> dict:
 
 
 QUESTIONS = [
-    question("q-0001", gold_doc_id="confluence:PRICE/8821", gold_chunk_id="confluence:PRICE/8821#0001",
-             gold_text="Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.",
-             expected="30 days", grading="rubric"),
-    question("q-0002", gold_doc_id="confluence:SEC/12", gold_chunk_id="confluence:SEC/12#0000",
-             gold_text="Passwords rotate every ninety days.", expected="90 days", grading="extraction"),
+    question(
+        "q-0001",
+        gold_doc_id="confluence:PRICE/8821",
+        gold_chunk_id="confluence:PRICE/8821#0001",
+        gold_text="Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.",
+        expected="30 days",
+        grading="rubric",
+    ),
+    question(
+        "q-0002",
+        gold_doc_id="confluence:SEC/12",
+        gold_chunk_id="confluence:SEC/12#0000",
+        gold_text="Passwords rotate every ninety days.",
+        expected="90 days",
+        grading="extraction",
+    ),
     question("q-0003", stratum="no_answer", gold_doc_id=None, gold_chunk_id=None, gold_text=None, team="billing"),
 ]
 
@@ -140,4 +161,3 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if __import__("os").environ.get("CI"):
     hypothesis_settings.load_profile("ci")
-

@@ -3,6 +3,7 @@
 Records and versions are content-addressed exactly as the import makes them (annotation.hashing), so a
 version built here has the hash an import of the same records would have.
 """
+
 import json
 from datetime import UTC, datetime
 
@@ -74,17 +75,29 @@ def record(qid: str, **fields) -> dict:
     return {"qid": qid, "question": f"question {qid}", "stratum": "policy_lookup", **fields}
 
 
-def version(dataset: m.Dataset, records: list[dict], *, parent: m.DatasetVersion | None = None,
-            user=None) -> m.DatasetVersion:
+def version(
+    dataset: m.Dataset, records: list[dict], *, parent: m.DatasetVersion | None = None, user=None
+) -> m.DatasetVersion:
     """The dataset's next version holding exactly these records, hashed as an import would hash them."""
     shas = {r["qid"]: example_sha256(r) for r in records}
     number = (dataset.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     made = m.DatasetVersion.objects.create(
-        dataset=dataset, number=number, dataset_hash=dataset_hash(shas.items()), parent=parent, source="import",
-        examples=len(records), added=len(records), removed=0, modified=0, unchanged=0, created_by=user)
+        dataset=dataset,
+        number=number,
+        dataset_hash=dataset_hash(shas.items()),
+        parent=parent,
+        source="import",
+        examples=len(records),
+        added=len(records),
+        removed=0,
+        modified=0,
+        unchanged=0,
+        created_by=user,
+    )
     for r in records:
         example, _ = m.Example.objects.get_or_create(
-            sha256=shas[r["qid"]], defaults={"qid": r["qid"], "stratum": r["stratum"], "canonical": canonical_json(r)})
+            sha256=shas[r["qid"]], defaults={"qid": r["qid"], "stratum": r["stratum"], "canonical": canonical_json(r)}
+        )
         m.VersionEntry.objects.create(version=made, qid=r["qid"], example=example, stratum=r["stratum"])
     return made
 
@@ -184,8 +197,9 @@ class JudgeVersionFactory(factory.django.DjangoModelFactory):
     judge = factory.SubFactory(JudgeFactory)
     number = factory.Sequence(lambda n: n + 1)
     backend = "span"
-    config_hash = factory.LazyAttribute(lambda o: "sha256:" + example_sha256(
-        {"judge": o.judge.name, "number": o.number, "backend": o.backend}))
+    config_hash = factory.LazyAttribute(
+        lambda o: "sha256:" + example_sha256({"judge": o.judge.name, "number": o.number, "backend": o.backend})
+    )
 
 
 def records_json(records: list[dict]) -> str:

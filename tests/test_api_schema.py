@@ -1,6 +1,7 @@
 """/api/schema/ is a contract a generated client can use: a valid OpenAPI 3 document in which every
 operation declares its 2xx answer with a real serializer, and the answers the endpoints send match what
 they declare, key for key (evalapp.api.check_declared_output; the test settings run it on every answer)."""
+
 import json
 
 import pytest
@@ -12,8 +13,8 @@ from openapi_spec_validator import validate as validate_spec
 from annotation.models import QueueItem
 from calibration import services, tasks
 from evalapp.api import declared_response, declared_schema, operation_path, strict_schema
-from tests.comparisons.support import build_300
 from tests.calibration.world import load_world
+from tests.comparisons.support import build_300
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -49,8 +50,10 @@ def _is_bare_object(schema: dict, node: dict) -> bool:
 
 
 def _valid(schema: dict, payload) -> list[str]:
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
-            for e in OAS30ReadValidator(schema).iter_errors(payload)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+        for e in OAS30ReadValidator(schema).iter_errors(payload)
+    ]
 
 
 def test_the_schema_is_a_valid_openapi_3_document(api_client_for):
@@ -65,16 +68,25 @@ def test_the_schema_generates_without_warnings():
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    pytest.param(m, p, marks=pytest.mark.xfail(strict=True, reason="declared in calibration/api/calibration.py"))
-    if (m, p) in UNTYPED_ELSEWHERE else (m, p) for m, p in _operations()])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        pytest.param(m, p, marks=pytest.mark.xfail(strict=True, reason="declared in calibration/api/calibration.py"))
+        if (m, p) in UNTYPED_ELSEWHERE
+        else (m, p)
+        for m, p in _operations()
+    ],
+)
 def test_every_operation_declares_its_2xx_answer_with_a_serializer(method, path):
     schema = declared_schema()
     responses = schema["paths"][path][method]["responses"]
     ok = {code: r for code, r in responses.items() if code.startswith("2")}
     assert ok, f"{method.upper()} {path} declares no 2xx answer"
-    bodies = [(code, media, body.get("schema", {})) for code, r in ok.items()
-              for media, body in (r.get("content") or {}).items()]
+    bodies = [
+        (code, media, body.get("schema", {}))
+        for code, r in ok.items()
+        for media, body in (r.get("content") or {}).items()
+    ]
     assert bodies or set(ok) == {"204"}, f"{method.upper()} {path} declares no body for {sorted(ok)}"
     for code, media, body in bodies:
         assert not _is_bare_object(schema, body), f"{method.upper()} {path} {code} {media} is an untyped object"
@@ -90,8 +102,11 @@ def _routes(patterns, prefix=""):
 
 
 def test_every_api_route_is_in_the_schema():
-    routes = {r for r in _routes(get_resolver().url_patterns)
-              if r.startswith("api/") and r not in ("api/schema/", "api/docs/")}
+    routes = {
+        r
+        for r in _routes(get_resolver().url_patterns)
+        if r.startswith("api/") and r not in ("api/schema/", "api/docs/")
+    }
     assert len(routes) > 40
     assert {operation_path(r) for r in routes} == set(declared_schema()["paths"])
 
@@ -106,11 +121,21 @@ def test_compare_and_compare_question_match_their_declared_schema(tmp_path, api_
     api = api_client_for("eng", "engineer")
     body = api.get("/api/compare/", {"a": "A", "b": "B", "iters": 200}).json()
     assert _valid(declared_response("/api/compare/", "get", 200), body) == []
-    declared = _resolve(declared_schema(), declared_schema()["paths"]["/api/compare/"]["get"]["responses"]["200"]
-                        ["content"]["application/json"]["schema"])
+    declared = _resolve(
+        declared_schema(),
+        declared_schema()["paths"]["/api/compare/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"],
+    )
     assert set(body) == set(declared["properties"])
-    assert body["band"] is not None and set(body["band"]) == {"runs", "n_runs", "mean_points", "sd_points", "lo_points",
-                                                             "hi_points", "width_points", "from"}
+    assert body["band"] is not None and set(body["band"]) == {
+        "runs",
+        "n_runs",
+        "mean_points",
+        "sd_points",
+        "lo_points",
+        "hi_points",
+        "width_points",
+        "from",
+    }
     question = api.get("/api/compare/question/", {"a": "A", "b": "B", "qid": a_only[0]}).json()
     assert _valid(declared_response("/api/compare/question/", "get", 200), question) == []
 
@@ -125,8 +150,9 @@ def _calibrated(tmp_path, django_capture_on_commit_callbacks):
 
 
 @pytest.mark.django_db
-def test_the_gate_matches_its_declared_schema_unmeasured_and_measured(tmp_path, api_client_for,
-                                                                      django_capture_on_commit_callbacks):
+def test_the_gate_matches_its_declared_schema_unmeasured_and_measured(
+    tmp_path, api_client_for, django_capture_on_commit_callbacks
+):
     api = api_client_for("eng", "engineer")
     created = api.post("/api/judge-versions/", {"judge": "other", "backend": "span"}, format="json")
     assert created.status_code == 201
@@ -140,9 +166,26 @@ def test_the_gate_matches_its_declared_schema_unmeasured_and_measured(tmp_path, 
     assert _valid(declared_response("/api/judge-versions/{id}/gate/", "get", 200), measured) == []
     # The INTERFACES.md keys, all of them declared.
     declared = _resolve(declared_schema(), {"$ref": "#/components/schemas/Gate"})["properties"]
-    assert {"judge_version", "config_hash", "status", "n", "raw_agreement", "kappa", "kappa_ci95", "threshold",
-            "chance_agreement", "always_correct_agreement", "per_stratum", "confusion", "dataset_hash",
-            "measured_at"} <= set(measured) <= set(declared)
+    assert (
+        {
+            "judge_version",
+            "config_hash",
+            "status",
+            "n",
+            "raw_agreement",
+            "kappa",
+            "kappa_ci95",
+            "threshold",
+            "chance_agreement",
+            "always_correct_agreement",
+            "per_stratum",
+            "confusion",
+            "dataset_hash",
+            "measured_at",
+        }
+        <= set(measured)
+        <= set(declared)
+    )
     detail = api.get(f"/api/judge-versions/{version.pk}/").json()
     assert _valid(declared_response("/api/judge-versions/{id}/", "get", 200), detail) == []
 
@@ -152,8 +195,11 @@ def test_next_item_label_and_queue_stats_match_their_declared_schema(tmp_path, a
     load_world(tmp_path / "world", n=6)
     manager = api_client_for("eng", "engineer")
     annotators = {name: api_client_for(name, "annotator") for name in ("ann1", "ann2")}
-    created = manager.post("/api/queues/", {"name": "round", "run_id": "run-a", "annotators": list(annotators),
-                                            "overlap": 2}, format="json")
+    created = manager.post(
+        "/api/queues/",
+        {"name": "round", "run_id": "run-a", "annotators": list(annotators), "overlap": 2},
+        format="json",
+    )
     assert created.status_code == 201
     queue = created.json()["id"]
     for name, api in annotators.items():

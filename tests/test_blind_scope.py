@@ -10,6 +10,7 @@ final verdict, a judge verdict, or which run answered; once the items complete i
 engineer in no pool sees everything as before; an adjudicator reads adjudication and queue statistics,
 never runs, compares or judges.
 """
+
 import json
 import re
 
@@ -29,9 +30,9 @@ from tests.conftest import write_jsonl
 
 R, R2 = "nightly-alpha", "nightly-beta"
 SYSTEMS = {R: "sys-aardvark", R2: "sys-bluebird"}
-OTHER = "OTHER-RATIONALE-7f3a"   # ann_o's rationales on Q's open items
-Q0_WHY = "Q0-RATIONALE-c41d"     # the earlier queue's labels on one of the same answers
-RECORD = "RECORD-SCORE-91e2"     # a harness aggregate carried in R's run record
+OTHER = "OTHER-RATIONALE-7f3a"  # ann_o's rationales on Q's open items
+Q0_WHY = "Q0-RATIONALE-c41d"  # the earlier queue's labels on one of the same answers
+RECORD = "RECORD-SCORE-91e2"  # a harness aggregate carried in R's run record
 N = 12
 
 
@@ -51,22 +52,52 @@ def team(db, tmp_path, django_capture_on_commit_callbacks, make_user):
     from annotation.services.runs import run_import
     from calibration import tasks
 
-    questions = [{"qid": f"q-{i:04d}", "question": f"what is the code of item {i}?",
-                  "stratum": ("policy_lookup", "numeric")[i % 2], "gold_doc_id": "doc:codes",
-                  "gold_chunk_id": f"doc:codes#{i:04d}", "gold_text": f"The code of item {i} is code {i:04d}.",
-                  "expected": f"code {i:04d}", "grading": "judge"} for i in range(N)]
+    questions = [
+        {
+            "qid": f"q-{i:04d}",
+            "question": f"what is the code of item {i}?",
+            "stratum": ("policy_lookup", "numeric")[i % 2],
+            "gold_doc_id": "doc:codes",
+            "gold_chunk_id": f"doc:codes#{i:04d}",
+            "gold_text": f"The code of item {i} is code {i:04d}.",
+            "expected": f"code {i:04d}",
+            "grading": "judge",
+        }
+        for i in range(N)
+    ]
     version = questions_import(path=write_jsonl(tmp_path / "q.jsonl", questions), dataset_name="blindset")
     for run_id in (R, R2):
-        record = {"run_id": run_id, "system": SYSTEMS[run_id], "dataset": "blindset",
-                  "dataset_hash": version.dataset_hash, "started_at": "2026-06-07T02:00:00Z"}
+        record = {
+            "run_id": run_id,
+            "system": SYSTEMS[run_id],
+            "dataset": "blindset",
+            "dataset_hash": version.dataset_hash,
+            "started_at": "2026-06-07T02:00:00Z",
+        }
         if run_id == R:
             record["harness_score"] = RECORD
-        rows = [record] + [{"qid": f"q-{i:04d}", "answer": _answer(run_id, i), "correct": _correct(run_id, i)}
-                           for i in range(N)]
+        rows = [record] + [
+            {"qid": f"q-{i:04d}", "answer": _answer(run_id, i), "correct": _correct(run_id, i)} for i in range(N)
+        ]
         run_import(path=write_jsonl(tmp_path / f"{run_id}.jsonl", rows))
-    labels_import(path=write_jsonl(tmp_path / "labels.jsonl", [
-        {"run_id": run_id, "qid": f"q-{i:04d}", "annotator": who, "verdict": "correct" if i % 2 == 0 else "incorrect",
-         "labelled_at": "2026-06-08T10:00:00Z"} for run_id in (R, R2) for i in range(N) for who in ("ann-a", "ann-b")]), create_users=True)
+    labels_import(
+        path=write_jsonl(
+            tmp_path / "labels.jsonl",
+            [
+                {
+                    "run_id": run_id,
+                    "qid": f"q-{i:04d}",
+                    "annotator": who,
+                    "verdict": "correct" if i % 2 == 0 else "incorrect",
+                    "labelled_at": "2026-06-08T10:00:00Z",
+                }
+                for run_id in (R, R2)
+                for i in range(N)
+                for who in ("ann-a", "ann-b")
+            ],
+        ),
+        create_users=True,
+    )
 
     # A span judge calibrated on every labelled answer of both runs.
     judge = services.judge_version_create(judge_name="span-judge", backend="span")[0]
@@ -75,22 +106,43 @@ def team(db, tmp_path, django_capture_on_commit_callbacks, make_user):
     pending = services.pending_item_ids(calibration)
     tasks.judge_chunk.apply(args=(calibration.pk, pending), throw=True)
 
-    users = {name: make_user(name, *roles) for name, roles in {
-        "eng_ann": ("engineer", "annotator"), "adj_ann": ("adjudicator", "annotator"), "ann_o": ("annotator",),
-        "ann_p": ("annotator",), "ann_q": ("annotator",), "eng": ("engineer",), "adj": ("adjudicator",)}.items()}
+    users = {
+        name: make_user(name, *roles)
+        for name, roles in {
+            "eng_ann": ("engineer", "annotator"),
+            "adj_ann": ("adjudicator", "annotator"),
+            "ann_o": ("annotator",),
+            "ann_p": ("annotator",),
+            "ann_q": ("annotator",),
+            "eng": ("engineer",),
+            "adj": ("adjudicator",),
+        }.items()
+    }
     # Q0, earlier and complete: R's q-0000 settled by two disagreeing labels, waiting for an adjudicator.
-    q0 = queue_create(name="earlier round", annotators=["ann_p", "ann_q"], overlap=2, seed=3,
-                      items=[{"run_id": R, "qid": "q-0000"}])
+    q0 = queue_create(
+        name="earlier round", annotators=["ann_p", "ann_q"], overlap=2, seed=3, items=[{"run_id": R, "qid": "q-0000"}]
+    )
     for name, verdict in (("ann_p", "correct"), ("ann_q", "incorrect")):
         claim = queue_next(queue=q0, annotator=users[name])
-        label_submit(queue=q0, item_id=claim.item.pk, annotator=users[name], verdict=verdict,
-                     rationale=f"{Q0_WHY} by {name}")
+        label_submit(
+            queue=q0, item_id=claim.item.pk, annotator=users[name], verdict=verdict, rationale=f"{Q0_WHY} by {name}"
+        )
     # Q: R's q-0000 and R2's q-0001, each labelled by ann_o and open for the two-role people.
-    q = queue_create(name="blind round", annotators=["ann_o", "eng_ann", "adj_ann"], overlap=2, seed=5,
-                     items=[{"run_id": R, "qid": "q-0000"}, {"run_id": R2, "qid": "q-0001"}])
+    q = queue_create(
+        name="blind round",
+        annotators=["ann_o", "eng_ann", "adj_ann"],
+        overlap=2,
+        seed=5,
+        items=[{"run_id": R, "qid": "q-0000"}, {"run_id": R2, "qid": "q-0001"}],
+    )
     while (claim := queue_next(queue=q, annotator=users["ann_o"])) is not None:
-        label_submit(queue=q, item_id=claim.item.pk, annotator=users["ann_o"], verdict="incorrect",
-                     rationale=f"{OTHER} on {claim.item.answer.qid}")
+        label_submit(
+            queue=q,
+            item_id=claim.item.pk,
+            annotator=users["ann_o"],
+            verdict="incorrect",
+            rationale=f"{OTHER} on {claim.item.answer.qid}",
+        )
     users["eng_ann"].is_staff = True
     users["eng_ann"].save()
     users["eng_ann"].user_permissions.add(*Permission.objects.filter(codename__startswith="view_"))
@@ -168,8 +220,21 @@ def fetch(team, user, name):
 @pytest.mark.django_db
 def test_the_two_role_engineer_learns_nothing_of_the_open_answers_anywhere(team):
     eng_ann = team["users"]["eng_ann"]
-    refused = {"run", "answers", "answers2", "export_run", "compare", "compare_question", "failures", "diff",
-               "planner", "page_run", "page_compare", "page_compare_question", "page_adjudicate_q0"}
+    refused = {
+        "run",
+        "answers",
+        "answers2",
+        "export_run",
+        "compare",
+        "compare_question",
+        "failures",
+        "diff",
+        "planner",
+        "page_run",
+        "page_compare",
+        "page_compare_question",
+        "page_adjudicate_q0",
+    }
     for name in reads(team):
         response = fetch(team, eng_ann, name)
         text = body(response)
@@ -179,8 +244,10 @@ def test_the_two_role_engineer_learns_nothing_of_the_open_answers_anywhere(team)
         else:
             assert response.status_code == 200, (name, response.status_code, text[:300])
     refusal = api(eng_ann).get(f"/api/runs/{R}/answers/").json()
-    message = (f"you are labelling answers of run '{R}' blind in queue 'blind round'; its results "
-               "are hidden from you until those items are complete")
+    message = (
+        f"you are labelling answers of run '{R}' blind in queue 'blind round'; its results "
+        "are hidden from you until those items are complete"
+    )
     assert refusal == {"error": message, "problems": [], "detail": message}
     assert "you are labelling answers of run" in page(eng_ann).get(f"/runs/{R}/").content.decode()
 
@@ -198,11 +265,15 @@ def test_the_two_role_engineer_learns_nothing_of_the_open_answers_anywhere(team)
     # Series and history list the runs without a score.
     series = api(eng_ann).get("/api/series/?dataset=blindset").json()
     points = [p for line in series["lines"] for seg in line["segments"] for p in seg["points"]]
-    assert sorted((p["run_id"], p["score"], p["n"], p["blind"]) for p in points) == [(R, None, None, True),
-                                                                                      (R2, None, None, True)]
+    assert sorted((p["run_id"], p["score"], p["n"], p["blind"]) for p in points) == [
+        (R, None, None, True),
+        (R2, None, None, True),
+    ]
     history = api(eng_ann).get("/api/datasets/blindset/history/").json()
     assert [(p["run_id"], p["score"], p["blind"]) for p in history["versions"][0]["runs"]] == [
-        (R, None, True), (R2, None, True)]
+        (R, None, True),
+        (R2, None, True),
+    ]
     # The gate keeps its status but none of the sample's figures; the page lists no disagreement.
     gate = api(eng_ann).get(f"/api/judge-versions/{team['judge'].pk}/gate/").json()
     assert gate["blind"] is True and gate["n"] == 2 * N
@@ -223,8 +294,16 @@ def test_the_admin_hides_the_blind_runs_from_staff_but_not_from_superusers(team)
 
     eng_ann = team["users"]["eng_ann"]
     blind_answers = Answer.objects.filter(run__run_id__in=(R, R2))
-    pages = ["annotation/answer", "annotation/humanlabel", "annotation/labelevent", "annotation/run",
-             "annotation/queueitem", "annotation/assignment", "calibration/sampleitem", "calibration/verdict"]
+    pages = [
+        "annotation/answer",
+        "annotation/humanlabel",
+        "annotation/labelevent",
+        "annotation/run",
+        "annotation/queueitem",
+        "annotation/assignment",
+        "calibration/sampleitem",
+        "calibration/verdict",
+    ]
     client = page(eng_ann)
     for path in pages:
         response = client.get(f"/admin/{path}/")
@@ -237,15 +316,34 @@ def test_the_admin_hides_the_blind_runs_from_staff_but_not_from_superusers(team)
     root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-root-123")
     everything = page(root).get("/admin/annotation/answer/")
     assert everything.context["cl"].queryset.count() == 2 * N
-    assert page(root).get(f"/admin/annotation/humanlabel/").context["cl"].queryset.filter(
-        rationale__startswith=OTHER).count() == 2
+    assert (
+        page(root)
+        .get("/admin/annotation/humanlabel/")
+        .context["cl"]
+        .queryset.filter(rationale__startswith=OTHER)
+        .count()
+        == 2
+    )
 
 
 @pytest.mark.django_db
 def test_the_two_role_adjudicator_is_blind_too_and_kept_off_runs(team):
     adj_ann, q0 = team["users"]["adj_ann"], team["q0"]
-    for name in ("runs", "run", "answers", "export_run", "compare", "compare_question", "failures", "gate",
-                 "judge_version", "page_runs", "page_compare", "page_judges", "page_judge_version"):
+    for name in (
+        "runs",
+        "run",
+        "answers",
+        "export_run",
+        "compare",
+        "compare_question",
+        "failures",
+        "gate",
+        "judge_version",
+        "page_runs",
+        "page_compare",
+        "page_judges",
+        "page_judge_version",
+    ):
         assert fetch(team, adj_ann, name).status_code == 403, name
     for name in ("stats_q", "stats_q0", "page_stats_q0", "page_adjudicate_q0", "queues", "home"):
         response = fetch(team, adj_ann, name)
@@ -255,8 +353,9 @@ def test_the_two_role_adjudicator_is_blind_too_and_kept_off_runs(team):
     assert "No disputed items left" in page(adj_ann).get(f"/queues/{q0.pk}/adjudicate/").content.decode()
     # Settling it by its key is refused as well, and nothing changes.
     item = QueueItem.objects.get(queue=q0)
-    refused = api(adj_ann).post(f"/api/queues/{q0.pk}/items/{item.key}/adjudicate/",
-                                {"verdict": "correct", "reason": "peeked"}, format="json")
+    refused = api(adj_ann).post(
+        f"/api/queues/{q0.pk}/items/{item.key}/adjudicate/", {"verdict": "correct", "reason": "peeked"}, format="json"
+    )
     assert refused.status_code == 403
     item.refresh_from_db()
     assert item.status == "disputed" and item.answer.adjudications.count() == 0
@@ -285,7 +384,7 @@ def test_blindness_lifts_once_the_items_are_complete(team):
     assert OTHER in body(api(eng_ann).get(f"/api/labels/export/?queue={team['q'].pk}"))
     assert RECORD in api(eng_ann).get("/api/runs/").content.decode()
     assert api(eng_ann).get(f"/api/judge-versions/{team['judge'].pk}/gate/").json()["kappa"] is not None
-    assert page(eng_ann).get(f"/admin/annotation/answer/").context["cl"].queryset.count() == 2 * N
+    assert page(eng_ann).get("/admin/annotation/answer/").context["cl"].queryset.count() == 2 * N
     stats = api(adj_ann).get(f"/api/queues/{team['q0'].pk}/stats/?iters=10").json()
     assert [d["qid"] for d in stats["agreement"]["disagreements"]] == ["q-0000"] and stats["blind_excluded"] == 0
     # adj_ann labelled that answer in Q, so settling Q0's item is another adjudicator's (policies.can_adjudicate).
@@ -313,14 +412,19 @@ def test_an_engineer_in_no_pool_sees_everything_as_before(team):
     assert [d["qid"] for d in stats["agreement"]["disagreements"]] == ["q-0000"]
     lines = body(api(eng).get(f"/api/labels/export/?run_id={R}")).splitlines()
     assert len(lines) == 2 * N + 3  # ann-a and ann-b on every answer, Q0's two labels, ann_o's one
-    points = [p for line in api(eng).get("/api/series/?dataset=blindset").json()["lines"]
-              for seg in line["segments"] for p in seg["points"]]
+    points = [
+        p
+        for line in api(eng).get("/api/series/?dataset=blindset").json()["lines"]
+        for seg in line["segments"]
+        for p in seg["points"]
+    ]
     assert sorted((p["run_id"], p["blind"], p["n"]) for p in points) == [(R, False, N), (R2, False, N)]
 
 
 @pytest.mark.django_db
-def test_other_answers_of_a_blind_run_are_hidden_where_the_run_is_shown(team, tmp_path,
-                                                                         django_capture_on_commit_callbacks):
+def test_other_answers_of_a_blind_run_are_hidden_where_the_run_is_shown(
+    team, tmp_path, django_capture_on_commit_callbacks
+):
     """Absence and subtraction: eng_ann labels R's q-0000 blind, so R's other answers vanish from the
     judge's disagreement list too, even on a sample that does not hold q-0000 itself."""
     from calibration import tasks
@@ -349,10 +453,31 @@ def test_other_answers_of_a_blind_run_are_hidden_where_the_run_is_shown(team, tm
 @pytest.mark.django_db
 def test_an_adjudicator_only_user_reads_adjudication_and_statistics_not_runs_or_judges(team):
     adj = team["users"]["adj"]
-    for name in ("runs", "run", "answers", "export_run", "export_all", "compare", "compare_question", "failures",
-                 "series", "history", "diff", "planner", "judge_versions", "judge_version", "gate", "calibration_run",
-                 "page_runs", "page_run", "page_compare", "page_series", "page_history", "page_judges",
-                 "page_judge_version"):
+    for name in (
+        "runs",
+        "run",
+        "answers",
+        "export_run",
+        "export_all",
+        "compare",
+        "compare_question",
+        "failures",
+        "series",
+        "history",
+        "diff",
+        "planner",
+        "judge_versions",
+        "judge_version",
+        "gate",
+        "calibration_run",
+        "page_runs",
+        "page_run",
+        "page_compare",
+        "page_series",
+        "page_history",
+        "page_judges",
+        "page_judge_version",
+    ):
         assert fetch(team, adj, name).status_code == 403, name
     for name in ("stats_q", "stats_q0", "page_stats_q0", "page_adjudicate_q0", "queues", "home"):
         assert fetch(team, adj, name).status_code == 200, name
@@ -361,5 +486,9 @@ def test_an_adjudicator_only_user_reads_adjudication_and_statistics_not_runs_or_
     for link in ('href="/runs/"', 'href="/judges/"', 'href="/compare/"', R):
         assert link not in home, link
     item = QueueItem.objects.get(queue=team["q0"])
-    assert item_adjudicate(queue=team["q0"], item_id=item.pk, adjudicator=adj, verdict="incorrect",
-                           reason="not the code").verdict == "incorrect"
+    assert (
+        item_adjudicate(
+            queue=team["q0"], item_id=item.pk, adjudicator=adj, verdict="incorrect", reason="not the code"
+        ).verdict
+        == "incorrect"
+    )

@@ -2,6 +2,7 @@
 script or event handler, no <style> block or style attribute, no htmx expression that needs eval.
 
 (tests/e2e/test_csp.py opens every page in Chromium and checks that nothing is blocked.)"""
+
 import re
 from pathlib import Path
 
@@ -9,9 +10,18 @@ import pytest
 from django.test import Client
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-STRICT = {"default-src": ["'self'"], "script-src": ["'self'"], "style-src": ["'self'"], "img-src": ["'self'", "data:"],
-          "font-src": ["'self'"], "connect-src": ["'self'"], "object-src": ["'none'"], "base-uri": ["'self'"],
-          "frame-ancestors": ["'none'"], "form-action": ["'self'"]}
+STRICT = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "frame-ancestors": ["'none'"],
+    "form-action": ["'self'"],
+}
 
 
 def directives(header: str) -> dict[str, list[str]]:
@@ -40,8 +50,11 @@ def test_the_swagger_page_keeps_the_strict_policy_and_loads_nothing_from_outside
     html = docs.content.decode()
     assert "cdn.jsdelivr.net" not in html and "<style" not in html
     scripts = re.findall(r'<script src="([^"]+)"', html)
-    assert [s.rsplit("/", 1)[-1] for s in scripts] == ["swagger-ui-bundle.js", "swagger-ui-standalone-preset.js",
-                                                       "?script="]
+    assert [s.rsplit("/", 1)[-1] for s in scripts] == [
+        "swagger-ui-bundle.js",
+        "swagger-ui-standalone-preset.js",
+        "?script=",
+    ]
     assert all(s.startswith("/static/drf_spectacular_sidecar/") for s in scripts[:2])
     init = client.get(scripts[2].replace("&amp;", "&"))
     assert init.status_code == 200 and init["Content-Type"].startswith("application/javascript")

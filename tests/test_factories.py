@@ -1,4 +1,5 @@
 """The factories build what the services would: a factory version has the hash an import of its records gets."""
+
 import factory
 import pytest
 
@@ -24,7 +25,10 @@ def test_a_factory_version_has_the_hash_an_import_gives(tmp_path):
     assert made.dataset_hash == imported.dataset_hash
     assert made.examples == 3
     assert sorted(made.entries.values_list("qid", "stratum")) == [
-        ("q-0001", "policy_lookup"), ("q-0002", "policy_lookup"), ("q-0003", "no_answer")]
+        ("q-0001", "policy_lookup"),
+        ("q-0002", "policy_lookup"),
+        ("q-0003", "no_answer"),
+    ]
 
 
 def test_users_get_their_roles_and_a_token():
@@ -43,17 +47,36 @@ def test_labels_and_queue_rows_hang_together():
     assert AnswerFactory().run.run_id != label.answer.run.run_id
 
 
-FACTORIES = sorted((obj for obj in vars(factories).values()
-                    if isinstance(obj, type) and issubclass(obj, factory.django.DjangoModelFactory)
-                    and obj is not factory.django.DjangoModelFactory), key=lambda f: f.__name__)
+FACTORIES = sorted(
+    (
+        obj
+        for obj in vars(factories).values()
+        if isinstance(obj, type)
+        and issubclass(obj, factory.django.DjangoModelFactory)
+        and obj is not factory.django.DjangoModelFactory
+    ),
+    key=lambda f: f.__name__,
+)
 
 
 def test_the_list_of_factories_is_not_empty_and_names_every_one():
     """The next test runs once per factory: this one fails if the list it runs over went missing."""
     assert [f.__name__ for f in FACTORIES] == [
-        "AnswerFactory", "ChunkFactory", "DatasetFactory", "DocumentFactory", "HumanLabelFactory",
-        "JudgeFactory", "JudgeVersionFactory", "QueueFactory", "QueueItemFactory", "QueueMemberFactory",
-        "RelabelAuditFactory", "RelabelAuditItemFactory", "RunFactory", "UserFactory"]
+        "AnswerFactory",
+        "ChunkFactory",
+        "DatasetFactory",
+        "DocumentFactory",
+        "HumanLabelFactory",
+        "JudgeFactory",
+        "JudgeVersionFactory",
+        "QueueFactory",
+        "QueueItemFactory",
+        "QueueMemberFactory",
+        "RelabelAuditFactory",
+        "RelabelAuditItemFactory",
+        "RunFactory",
+        "UserFactory",
+    ]
 
 
 @pytest.mark.parametrize("model_factory", FACTORIES, ids=lambda f: f.__name__)

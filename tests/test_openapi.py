@@ -1,4 +1,5 @@
 """The OpenAPI schema and its docs page generate without warnings."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """Every page a role reaches from the navigation renders on the demo data, and no other role's pages open."""
+
 import re
 
 import pytest
@@ -14,7 +15,9 @@ def demo(db):
 
 
 def links(html: str) -> list[str]:
-    return sorted({h for h in re.findall(r'href="(/[^"#?]*)"', html) if not h.startswith(("/static/", "/admin/", "/api/"))})
+    return sorted(
+        {h for h in re.findall(r'href="(/[^"#?]*)"', html) if not h.startswith(("/static/", "/admin/", "/api/"))}
+    )
 
 
 @pytest.mark.django_db

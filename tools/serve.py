@@ -57,9 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     bindir = Path(sys.executable).parent
     worker = subprocess.Popen(
         [str(bindir / "celery"), "-A", "evalapp", "worker", "--beat", "--loglevel=INFO", "--concurrency=2"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    web = subprocess.Popen([sys.executable, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"],
-                           start_new_session=True)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    web = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"], start_new_session=True
+    )
     children = [worker, web]
     ready = threading.Event()
     threading.Thread(target=_pump, args=(worker.stdout, ready), daemon=True).start()
@@ -74,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     while not stopping.is_set():
         if not announced and ready.is_set():
             notice = Path(args.notice).read_text(encoding="utf-8") if args.notice else ""
-            print(f"\n{notice}\nevalapp on http://{args.host}:{args.port}/  (Ctrl-C stops the web server and the worker)",
-                  flush=True)
+            print(
+                f"\n{notice}\nevalapp on http://{args.host}:{args.port}/  (Ctrl-C stops the web server and the worker)",
+                flush=True,
+            )
             announced = True
         if any(child.poll() is not None for child in children):
             print("a child stopped on its own; stopping the other", file=sys.stderr, flush=True)

@@ -26,18 +26,29 @@ class ChunkSearchView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     class FilterSerializer(QuerySerializer):
-        q = serializers.CharField(required=False, allow_blank=True, default="", max_length=1000, trim_whitespace=False,
-                                  help_text="words; the last is matched as a prefix")
+        q = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=1000,
+            trim_whitespace=False,
+            help_text="words; the last is matched as a prefix",
+        )
         doc_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
         source = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
         limit = whole_number(1, 100, required=False, default=20)
         offset = whole_number(0, 100_000, required=False, default=0)
 
-    @extend_schema(summary="Search live chunks", parameters=[FilterSerializer],
-                   responses={200: s.HitSerializer(many=True), 400: ErrorSerializer})
+    @extend_schema(
+        summary="Search live chunks",
+        parameters=[FilterSerializer],
+        responses={200: s.HitSerializer(many=True), 400: ErrorSerializer},
+    )
     def get(self, request):
         f = self.FilterSerializer.parse(request)
-        hits = search.search_chunks(f["q"], limit=f["limit"], offset=f["offset"], doc_id=f["doc_id"], source=f["source"])
+        hits = search.search_chunks(
+            f["q"], limit=f["limit"], offset=f["offset"], doc_id=f["doc_id"], source=f["source"]
+        )
         return Response(s.HitSerializer(hits, many=True).data)
 
 
@@ -47,8 +58,11 @@ class ChunkDetailView(DeclaredOutput, APIView):
     class FilterSerializer(QuerySerializer):
         chunk_id = serializers.CharField(max_length=600)
 
-    @extend_schema(summary="A chunk with its neighbours", parameters=[FilterSerializer],
-                   responses={200: s.ChunkWithNeighboursSerializer, 400: ErrorSerializer, 404: ErrorSerializer})
+    @extend_schema(
+        summary="A chunk with its neighbours",
+        parameters=[FilterSerializer],
+        responses={200: s.ChunkWithNeighboursSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
     def get(self, request):
         chunk_id = self.FilterSerializer.parse(request)["chunk_id"]
         found = chunk_with_neighbours(chunk_id)
@@ -68,8 +82,11 @@ class CorpusImportView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
     parser_classes = UPLOAD_PARSERS
 
-    @extend_schema(summary="Import corpus documents", request={"multipart/form-data": UploadSerializer},
-                   responses={201: s.CorpusImportResultSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        summary="Import corpus documents",
+        request={"multipart/form-data": UploadSerializer},
+        responses={201: s.CorpusImportResultSerializer, 400: ErrorSerializer},
+    )
     def post(self, request):
         with uploaded_path(request) as path:
             result = corpus_import(path=path)

@@ -48,13 +48,18 @@ class DatasetImportView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
     parser_classes = UPLOAD_PARSERS
 
-    @extend_schema(summary="Import questions as a new version", request={"multipart/form-data": UploadSerializer},
-                   responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
+    @extend_schema(
+        summary="Import questions as a new version",
+        request={"multipart/form-data": UploadSerializer},
+        responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer},
+    )
     def post(self, request, name):
         with uploaded_path(request) as path:
             result = questions_import(path=path, dataset_name=name, user=request.user)
-        return Response(s.VersionResultSerializer(result.as_dict()).data,
-                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        return Response(
+            s.VersionResultSerializer(result.as_dict()).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
 
 
 class VersionListView(DeclaredOutput, APIView):
@@ -77,7 +82,10 @@ class VersionDetailView(DeclaredOutput, APIView):
 class VersionExportView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
-    @extend_schema(summary="The version's records as JSON Lines, sorted by qid", responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    @extend_schema(
+        summary="The version's records as JSON Lines, sorted by qid",
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+    )
     def get(self, request, name, ref):
         version = version_get(dataset_get(name), ref)
         lines = (text + "\n" for _qid, text in version_records(version))
@@ -100,24 +108,32 @@ class StrataView(DeclaredOutput, APIView):
 class PublishView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
-    @extend_schema(request=s.PublishInSerializer, responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
+    @extend_schema(
+        request=s.PublishInSerializer, responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer}
+    )
     def post(self, request, name):
         data = s.PublishInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = dataset_publish(dataset_name=name, user=request.user, note=data.validated_data["note"])
-        return Response(s.VersionResultSerializer(result.as_dict()).data,
-                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        return Response(
+            s.VersionResultSerializer(result.as_dict()).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
 
 
 class CheckLabelsView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
-        version = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                        help_text="hash (or prefix) or number; default the latest")
+        version = serializers.CharField(
+            required=False, allow_blank=True, max_length=200, help_text="hash (or prefix) or number; default the latest"
+        )
 
-    @extend_schema(summary="Stale gold labels", parameters=[FilterSerializer],
-                   responses={200: s.CheckLabelsSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        summary="Stale gold labels",
+        parameters=[FilterSerializer],
+        responses={200: s.CheckLabelsSerializer, 400: ErrorSerializer},
+    )
     def get(self, request, name):
         ref = self.FilterSerializer.parse(request).get("version") or None
         version = version_get(dataset_get(name), ref)

@@ -36,11 +36,15 @@ class LabelImportView(DeclaredOutput, APIView):
     @extend_schema(
         summary="Import human grades",
         description="A line that would change an existing label is refused unless replace=true comes with a reason; "
-                    "answers in a labelling queue are labelled there; unknown annotators are refused (add_user).",
-        parameters=[OpenApiParameter("replace", bool, description="as the form field, for a raw JSON Lines body"),
-                    OpenApiParameter("reason", str, description="as the form field, for a raw JSON Lines body")],
-        request={"multipart/form-data": s.LabelImportUploadSerializer,
-                 "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"}},
+        "answers in a labelling queue are labelled there; unknown annotators are refused (add_user).",
+        parameters=[
+            OpenApiParameter("replace", bool, description="as the form field, for a raw JSON Lines body"),
+            OpenApiParameter("reason", str, description="as the form field, for a raw JSON Lines body"),
+        ],
+        request={
+            "multipart/form-data": s.LabelImportUploadSerializer,
+            "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"},
+        },
         responses={201: s.LabelImportResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
     )
     def post(self, request):
@@ -50,8 +54,13 @@ class LabelImportView(DeclaredOutput, APIView):
         options = s.LabelImportOptionsSerializer(data=raw)
         options.is_valid(raise_exception=True)
         with uploaded_path(request) as path:
-            result = labels_import(path=path, replace=options.validated_data["replace"],
-                                   reason=options.validated_data["reason"], by=request.user, create_users=False)
+            result = labels_import(
+                path=path,
+                replace=options.validated_data["replace"],
+                reason=options.validated_data["reason"],
+                by=request.user,
+                create_users=False,
+            )
         return Response(s.LabelImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
 
 
@@ -62,9 +71,12 @@ class LabelExportView(DeclaredOutput, APIView):
         run_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
         queue = whole_number(1, ID_MAX, required=False, allow_null=True, default=None)
 
-    @extend_schema(summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
-                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): s.LabelExportLineSerializer},
-                   description="JSON Lines: each line is one object of the declared schema.")
+    @extend_schema(
+        summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
+        parameters=[FilterSerializer],
+        responses={(200, "application/x-ndjson"): s.LabelExportLineSerializer},
+        description="JSON Lines: each line is one object of the declared schema.",
+    )
     def get(self, request):
         import json
 

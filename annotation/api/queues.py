@@ -59,10 +59,17 @@ class NextSerializer(serializers.Serializer):
 
 class LabelInSerializer(serializers.Serializer):
     verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
-    rationale = serializers.CharField(required=False, allow_blank=True, default="", max_length=TEXT_MAX,
-                                      trim_whitespace=False)
-    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, allow_null=True, default=None,
-                                   help_text="seconds of active work on this item (at most a day)")
+    rationale = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=TEXT_MAX, trim_whitespace=False
+    )
+    active_seconds = finite_number(
+        0,
+        ACTIVE_SECONDS_MAX,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="seconds of active work on this item (at most a day)",
+    )
 
 
 class AdjudicateInSerializer(serializers.Serializer):
@@ -237,26 +244,52 @@ def _valid(serializer_class, request) -> dict:
 class QueueListView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Queues you work in or manage, with progress", responses=QueueRowSerializer(many=True),
-                   operation_id="queues_list")
+    @extend_schema(
+        summary="Queues you work in or manage, with progress",
+        responses=QueueRowSerializer(many=True),
+        operation_id="queues_list",
+    )
     def get(self, request):
         rows = queues_for_user(request.user)
-        return Response(QueueRowSerializer([
-            {"id": r["queue"].pk, "name": r["queue"].name, "kind": r["queue"].kind, "overlap": r["queue"].overlap,
-             "items": r["items"], "complete": r["complete"], "mine": r["mine"], "member": r["member"]} for r in rows],
-            many=True).data)
+        return Response(
+            QueueRowSerializer(
+                [
+                    {
+                        "id": r["queue"].pk,
+                        "name": r["queue"].name,
+                        "kind": r["queue"].kind,
+                        "overlap": r["queue"].overlap,
+                        "items": r["items"],
+                        "complete": r["complete"],
+                        "mine": r["mine"],
+                        "member": r["member"],
+                    }
+                    for r in rows
+                ],
+                many=True,
+            ).data
+        )
 
-    @extend_schema(summary="Create a queue (engineer, adjudicator)", request=QueueInSerializer,
-                   responses={201: QueueCreatedSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        summary="Create a queue (engineer, adjudicator)",
+        request=QueueInSerializer,
+        responses={201: QueueCreatedSerializer, 400: ErrorSerializer},
+    )
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
         known = {"name", "run_id", "items", "overlap", "annotators", "rubric", "sample", "seed", "lease_seconds"}
         queue = queue_create(
-            name=data.get("name"), annotators=data.get("annotators"), overlap=data.get("overlap", DEFAULT_OVERLAP),
-            rubric=data.get("rubric", "") or "", run_id=data.get("run_id"), items=data.get("items"),
-            sample=data.get("sample"), seed=data.get("seed"),
-            lease_seconds=data.get("lease_seconds", DEFAULT_LEASE_SECONDS), created_by=request.user,
+            name=data.get("name"),
+            annotators=data.get("annotators"),
+            overlap=data.get("overlap", DEFAULT_OVERLAP),
+            rubric=data.get("rubric", "") or "",
+            run_id=data.get("run_id"),
+            items=data.get("items"),
+            sample=data.get("sample"),
+            seed=data.get("seed"),
+            lease_seconds=data.get("lease_seconds", DEFAULT_LEASE_SECONDS),
+            created_by=request.user,
         )
         body = {"id": queue.pk, "items": queue.items.count()}
         unknown = sorted(set(data) - known)
@@ -268,14 +301,23 @@ class QueueListView(DeclaredOutput, APIView):
 class QueueDetailView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="A queue: its guideline and overlap (pool members); pool and progress (managers)",
-                   responses={200: QueueDetailSerializer, 404: ErrorSerializer})
+    @extend_schema(
+        summary="A queue: its guideline and overlap (pool members); pool and progress (managers)",
+        responses={200: QueueDetailSerializer, 404: ErrorSerializer},
+    )
     def get(self, request, queue_id):
         queue = queue_get(queue_id)
         roles = user_roles(request.user)
         policies.check_can_view_item(user_id=request.user.pk, roles=roles, pool_ids=pool_ids(queue))
-        body = {"id": queue.pk, "name": queue.name, "kind": queue.kind, "overlap": queue.overlap,
-                "rubric": queue.rubric, "rubric_version": queue.rubric_version, "lease_seconds": queue.lease_seconds}
+        body = {
+            "id": queue.pk,
+            "name": queue.name,
+            "kind": queue.kind,
+            "overlap": queue.overlap,
+            "rubric": queue.rubric,
+            "rubric_version": queue.rubric_version,
+            "lease_seconds": queue.lease_seconds,
+        }
         if policies.can_manage_queues(roles=roles):
             body.update({"annotators": pool_usernames(queue), "progress": queue_progress(queue)})
         return Response(QueueDetailSerializer(body).data)
@@ -284,23 +326,31 @@ class QueueDetailView(DeclaredOutput, APIView):
 class RubricView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Publish a new version of the queue's guideline (engineer, adjudicator)",
-                   request=RubricInSerializer, responses={201: RubricResultSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        summary="Publish a new version of the queue's guideline (engineer, adjudicator)",
+        request=RubricInSerializer,
+        responses={201: RubricResultSerializer, 400: ErrorSerializer},
+    )
     def post(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         text = _data(request).get("rubric")
         if not isinstance(text, str):
             raise ServiceError("give the guideline text", [Problem("must be a string", field="rubric")])
         version = queue_rubric_update(queue=queue_get(queue_id), text=text, user=request.user)
-        return Response(RubricResultSerializer({"id": int(queue_id), "rubric_version": version}).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            RubricResultSerializer({"id": int(queue_id), "rubric_version": version}).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class NextView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Claim the next item to label (annotator in the pool)", request=None,
-                   responses={200: NextSerializer, 204: None, 404: ErrorSerializer})
+    @extend_schema(
+        summary="Claim the next item to label (annotator in the pool)",
+        request=None,
+        responses={200: NextSerializer, 204: None, 404: ErrorSerializer},
+    )
     def post(self, request, queue_id):
         claim = queue_next(queue=queue_get(queue_id), annotator=request.user)
         if claim is None:
@@ -311,51 +361,81 @@ class NextView(DeclaredOutput, APIView):
 class ItemView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="An item as you may see it (other labels only once all are in)",
-                   responses={200: ItemSerializer, 404: ErrorSerializer})
+    @extend_schema(
+        summary="An item as you may see it (other labels only once all are in)",
+        responses={200: ItemSerializer, 404: ErrorSerializer},
+    )
     def get(self, request, queue_id, item_id):
-        return Response(item_for_user(queue_get(queue_id), item_id, request.user,
-                                         scope=blind_scope(request.user)))
+        return Response(item_for_user(queue_get(queue_id), item_id, request.user, scope=blind_scope(request.user)))
 
 
 class LabelView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Label an item you hold", request=LabelInSerializer,
-                   responses={201: LabelResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        summary="Label an item you hold",
+        request=LabelInSerializer,
+        responses={201: LabelResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _valid(LabelInSerializer, request)
-        label, outcome = label_submit(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user,
-                                               verdict=data["verdict"], rationale=data["rationale"],
-                                               active_seconds=data["active_seconds"])
-        return Response(LabelResultSerializer({"item_id": item_id, "verdict": label.verdict,
-                                                 "rationale": label.rationale, "outcome": outcome}).data,
-                        status=status.HTTP_201_CREATED)
+        label, outcome = label_submit(
+            queue=queue,
+            item_id=item_get(queue, item_id).pk,
+            annotator=request.user,
+            verdict=data["verdict"],
+            rationale=data["rationale"],
+            active_seconds=data["active_seconds"],
+        )
+        return Response(
+            LabelResultSerializer(
+                {"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale, "outcome": outcome}
+            ).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class ReviseView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Change your label on a complete item: a new audited round (rationale required)",
-                   request=LabelInSerializer,
-                   responses={201: ReviseResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        summary="Change your label on a complete item: a new audited round (rationale required)",
+        request=LabelInSerializer,
+        responses={201: ReviseResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
-        label, outcome = label_revise(queue=queue, item_id=item_get(queue, item_id).pk,
-                                               annotator=request.user, verdict=data.get("verdict"),
-                                               rationale=data.get("rationale") or "")
-        return Response(ReviseResultSerializer({"item_id": item_id, "verdict": label.verdict,
-                                                  "rationale": label.rationale, "round": label.round,
-                                                  "outcome": outcome}).data, status=status.HTTP_201_CREATED)
+        label, outcome = label_revise(
+            queue=queue,
+            item_id=item_get(queue, item_id).pk,
+            annotator=request.user,
+            verdict=data.get("verdict"),
+            rationale=data.get("rationale") or "",
+        )
+        return Response(
+            ReviseResultSerializer(
+                {
+                    "item_id": item_id,
+                    "verdict": label.verdict,
+                    "rationale": label.rationale,
+                    "round": label.round,
+                    "outcome": outcome,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class RenewView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Extend your lease on an item you hold", request=None,
-                   responses={200: RenewResultSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        summary="Extend your lease on an item you hold",
+        request=None,
+        responses={200: RenewResultSerializer, 409: ErrorSerializer},
+    )
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         until = lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
@@ -365,30 +445,52 @@ class RenewView(DeclaredOutput, APIView):
 class AdjudicateView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
-                   request=AdjudicateInSerializer,
-                   responses={201: AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
+    @extend_schema(
+        summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
+        request=AdjudicateInSerializer,
+        responses={201: AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+    )
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
-        adjudication = item_adjudicate(queue=queue, item_id=item_get(queue, item_id).pk,
-                                                adjudicator=request.user, verdict=data.get("verdict"),
-                                                reason=data.get("reason") or "")
+        adjudication = item_adjudicate(
+            queue=queue,
+            item_id=item_get(queue, item_id).pk,
+            adjudicator=request.user,
+            verdict=data.get("verdict"),
+            reason=data.get("reason") or "",
+        )
         adjudication.answer.refresh_from_db(fields=["final_verdict"])
-        return Response(AdjudicateResultSerializer({
-            "item_id": item_id, "verdict": adjudication.verdict, "reason": adjudication.reason,
-            "final_verdict": adjudication.answer.final_verdict}).data, status=status.HTTP_201_CREATED)
+        return Response(
+            AdjudicateResultSerializer(
+                {
+                    "item_id": item_id,
+                    "verdict": adjudication.verdict,
+                    "reason": adjudication.reason,
+                    "final_verdict": adjudication.answer.final_verdict,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class StatsView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     class FilterSerializer(QuerySerializer):
-        iters = whole_number(0, ITERS_MAX, required=False, default=2000,
-                             help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)")
+        iters = whole_number(
+            0,
+            ITERS_MAX,
+            required=False,
+            default=2000,
+            help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)",
+        )
 
-    @extend_schema(summary="Progress and human-human agreement (engineer, adjudicator)",
-                   parameters=[FilterSerializer], responses={200: QueueStatsSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        summary="Progress and human-human agreement (engineer, adjudicator)",
+        parameters=[FilterSerializer],
+        responses={200: QueueStatsSerializer, 400: ErrorSerializer},
+    )
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         iters = self.FilterSerializer.parse(request)["iters"]

@@ -29,8 +29,11 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
         # Runs the viewer labels blind are listed (existence is no secret) but marked, their record withheld.
         return {**super().get_serializer_context(), "blind_run_ids": blind_scope(self.request.user).run_ids}
 
-    @extend_schema(summary="Import a run (first line the run record)", request={"multipart/form-data": UploadSerializer},
-                   responses={201: s.RunImportResultSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        summary="Import a run (first line the run record)",
+        request={"multipart/form-data": UploadSerializer},
+        responses={201: s.RunImportResultSerializer, 400: ErrorSerializer},
+    )
     def post(self, request):
         if not HasRole(ENGINEER)().has_permission(request, self):
             return Response({"detail": "Importing runs needs the engineer role."}, status=403)

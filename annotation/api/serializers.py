@@ -1,4 +1,5 @@
 """Input and output serializers of the annotation API (one per direction, no workflow in them)."""
+
 from rest_framework import serializers
 
 from annotation.models import (
@@ -45,8 +46,20 @@ class VersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DatasetVersion
-        fields = ["dataset", "number", "dataset_hash", "source", "note", "examples", "added", "removed",
-                  "modified", "unchanged", "created_by", "created_at"]
+        fields = [
+            "dataset",
+            "number",
+            "dataset_hash",
+            "source",
+            "note",
+            "examples",
+            "added",
+            "removed",
+            "modified",
+            "unchanged",
+            "created_by",
+            "created_at",
+        ]
 
 
 class DatasetSerializer(serializers.ModelSerializer):
@@ -74,8 +87,9 @@ class VersionResultSerializer(serializers.Serializer):
 
 
 class StrataInSerializer(serializers.Serializer):
-    strata = serializers.DictField(child=serializers.CharField(max_length=50),
-                                   help_text="{stratum: percentage}, summing to 100")
+    strata = serializers.DictField(
+        child=serializers.CharField(max_length=50), help_text="{stratum: percentage}, summing to 100"
+    )
 
 
 class PublishInSerializer(serializers.Serializer):
@@ -91,12 +105,23 @@ class WorkingItemSerializer(serializers.Serializer):
 
 class WorkingEditInSerializer(serializers.Serializer):
     changes = serializers.DictField(help_text="fields of the question record to set")
-    base_revision = whole_number(0, 2**31 - 1, required=False, allow_null=True,
-                                 help_text="the revision you edited; a mismatch answers 409")
-    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, default=0,
-                                   help_text="seconds of active work on this edit (at most a day)")
-    client_key = serializers.CharField(required=False, allow_blank=True, default="", max_length=100,
-                                       help_text="idempotency key: a retried save with the same key lands once")
+    base_revision = whole_number(
+        0, 2**31 - 1, required=False, allow_null=True, help_text="the revision you edited; a mismatch answers 409"
+    )
+    active_seconds = finite_number(
+        0,
+        ACTIVE_SECONDS_MAX,
+        required=False,
+        default=0,
+        help_text="seconds of active work on this edit (at most a day)",
+    )
+    client_key = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=100,
+        help_text="idempotency key: a retried save with the same key lands once",
+    )
     delete = serializers.BooleanField(required=False, default=False)
 
 
@@ -111,14 +136,29 @@ class AuditSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="dataset.name", default=None, allow_null=True)
     answers = serializers.IntegerField(source="answers.count", read_only=True)
-    blind = serializers.SerializerMethodField(help_text="true while you label answers of this run blind: its "
-                                                        "record (which may carry scores) is withheld")
+    blind = serializers.SerializerMethodField(
+        help_text="true while you label answers of this run blind: its record (which may carry scores) is withheld"
+    )
 
     class Meta:
         model = Run
-        fields = ["run_id", "system", "dataset", "dataset_hash", "model_snapshot", "prompt_hash", "evaluator_version",
-                  "evaluator_config_hash", "harness_commit", "index_id", "started_at", "imported_at", "record", "answers",
-                  "blind"]
+        fields = [
+            "run_id",
+            "system",
+            "dataset",
+            "dataset_hash",
+            "model_snapshot",
+            "prompt_hash",
+            "evaluator_version",
+            "evaluator_config_hash",
+            "harness_commit",
+            "index_id",
+            "started_at",
+            "imported_at",
+            "record",
+            "answers",
+            "blind",
+        ]
 
     def get_blind(self, obj) -> bool:
         return obj.pk in self.context.get("blind_run_ids", ())
@@ -143,16 +183,31 @@ class AnswerSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Answer
-        fields = ["qid", "answer", "correct", "retrieved", "prompt_chunks", "extra", "final_verdict", "final_source", "labels"]
+        fields = [
+            "qid",
+            "answer",
+            "correct",
+            "retrieved",
+            "prompt_chunks",
+            "extra",
+            "final_verdict",
+            "final_source",
+            "labels",
+        ]
 
 
 class LabelImportOptionsSerializer(serializers.Serializer):
     """How an import treats labels it would change: form fields beside the file, or query parameters."""
 
-    replace = serializers.BooleanField(required=False, default=False,
-                                       help_text="replace labels whose verdict or rationale the file changes")
-    reason = serializers.CharField(required=False, allow_blank=True, default="",
-                                   help_text="why the labels are replaced (required with replace; kept in the history)")
+    replace = serializers.BooleanField(
+        required=False, default=False, help_text="replace labels whose verdict or rationale the file changes"
+    )
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="why the labels are replaced (required with replace; kept in the history)",
+    )
 
 
 class LabelImportUploadSerializer(LabelImportOptionsSerializer):

@@ -41,18 +41,35 @@ class WorkingItemView(DeclaredOutput, APIView):
                 return Response(s.WorkingItemSerializer(item).data)
         raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
 
-    @extend_schema(request=s.WorkingEditInSerializer,
-                   responses={200: s.WorkingEditResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        request=s.WorkingEditInSerializer,
+        responses={200: s.WorkingEditResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
     def patch(self, request, name, qid):
         data = s.WorkingEditInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        result = working_edit(dataset_name=name, qid=qid, changes=v["changes"], base_revision=v.get("base_revision"),
-                              user=request.user, active_seconds=v["active_seconds"], client_key=v["client_key"],
-                              delete=v["delete"])
-        return Response(s.WorkingEditResultSerializer({"qid": result.qid, "record": result.record,
-                                                       "revision": result.revision, "edited": True,
-                                                       "replayed": result.replayed}).data)
+        result = working_edit(
+            dataset_name=name,
+            qid=qid,
+            changes=v["changes"],
+            base_revision=v.get("base_revision"),
+            user=request.user,
+            active_seconds=v["active_seconds"],
+            client_key=v["client_key"],
+            delete=v["delete"],
+        )
+        return Response(
+            s.WorkingEditResultSerializer(
+                {
+                    "qid": result.qid,
+                    "record": result.record,
+                    "revision": result.revision,
+                    "edited": True,
+                    "replayed": result.replayed,
+                }
+            ).data
+        )
 
 
 class EditAuditListView(DeclaredOutput, generics.ListAPIView):

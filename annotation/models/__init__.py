@@ -1,4 +1,5 @@
 """Corpus, labelled sets (with immutable content-hashed versions), system runs and human labels."""
+
 from annotation.models.corpus import Chunk, Document
 from annotation.models.datasets import (
     Dataset,
@@ -29,7 +30,25 @@ from annotation.models.runs import (
 
 __all__ = [
     "PINNED",
-    "Adjudication", "Answer", "Chunk", "Dataset", "DatasetVersion", "Document", "EditAudit",
-    "Example", "GoldCheckReport", "HumanLabel", "LabelEvent", "Run", "VersionEntry", "WorkingExample",
-    "Assignment", "Queue", "QueueItem", "QueueMember", "QueueRubric", "RelabelAudit", "RelabelAuditItem",
+    "Adjudication",
+    "Answer",
+    "Assignment",
+    "Chunk",
+    "Dataset",
+    "DatasetVersion",
+    "Document",
+    "EditAudit",
+    "Example",
+    "GoldCheckReport",
+    "HumanLabel",
+    "LabelEvent",
+    "Queue",
+    "QueueItem",
+    "QueueMember",
+    "QueueRubric",
+    "RelabelAudit",
+    "RelabelAuditItem",
+    "Run",
+    "VersionEntry",
+    "WorkingExample",
 ]

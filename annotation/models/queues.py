@@ -5,6 +5,7 @@ The invariant that matters: an item ends with exactly `overlap` labels from dist
 `QueueItem.taken` counts the live claims plus submitted labels and is only changed while the item
 row is locked, so an item is never handed to overlap + 1 people.
 """
+
 import secrets
 
 from django.conf import settings
@@ -25,8 +26,9 @@ class Queue(models.Model):
     KIND_AUDIT = "audit"
 
     name = models.CharField(max_length=200)
-    kind = models.CharField(max_length=20, default=KIND_LABELLING,
-                            choices=[(KIND_LABELLING, KIND_LABELLING), (KIND_AUDIT, KIND_AUDIT)])
+    kind = models.CharField(
+        max_length=20, default=KIND_LABELLING, choices=[(KIND_LABELLING, KIND_LABELLING), (KIND_AUDIT, KIND_AUDIT)]
+    )
     rubric = models.TextField(blank=True)
     rubric_version = models.PositiveIntegerField(default=1)
     overlap = models.PositiveSmallIntegerField(default=2)
@@ -36,8 +38,9 @@ class Queue(models.Model):
     # How many items the queue holds (fixed at creation): positions are 0..size-1.
     size = models.PositiveIntegerField(default=0)
     annotators = models.ManyToManyField(settings.AUTH_USER_MODEL, through="QueueMember", related_name="queues")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -53,8 +56,9 @@ class QueueRubric(models.Model):
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="rubrics")
     number = models.PositiveIntegerField()
     text = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -133,8 +137,9 @@ class Assignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["item", "annotator"], name="uniq_assignment_item_annotator"),
             # One live claim per annotator per queue: "next" hands back the claim you hold.
-            models.UniqueConstraint(fields=["queue", "annotator"], condition=Q(state="claimed"),
-                                    name="uniq_assignment_one_claim"),
+            models.UniqueConstraint(
+                fields=["queue", "annotator"], condition=Q(state="claimed"), name="uniq_assignment_one_claim"
+            ),
         ]
         indexes = [
             models.Index(fields=["queue", "state", "lease_expires_at"], name="assignment_lease"),
@@ -163,11 +168,13 @@ class RelabelAudit(models.Model):
     status = models.CharField(max_length=20, default=PENDING)
     result = models.JSONField(null=True, blank=True)
     resolution = models.TextField(blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     resolved_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -180,8 +187,9 @@ class RelabelAuditItem(models.Model):
     audit = models.ForeignKey(RelabelAudit, on_delete=models.PROTECT, related_name="items")
     answer = models.ForeignKey("annotation.Answer", on_delete=models.PROTECT, related_name="+")
     original_verdict = models.CharField(max_length=20)
-    original_annotator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                           related_name="+")
+    original_annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         ordering = ["audit_id", "id"]

@@ -13,7 +13,9 @@ class Run(models.Model):
 
     run_id = models.CharField(max_length=200, unique=True)
     system = models.CharField(max_length=200, db_index=True)
-    dataset = models.ForeignKey("annotation.Dataset", null=True, blank=True, on_delete=models.PROTECT, related_name="runs")
+    dataset = models.ForeignKey(
+        "annotation.Dataset", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
     dataset_version = models.ForeignKey(
         "annotation.DatasetVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
     )

@@ -54,14 +54,20 @@ class BlindScope:
     def check_run(self, run) -> None:
         """PermissionDenied (403) unless the viewer may read this run's results."""
         name, queue = self.where.get(run.pk, (run.run_id, ""))
-        policies.check_can_read_run(roles=self.roles, run_id=run.pk, blind_run_ids=self.run_ids,
-                                    run_name=name, queue_name=queue)
+        policies.check_can_read_run(
+            roles=self.roles, run_id=run.pk, blind_run_ids=self.run_ids, run_name=name, queue_name=queue
+        )
 
     def can_read_answer(self, answer_id: int, run_pk: int, *, shows_run: bool) -> bool:
         if not self.run_ids:
             return True
-        return policies.can_read_answer(answer_id=answer_id, run_id=run_pk, blind_answer_ids=self.answer_ids,
-                                        blind_run_ids=self.run_ids, shows_run=shows_run)
+        return policies.can_read_answer(
+            answer_id=answer_id,
+            run_id=run_pk,
+            blind_answer_ids=self.answer_ids,
+            blind_run_ids=self.run_ids,
+            shows_run=shows_run,
+        )
 
 
 OPERATOR = BlindScope(user_id=None, roles=frozenset(ROLES))
@@ -72,8 +78,11 @@ def blind_scope(user) -> BlindScope:
     answer on an open item of a queue whose pool holds the user. Compute it once per request."""
     if user is None or not user.is_authenticated:
         return BlindScope(user_id=None, roles=frozenset())
-    rows = (QueueItem.objects.filter(status=QueueItem.OPEN, queue__members__user_id=user.pk)
-            .values_list("answer__run_id", "answer__run__run_id", "queue__name").distinct())
+    rows = (
+        QueueItem.objects.filter(status=QueueItem.OPEN, queue__members__user_id=user.pk)
+        .values_list("answer__run_id", "answer__run__run_id", "queue__name")
+        .distinct()
+    )
     where: dict[int, tuple[str, str]] = {}
     for run_pk, run_id, queue_name in rows:
         where.setdefault(run_pk, (run_id, queue_name))

@@ -68,14 +68,24 @@ def version_diff(old: DatasetVersion, new: DatasetVersion) -> ManifestDiff:
     in_old = VersionEntry.objects.filter(version=old, qid=OuterRef("qid"))
     # NULL: not in old (added); true: same example (unchanged); false: modified. 1/0 on SQLite.
     same = ExpressionWrapper(Q(old_example=F("example_id")), output_field=BooleanField())
-    lines = (VersionEntry.objects.filter(version=new)
-             .annotate(old_example=Subquery(in_old.values("example_id")[:1])).annotate(same=same))
+    lines = (
+        VersionEntry.objects.filter(version=new)
+        .annotate(old_example=Subquery(in_old.values("example_id")[:1]))
+        .annotate(same=same)
+    )
     by_same = column_strings_by(lines, "same", "qid")
-    removed = column_strings(VersionEntry.objects.filter(version=old).filter(
-        ~Exists(VersionEntry.objects.filter(version=new, qid=OuterRef("qid")))), "qid")
-    return ManifestDiff(added=tuple(sorted(by_same.get(None, []))), removed=tuple(sorted(removed)),
-                        modified=tuple(sorted(by_same.get(False, []))),
-                        unchanged=tuple(sorted(by_same.get(True, []))))
+    removed = column_strings(
+        VersionEntry.objects.filter(version=old).filter(
+            ~Exists(VersionEntry.objects.filter(version=new, qid=OuterRef("qid")))
+        ),
+        "qid",
+    )
+    return ManifestDiff(
+        added=tuple(sorted(by_same.get(None, []))),
+        removed=tuple(sorted(removed)),
+        modified=tuple(sorted(by_same.get(False, []))),
+        unchanged=tuple(sorted(by_same.get(True, []))),
+    )
 
 
 def version_strata(version: DatasetVersion | None) -> dict[str, str]:
@@ -85,8 +95,10 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     if version is None:
         return {}
     names: dict[str, str] = {}
-    return {qid: names.setdefault(stratum, stratum)
-            for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")}
+    return {
+        qid: names.setdefault(stratum, stratum)
+        for qid, stratum in raw_values(VersionEntry.objects.filter(version=version), "qid", "stratum")
+    }
 
 
 def version_stratum_qids(version: DatasetVersion | None) -> dict[str, list[str]]:
@@ -105,8 +117,12 @@ def version_strata_counts(version: DatasetVersion) -> dict[str, int]:
 
 def version_records(version: DatasetVersion) -> Iterator[tuple[str, str]]:
     """(qid, canonical JSON) for a version, sorted by qid, streamed."""
-    rows = (VersionEntry.objects.filter(version=version).order_by("qid")
-            .values_list("qid", "example__canonical").iterator(chunk_size=2000))
+    rows = (
+        VersionEntry.objects.filter(version=version)
+        .order_by("qid")
+        .values_list("qid", "example__canonical")
+        .iterator(chunk_size=2000)
+    )
     yield from rows
 
 
@@ -120,8 +136,11 @@ def version_record(version: DatasetVersion | None, qid: str) -> dict | None:
 def working_edits(dataset: Dataset) -> QuerySet[WorkingExample]:
     """Edits that are pending: made on top of the current latest version."""
     latest = latest_version(dataset)
-    return WorkingExample.objects.filter(dataset=dataset, base_version=latest) if latest else \
-        WorkingExample.objects.filter(dataset=dataset, base_version__isnull=True)
+    return (
+        WorkingExample.objects.filter(dataset=dataset, base_version=latest)
+        if latest
+        else WorkingExample.objects.filter(dataset=dataset, base_version__isnull=True)
+    )
 
 
 def working_records(dataset: Dataset) -> list[dict]:
@@ -130,8 +149,10 @@ def working_records(dataset: Dataset) -> list[dict]:
     Each item: {"qid", "record", "revision", "edited"}.
     """
     latest = latest_version(dataset)
-    records = {qid: {"qid": qid, "record": json.loads(text), "revision": 0, "edited": False}
-               for qid, text in (version_records(latest) if latest else [])}
+    records = {
+        qid: {"qid": qid, "record": json.loads(text), "revision": 0, "edited": False}
+        for qid, text in (version_records(latest) if latest else [])
+    }
     revisions = dict(WorkingExample.objects.filter(dataset=dataset).values_list("qid", "revision"))
     for qid, item in records.items():
         item["revision"] = revisions.get(qid, 0)
@@ -143,12 +164,20 @@ def working_records(dataset: Dataset) -> list[dict]:
     return [records[q] for q in sorted(records)]
 
 
-def versions_partition(dataset: Dataset, old_ref: str, new_ref: str) -> tuple[DatasetVersion, DatasetVersion, ManifestDiff, dict]:
+def versions_partition(
+    dataset: Dataset, old_ref: str, new_ref: str
+) -> tuple[DatasetVersion, DatasetVersion, ManifestDiff, dict]:
     """The two versions, their four partitions (added, removed, modified, unchanged) and those as a dict
     (with the dataset's name and both hashes), the part of a dataset diff that needs no run."""
     old, new = version_get(dataset, old_ref), version_get(dataset, new_ref)
     diff = version_diff(old, new)
-    out = {"dataset": dataset.name, "old": old.dataset_hash, "new": new.dataset_hash,
-           "added": list(diff.added), "removed": list(diff.removed), "modified": list(diff.modified),
-           "unchanged": list(diff.unchanged)}
+    out = {
+        "dataset": dataset.name,
+        "old": old.dataset_hash,
+        "new": new.dataset_hash,
+        "added": list(diff.added),
+        "removed": list(diff.removed),
+        "modified": list(diff.modified),
+        "unchanged": list(diff.unchanged),
+    }
     return old, new, diff, out

@@ -43,22 +43,33 @@ def gold_checks(records: Iterable[dict], *, search_corpus: bool = True) -> dict[
     search_corpus = search_corpus and Chunk.objects.filter(retired=False).exists()
 
     def check(batch: list[dict]) -> None:
-        live = dict(Chunk.objects.filter(retired=False, chunk_id__in={r["gold_chunk_id"] for r in batch if r.get("gold_chunk_id")})
-                    .values_list("chunk_id", "text"))
+        live = dict(
+            Chunk.objects.filter(
+                retired=False, chunk_id__in={r["gold_chunk_id"] for r in batch if r.get("gold_chunk_id")}
+            ).values_list("chunk_id", "text")
+        )
         missing = []
         for record in batch:
             text = live.get(record.get("gold_chunk_id"))
             if text is not None and _normalise(record["gold_text"]) in _normalise(text):
                 continue
-            reason = "gold chunk retired" if record.get("gold_chunk_id") and text is None else \
-                "gold_text no longer in the chunk" if text is not None else "no gold chunk"
+            reason = (
+                "gold chunk retired"
+                if record.get("gold_chunk_id") and text is None
+                else "gold_text no longer in the chunk"
+                if text is not None
+                else "no gold chunk"
+            )
             missing.append((record, reason))
         if not missing:
             return
         by_doc: dict[str, list[tuple[str, str]]] = {}
         docs = {r.get("gold_doc_id") for r, _ in missing if r.get("gold_doc_id")}
-        for doc_id, chunk_id, text in (Chunk.objects.filter(retired=False, document__doc_id__in=docs)
-                                       .order_by("ordinal").values_list("document__doc_id", "chunk_id", "text")):
+        for doc_id, chunk_id, text in (
+            Chunk.objects.filter(retired=False, document__doc_id__in=docs)
+            .order_by("ordinal")
+            .values_list("document__doc_id", "chunk_id", "text")
+        ):
             by_doc.setdefault(doc_id, []).append((chunk_id, _normalise(text)))
         for record, reason in missing:
             needle = _normalise(record["gold_text"])
@@ -105,9 +116,10 @@ def stale_gold(version: DatasetVersion) -> dict:
     if kept is not None:
         return json.loads(kept)
     report = {**_stale_gold(version), "corpus_state": state}
-    GoldCheckReport.objects.bulk_create([GoldCheckReport(version=version, corpus_state=state,
-                                                         report=json.dumps(report, ensure_ascii=False))],
-                                        ignore_conflicts=True)
+    GoldCheckReport.objects.bulk_create(
+        [GoldCheckReport(version=version, corpus_state=state, report=json.dumps(report, ensure_ascii=False))],
+        ignore_conflicts=True,
+    )
     return report
 
 
@@ -126,12 +138,20 @@ def _stale_gold(version: DatasetVersion) -> dict:
                 yield record
 
     flagged = [c for _, c in sorted(gold_checks(records()).items())]
-    stale = [{"qid": c.qid, "gold_chunk_id": c.gold_chunk_id, "reason": f"gold_text not in the live corpus ({c.reason})"}
-             for c in flagged if not c.now_in]
+    stale = [
+        {"qid": c.qid, "gold_chunk_id": c.gold_chunk_id, "reason": f"gold_text not in the live corpus ({c.reason})"}
+        for c in flagged
+        if not c.now_in
+    ]
     moved = [{"qid": c.qid, "gold_chunk_id": c.gold_chunk_id, "now_in": c.now_in} for c in flagged if c.now_in]
-    return {"dataset_hash": version.dataset_hash, "checked": checked, "stale": stale,
-            "stale_share": round(len(stale) / checked, 4) if checked else 0.0, "moved": moved,
-            "extra_not_live": _extra_chunks_not_live(extras)}
+    return {
+        "dataset_hash": version.dataset_hash,
+        "checked": checked,
+        "stale": stale,
+        "stale_share": round(len(stale) / checked, 4) if checked else 0.0,
+        "moved": moved,
+        "extra_not_live": _extra_chunks_not_live(extras),
+    }
 
 
 def _extra_chunks_not_live(extras: dict[str, list[str]]) -> list[dict]:
@@ -141,7 +161,13 @@ def _extra_chunks_not_live(extras: dict[str, list[str]]) -> list[dict]:
     wanted = sorted({c for ids in extras.values() for c in ids})
     live: set[str] = set()
     for start in range(0, len(wanted), GOLD_BATCH):
-        live.update(Chunk.objects.filter(retired=False, chunk_id__in=wanted[start:start + GOLD_BATCH])
-                    .values_list("chunk_id", flat=True))
-    return [{"qid": qid, "chunk_ids": gone} for qid, ids in sorted(extras.items())
-            if (gone := [c for c in ids if c not in live])]
+        live.update(
+            Chunk.objects.filter(retired=False, chunk_id__in=wanted[start : start + GOLD_BATCH]).values_list(
+                "chunk_id", flat=True
+            )
+        )
+    return [
+        {"qid": qid, "chunk_ids": gone}
+        for qid, ids in sorted(extras.items())
+        if (gone := [c for c in ids if c not in live])
+    ]

@@ -24,8 +24,9 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, 
 
     The records name their run, so they are an engineer's read (policies.can_read_run): every label on a
     run in the viewer's blind `scope` is left out, and asking for such a run by name is refused."""
-    rows = HumanLabel.objects.select_related("answer__run", "annotator").order_by("answer__run__run_id", "answer__qid",
-                                                                                  "labelled_at", "id")
+    rows = HumanLabel.objects.select_related("answer__run", "annotator").order_by(
+        "answer__run__run_id", "answer__qid", "labelled_at", "id"
+    )
     if run_id:
         run = Run.objects.filter(run_id=run_id).first()
         if run is not None:
@@ -34,10 +35,18 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, 
     if scope.run_ids:
         rows = rows.exclude(answer__run_id__in=scope.run_ids)
     if queue is not None:
-        rows = rows.filter(Q(answer__queue_items__queue=queue)
-                           & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
-                           & Q(answer__queue_items__assignments__state=Assignment.DONE)).distinct()
+        rows = rows.filter(
+            Q(answer__queue_items__queue=queue)
+            & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
+            & Q(answer__queue_items__assignments__state=Assignment.DONE)
+        ).distinct()
     for label in rows.iterator(chunk_size=2000):
-        yield {"run_id": label.answer.run.run_id, "qid": label.answer.qid, "annotator": label.annotator.username,
-               "verdict": label.verdict, "labelled_at": label.labelled_at.isoformat().replace("+00:00", "Z"),
-               "rationale": label.rationale, "source": label.source}
+        yield {
+            "run_id": label.answer.run.run_id,
+            "qid": label.answer.qid,
+            "annotator": label.annotator.username,
+            "verdict": label.verdict,
+            "labelled_at": label.labelled_at.isoformat().replace("+00:00", "Z"),
+            "rationale": label.rationale,
+            "source": label.source,
+        }

@@ -19,22 +19,31 @@ from evalstats.report import agreement_report
 def _label_rows(queue: Queue, scope: BlindScope) -> dict[int, list[tuple[str, str]]]:
     """item id -> [(username, verdict)] in submit order, for complete items whose answer is not in the
     viewer's blind scope."""
-    done = (Assignment.objects.filter(queue=queue, state=Assignment.DONE)
-            .exclude(item__status=QueueItem.OPEN)
-            .exclude(item__answer_id__in=scope.answer_ids_query())
-            .values_list("item_id", "item__answer_id", "annotator_id", "annotator__username", "submitted_at"))
+    done = (
+        Assignment.objects.filter(queue=queue, state=Assignment.DONE)
+        .exclude(item__status=QueueItem.OPEN)
+        .exclude(item__answer_id__in=scope.answer_ids_query())
+        .values_list("item_id", "item__answer_id", "annotator_id", "annotator__username", "submitted_at")
+    )
     by_item = defaultdict(list)
     answer_ids = set()
     for item_id, answer_id, annotator_id, username, at in done:
         by_item[item_id].append((at, annotator_id, username, answer_id))
         answer_ids.add(answer_id)
-    verdicts = {(a, u): v for a, u, v in HumanLabel.objects.filter(answer_id__in=answer_ids)
-                .values_list("answer_id", "annotator_id", "verdict")}
+    verdicts = {
+        (a, u): v
+        for a, u, v in HumanLabel.objects.filter(answer_id__in=answer_ids).values_list(
+            "answer_id", "annotator_id", "verdict"
+        )
+    }
     out = {}
     for item_id, rows in by_item.items():
         rows.sort(key=lambda r: (r[0], r[1]))
-        out[item_id] = [(username, verdicts[(answer_id, uid)]) for _at, uid, username, answer_id in rows
-                        if (answer_id, uid) in verdicts]
+        out[item_id] = [
+            (username, verdicts[(answer_id, uid)])
+            for _at, uid, username, answer_id in rows
+            if (answer_id, uid) in verdicts
+        ]
     return out
 
 
@@ -63,20 +72,44 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindS
             key = tuple(sorted((ua, ub)))
             pairs[key].append((va, vb) if key[0] == ua else (vb, va))
         if len({v for _u, v in labels}) > 1:
-            disagreements.append({
-                "item_id": item.key, "qid": item.answer.qid, "stratum": item.stratum, "status": item.status,
-                "labels": {u: v for u, v in labels}, "final": item.answer.final_verdict or None,
-            })
-    report = agreement_report(ids, a, b, strata, iters=iters, seed=seed) if ids else \
-        agreement([], []).to_dict() | {"bootstrap_ci95": None}
+            disagreements.append(
+                {
+                    "item_id": item.key,
+                    "qid": item.answer.qid,
+                    "stratum": item.stratum,
+                    "status": item.status,
+                    "labels": {u: v for u, v in labels},
+                    "final": item.answer.final_verdict or None,
+                }
+            )
+    report = (
+        agreement_report(ids, a, b, strata, iters=iters, seed=seed)
+        if ids
+        else agreement([], []).to_dict() | {"bootstrap_ci95": None}
+    )
     report["per_pair"] = {
-        f"{ua}/{ub}": {k: v for k, v in agreement([x for x, _ in pl], [y for _, y in pl]).to_dict().items()
-                       if k in ("n", "raw_agreement", "kappa", "reason", "confusion")}
+        f"{ua}/{ub}": {
+            k: v
+            for k, v in agreement([x for x, _ in pl], [y for _, y in pl]).to_dict().items()
+            if k in ("n", "raw_agreement", "kappa", "reason", "confusion")
+        }
         for (ua, ub), pl in sorted(pairs.items())
     }
     report["disagreements"] = disagreements
-    hidden = (QueueItem.objects.filter(queue=queue, answer_id__in=scope.answer_ids_query())
-              .exclude(status=QueueItem.OPEN).count() if scope.blind else 0)
-    return {"queue": queue.pk, "name": queue.name, "kind": queue.kind, "overlap": queue.overlap,
-            "rubric_version": queue.rubric_version, "progress": queue_progress(queue), "agreement": report,
-            "blind_excluded": hidden}
+    hidden = (
+        QueueItem.objects.filter(queue=queue, answer_id__in=scope.answer_ids_query())
+        .exclude(status=QueueItem.OPEN)
+        .count()
+        if scope.blind
+        else 0
+    )
+    return {
+        "queue": queue.pk,
+        "name": queue.name,
+        "kind": queue.kind,
+        "overlap": queue.overlap,
+        "rubric_version": queue.rubric_version,
+        "progress": queue_progress(queue),
+        "agreement": report,
+        "blind_excluded": hidden,
+    }

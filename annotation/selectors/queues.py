@@ -48,8 +48,11 @@ def item_get(queue: Queue, item_key) -> QueueItem:
     """The queue's item by its opaque key (what every page and payload calls `item_id`), or NotFound.
 
     Row ids are never accepted: their order tells which items were created together."""
-    item = (QueueItem.objects.select_related("answer__run").filter(queue=queue, key=item_key).first()
-            if isinstance(item_key, str) and item_key else None)
+    item = (
+        QueueItem.objects.select_related("answer__run").filter(queue=queue, key=item_key).first()
+        if isinstance(item_key, str) and item_key
+        else None
+    )
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_key!r}")
     return item
@@ -63,8 +66,11 @@ def item_content(item: QueueItem) -> dict:
     answer = item.answer
     record = {}
     if answer.run.dataset_version_id is not None:
-        text = (VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)
-                .values_list("example__canonical", flat=True).first())
+        text = (
+            VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)
+            .values_list("example__canonical", flat=True)
+            .first()
+        )
         record = json.loads(text) if text else {}
     return {
         "item_id": item.key,
@@ -85,10 +91,20 @@ def next_payload(claim) -> dict:
 
 def _labels_on(item: QueueItem) -> list[dict]:
     ids = list(Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True))
-    rows = (HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=ids)
-            .select_related("annotator").order_by("labelled_at", "id"))
-    return [{"annotator": r.annotator.username, "verdict": r.verdict, "rationale": r.rationale,
-             "labelled_at": r.labelled_at.isoformat()} for r in rows]
+    rows = (
+        HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=ids)
+        .select_related("annotator")
+        .order_by("labelled_at", "id")
+    )
+    return [
+        {
+            "annotator": r.annotator.username,
+            "verdict": r.verdict,
+            "rationale": r.rationale,
+            "labelled_at": r.labelled_at.isoformat(),
+        }
+        for r in rows
+    ]
 
 
 def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = None) -> dict:
@@ -101,22 +117,35 @@ def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = Non
     out = item_content(item)
     mine = Assignment.objects.filter(item=item, annotator=user).first()
     own = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=user).first() if mine else None
-    complete = (policies.can_see_labels(labels_in=item.done, overlap=queue.overlap)
-                and scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False))
-    out.update({
-        "rubric": queue.rubric,
-        "rubric_version": queue.rubric_version,
-        "complete": complete,
-        "my_label": ({"verdict": own.verdict, "rationale": own.rationale} if own and mine.state == Assignment.DONE else None),
-        "lease_expires_at": (mine.lease_expires_at.isoformat() if mine and mine.state == Assignment.CLAIMED else None),
-    })
+    complete = policies.can_see_labels(labels_in=item.done, overlap=queue.overlap) and scope.can_read_answer(
+        item.answer_id, item.answer.run_id, shows_run=False
+    )
+    out.update(
+        {
+            "rubric": queue.rubric,
+            "rubric_version": queue.rubric_version,
+            "complete": complete,
+            "my_label": (
+                {"verdict": own.verdict, "rationale": own.rationale} if own and mine.state == Assignment.DONE else None
+            ),
+            "lease_expires_at": (
+                mine.lease_expires_at.isoformat() if mine and mine.state == Assignment.CLAIMED else None
+            ),
+        }
+    )
     if complete:
         out["status"] = item.status
         out["labels"] = _labels_on(item)
         adjudication = Adjudication.objects.filter(answer_id=item.answer_id).order_by("-at", "-id").first()
-        out["adjudication"] = ({"verdict": adjudication.verdict, "reason": adjudication.reason,
-                                "adjudicator": adjudication.adjudicator.username}
-                               if adjudication and item.status == QueueItem.ADJUDICATED else None)
+        out["adjudication"] = (
+            {
+                "verdict": adjudication.verdict,
+                "reason": adjudication.reason,
+                "adjudicator": adjudication.adjudicator.username,
+            }
+            if adjudication and item.status == QueueItem.ADJUDICATED
+            else None
+        )
     return out
 
 
@@ -125,15 +154,23 @@ def queue_progress(queue: Queue) -> dict:
     by_status = dict(QueueItem.objects.filter(queue=queue).values_list("status").annotate(n=Count("id")))
     items = sum(by_status.values())
     labels = Assignment.objects.filter(queue=queue, state=Assignment.DONE).count()
-    per_annotator = dict(Assignment.objects.filter(queue=queue, state=Assignment.DONE)
-                         .values_list("annotator__username").annotate(n=Count("id")))
+    per_annotator = dict(
+        Assignment.objects.filter(queue=queue, state=Assignment.DONE)
+        .values_list("annotator__username")
+        .annotate(n=Count("id"))
+    )
     live = Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED).count()
     complete = items - by_status.get(QueueItem.OPEN, 0)
     return {
-        "items": items, "complete": complete,
-        "open": by_status.get(QueueItem.OPEN, 0), "agreed": by_status.get(QueueItem.AGREED, 0),
-        "disputed": by_status.get(QueueItem.DISPUTED, 0), "adjudicated": by_status.get(QueueItem.ADJUDICATED, 0),
-        "labels": labels, "labels_needed": items * queue.overlap, "claims": live,
+        "items": items,
+        "complete": complete,
+        "open": by_status.get(QueueItem.OPEN, 0),
+        "agreed": by_status.get(QueueItem.AGREED, 0),
+        "disputed": by_status.get(QueueItem.DISPUTED, 0),
+        "adjudicated": by_status.get(QueueItem.ADJUDICATED, 0),
+        "labels": labels,
+        "labels_needed": items * queue.overlap,
+        "claims": live,
         "share_complete": round(complete / items, 4) if items else 0.0,
         "per_annotator": {name: per_annotator.get(name, 0) for name in pool_usernames(queue)},
     }
@@ -142,7 +179,9 @@ def queue_progress(queue: Queue) -> dict:
 def queues_for_user(user) -> list[dict]:
     """The queues this user works in (pool member) or manages, with progress for the bars."""
     roles = user_roles(user)
-    queues = Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user)
+    queues = (
+        Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user)
+    )
     scope = blind_scope(user)
     out = []
     for queue in queues.distinct().order_by("-created_at", "-id"):
@@ -151,19 +190,36 @@ def queues_for_user(user) -> list[dict]:
         complete = QueueItem.objects.filter(queue=queue).exclude(status=QueueItem.OPEN).count()
         mine = Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).count()
         # Open items this member has not labelled: what is left for them (others may fill some first).
-        left = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN)
-                .exclude(pk__in=Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE)
-                         .values("item_id")).count()) if member else 0
+        left = (
+            (
+                QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN)
+                .exclude(
+                    pk__in=Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).values(
+                        "item_id"
+                    )
+                )
+                .count()
+            )
+            if member
+            else 0
+        )
         disputed = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).count()
-        out.append({
-            "queue": queue, "member": member, "items": items, "complete": complete,
-            "pct_complete": round(100 * complete / items) if items else 0,
-            "mine": mine, "left": left, "disputed": disputed,
-            # What this user may settle: not the disputed items they labelled themselves.
-            "to_adjudicate": len(_adjudicable(queue, user, roles=roles, scope=scope)) if disputed else 0,
-            # An annotator can label each item once; at most `items` are theirs to do.
-            "pct_mine": round(100 * mine / items) if items else 0,
-        })
+        out.append(
+            {
+                "queue": queue,
+                "member": member,
+                "items": items,
+                "complete": complete,
+                "pct_complete": round(100 * complete / items) if items else 0,
+                "mine": mine,
+                "left": left,
+                "disputed": disputed,
+                # What this user may settle: not the disputed items they labelled themselves.
+                "to_adjudicate": len(_adjudicable(queue, user, roles=roles, scope=scope)) if disputed else 0,
+                # An annotator can label each item once; at most `items` are theirs to do.
+                "pct_mine": round(100 * mine / items) if items else 0,
+            }
+        )
     return out
 
 
@@ -172,15 +228,20 @@ def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -
     not those whose answer is in the user's blind scope (open for them in another queue)."""
     roles = user_roles(user)
     scope = scope if scope is not None else blind_scope(user)
-    return [{**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)}
-            for item in _adjudicable(queue, user, roles=roles, scope=scope)]
+    return [
+        {**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)}
+        for item in _adjudicable(queue, user, roles=roles, scope=scope)
+    ]
 
 
 def _adjudicable(queue: Queue, user, *, roles: set[str], scope: BlindScope) -> list[QueueItem]:
     """The queue's disputed items this user may settle: not one they labelled, nor one blind to them."""
     out = []
-    items = (QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED)
-             .select_related("answer__run").order_by("completed_at", "id"))
+    items = (
+        QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED)
+        .select_related("answer__run")
+        .order_by("completed_at", "id")
+    )
     for item in items:
         annotators = set(Assignment.objects.filter(item=item).values_list("annotator_id", flat=True))
         annotators |= set(HumanLabel.objects.filter(answer_id=item.answer_id).values_list("annotator_id", flat=True))

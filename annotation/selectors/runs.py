@@ -24,7 +24,9 @@ def run_scores(run: Run) -> dict[str, float]:
     """qid -> 1.0 / 0.0 for the answers of a run that are scored: the harness's own `correct`,
     else the final human label. Unscored answers are left out."""
     scores = {}
-    for qid, correct, final in Answer.objects.filter(run=run).values_list("qid", "correct", "final_verdict").iterator(chunk_size=10_000):
+    for qid, correct, final in (
+        Answer.objects.filter(run=run).values_list("qid", "correct", "final_verdict").iterator(chunk_size=10_000)
+    ):
         if correct is not None:
             scores[qid] = 1.0 if correct else 0.0
         elif final:

@@ -6,6 +6,7 @@ not answerable (the dataset's no-answer stratum), or marked ambiguous. Extra pas
 that need two documents live in the record as `gold_extra_chunk_ids` (unknown keys are kept and
 exported), so none of this needs a schema change.
 """
+
 import json
 import statistics
 from collections import defaultdict
@@ -25,8 +26,16 @@ from evalstats.manifest import diff_manifests
 
 STATUSES = ("untagged", "tagged", "flagged")
 # The fields whose change counts as tagging work in the stats (not, say, a typo fixed in `question`).
-TAGGING_FIELDS = ("gold_chunk_id", "gold_doc_id", "gold_text", "gold_extra_chunk_ids", "stratum", "ambiguous",
-                  "expected", "grading")
+TAGGING_FIELDS = (
+    "gold_chunk_id",
+    "gold_doc_id",
+    "gold_text",
+    "gold_extra_chunk_ids",
+    "stratum",
+    "ambiguous",
+    "expected",
+    "grading",
+)
 
 
 def gold_state(record: dict, no_answer_stratum: str) -> str:
@@ -78,11 +87,12 @@ def stale_working(dataset: Dataset, records: list[dict]) -> dict[str, tuple[str,
     """qid -> (reason, now_in) for working records whose gold_text is not in their live gold chunk
     (`now_in`: the chunk of the same document that holds the text now, so the re-tag path can open it
     directly). The queue page flags; it does not search the whole corpus for each flagged question."""
-    return {qid: (check.reason, check.now_in)
-            for qid, check in gold_checks(records, search_corpus=False).items()}
+    return {qid: (check.reason, check.now_in) for qid, check in gold_checks(records, search_corpus=False).items()}
 
 
-def tagging_list(dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[TaggingItem]:
+def tagging_list(
+    dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False
+) -> list[TaggingItem]:
     """The working copy's questions as a tagging queue, sorted by qid, filtered.
 
     `status`: `untagged` (no gold decision yet), `tagged` (gold, not answerable or ambiguous) or
@@ -95,15 +105,24 @@ def tagging_list(dataset: Dataset, *, user=None, stratum: str = "", status: str 
         record = item["record"]
         reason, now_in = stale.get(item["qid"], ("", ""))
         queue_item = TaggingItem(
-            qid=item["qid"], question=str(record.get("question") or ""), stratum=str(record.get("stratum") or ""),
-            state=gold_state(record, dataset.no_answer_stratum), labelled_by=str(record.get("labelled_by") or ""),
-            revision=item["revision"], edited=item["edited"], stale=reason, now_in=now_in, record=record,
+            qid=item["qid"],
+            question=str(record.get("question") or ""),
+            stratum=str(record.get("stratum") or ""),
+            state=gold_state(record, dataset.no_answer_stratum),
+            labelled_by=str(record.get("labelled_by") or ""),
+            revision=item["revision"],
+            edited=item["edited"],
+            stale=reason,
+            now_in=now_in,
+            record=record,
         )
         out.append(queue_item)
     return filter_tagging_list(out, user=user, stratum=stratum, status=status, mine=mine)
 
 
-def filter_tagging_list(items: list[TaggingItem], *, user=None, stratum: str = "", status: str = "", mine: bool = False) -> list[TaggingItem]:
+def filter_tagging_list(
+    items: list[TaggingItem], *, user=None, stratum: str = "", status: str = "", mine: bool = False
+) -> list[TaggingItem]:
     """The items of a queue that pass the filters (see tagging_list)."""
     username = getattr(user, "username", None)
     out = []
@@ -136,8 +155,10 @@ def strata_progress(dataset: Dataset, items: list[TaggingItem]) -> list[StratumP
         if item.tagged:
             tagged[item.stratum] += 1
     budget = dataset.strata_budget or {}
-    rows = [StratumProgress(s, tagged[s], counts[s], round(float(share) * total / 100), float(share))
-            for s, share in sorted(budget.items())]
+    rows = [
+        StratumProgress(s, tagged[s], counts[s], round(float(share) * total / 100), float(share))
+        for s, share in sorted(budget.items())
+    ]
     rows += [StratumProgress(s, tagged[s], counts[s], counts[s], None) for s in sorted(counts) if s not in budget]
     return rows
 
@@ -160,8 +181,9 @@ def working_item(dataset: Dataset, qid: str) -> dict | None:
     return {"qid": qid, "record": record, "revision": row.revision if row is not None else 0, "edited": False}
 
 
-def neighbour_qid(dataset: Dataset, qid: str, *, user=None, stratum: str = "", status: str = "", mine: bool = False,
-                  step: int = 1) -> str | None:
+def neighbour_qid(
+    dataset: Dataset, qid: str, *, user=None, stratum: str = "", status: str = "", mine: bool = False, step: int = 1
+) -> str | None:
     """The next (step=1) or previous (step=-1) qid after `qid` in the filtered queue, or None at its end.
 
     `qid` itself need not match the filters (it may just have been tagged and left `untagged`).
@@ -197,15 +219,24 @@ def working_diff(dataset: Dataset) -> dict:
     diff = diff_manifests(old, new)
     olds = {}
     if latest is not None and diff.modified:
-        olds = {q: json.loads(t) for q, t in VersionEntry.objects.filter(version=latest, qid__in=diff.modified)
-                .values_list("qid", "example__canonical")}
-    news = {q: r for q, r in working_edits(dataset).filter(qid__in=[*diff.modified, *diff.added])
-            .values_list("qid", "record")}
+        olds = {
+            q: json.loads(t)
+            for q, t in VersionEntry.objects.filter(version=latest, qid__in=diff.modified).values_list(
+                "qid", "example__canonical"
+            )
+        }
+    news = {
+        q: r
+        for q, r in working_edits(dataset).filter(qid__in=[*diff.modified, *diff.added]).values_list("qid", "record")
+    }
     modified = []
     for qid in diff.modified:
         a, b = olds.get(qid) or {}, news.get(qid) or {}
-        changes = [{"field": k, "old": a.get(k), "new": b.get(k)} for k in sorted(set(a) | set(b))
-                   if a.get(k, _MISSING) != b.get(k, _MISSING)]
+        changes = [
+            {"field": k, "old": a.get(k), "new": b.get(k)}
+            for k in sorted(set(a) | set(b))
+            if a.get(k, _MISSING) != b.get(k, _MISSING)
+        ]
         modified.append({"qid": qid, "changes": changes})
     return {
         "dataset": dataset.name,
@@ -247,9 +278,11 @@ def expert_stats(dataset: Dataset) -> list[SpeedRow]:
     The stratum is the question's stratum in the working copy now.
     """
     saves = {}
-    for username, qid, revision, fld, seconds in (EditAudit.objects.filter(dataset=dataset, user__isnull=False)
-                                                   .values_list("user__username", "qid", "revision", "field", "active_seconds")
-                                                   .iterator(chunk_size=5000)):
+    for username, qid, revision, fld, seconds in (
+        EditAudit.objects.filter(dataset=dataset, user__isnull=False)
+        .values_list("user__username", "qid", "revision", "field", "active_seconds")
+        .iterator(chunk_size=5000)
+    ):
         key = (username, qid, revision)
         entry = saves.setdefault(key, {"seconds": float(seconds or 0), "tagging": False})
         entry["tagging"] = entry["tagging"] or fld in TAGGING_FIELDS
@@ -267,6 +300,13 @@ def expert_stats(dataset: Dataset) -> list[SpeedRow]:
         groups[(username, strata.get(qid) or "(removed)")].append(seconds)
     rows = []
     for (username, stratum), values in sorted(groups.items()):
-        rows.append(SpeedRow(username, stratum, len(values), round(sum(values), 1),
-                             round(statistics.median(values), 1) if values else None))
+        rows.append(
+            SpeedRow(
+                username,
+                stratum,
+                len(values),
+                round(sum(values), 1),
+                round(statistics.median(values), 1) if values else None,
+            )
+        )
     return rows

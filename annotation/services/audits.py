@@ -7,6 +7,7 @@ never holds the people whose changes are audited; once every sampled answer has 
 evalstats.drift.relabel_drift's exact two-sided sign test says whether the disagreements
 lean one way (drift: the batch is kept out of the baseline until resolved) or not (accepted).
 """
+
 import random
 from datetime import datetime
 
@@ -75,8 +76,12 @@ def _changed_label_batch(*, run_id, changed_by, since, until, queue_id, problems
     batch = {}
     for answer_id, annotator_id in events.order_by("at", "id").values_list("answer_id", "annotator_id"):
         batch[answer_id] = annotator_id  # the latest change on an answer is the one under audit
-    current = {(a, u): v for a, u, v in HumanLabel.objects.filter(answer_id__in=list(batch))
-               .values_list("answer_id", "annotator_id", "verdict")}
+    current = {
+        (a, u): v
+        for a, u, v in HumanLabel.objects.filter(answer_id__in=list(batch)).values_list(
+            "answer_id", "annotator_id", "verdict"
+        )
+    }
     return {a: (current[(a, u)], u) for a, u in batch.items() if (a, u) in current}
 
 
@@ -92,31 +97,55 @@ def _diff_batch(*, run_id, dataset, old, new, problems) -> dict[int, tuple[str, 
         problems.append(Problem(exc.message, field="dataset"))
         return {}
     batch = {}
-    for pk, final, correct in (Answer.objects.filter(run=run, qid__in=diff["modified"])
-                               .values_list("pk", "final_verdict", "correct")):
+    for pk, final, correct in Answer.objects.filter(run=run, qid__in=diff["modified"]).values_list(
+        "pk", "final_verdict", "correct"
+    ):
         verdict = final or ({True: "correct", False: "incorrect"}.get(correct))
         if verdict:
             batch[pk] = (verdict, None)
     return batch
 
 
-def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, changed_by: str | None = None,
-                 since=None, until=None, dataset: str | None = None, old: str | None = None, new: str | None = None,
-                 sample: int = DEFAULT_SAMPLE, seed: int = 0, rubric: str = "", alpha: float = 0.05,
-                 queue: int | None = None, created_by=None) -> RelabelAudit:
+def audit_create(
+    *,
+    name: str,
+    auditors: list[str],
+    run_id: str | None = None,
+    changed_by: str | None = None,
+    since=None,
+    until=None,
+    dataset: str | None = None,
+    old: str | None = None,
+    new: str | None = None,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 0,
+    rubric: str = "",
+    alpha: float = 0.05,
+    queue: int | None = None,
+    created_by=None,
+) -> RelabelAudit:
     """Draw a random sample of a batch of changed labels and open a blind audit queue for it.
 
     Nothing is written when any input is wrong; every problem is named.
     """
-    problems: list[Problem] = [p for p in (
-        whole_number_problem(sample, "sample", minimum=1, maximum=SAMPLE_MAX),
-        seed_problem(seed),
-        # The audit queue is named "audit: NAME", within the queue name's 200 characters.
-        text_problem(name or "", "name", max_length=NAME_MAX - len("audit: ")),
-        text_problem(rubric or "", "rubric", max_length=RUBRIC_MAX),
-    ) if p is not None]
-    for field, value in (("run_id", run_id), ("changed_by", changed_by), ("dataset", dataset), ("old", old),
-                         ("new", new)):
+    problems: list[Problem] = [
+        p
+        for p in (
+            whole_number_problem(sample, "sample", minimum=1, maximum=SAMPLE_MAX),
+            seed_problem(seed),
+            # The audit queue is named "audit: NAME", within the queue name's 200 characters.
+            text_problem(name or "", "name", max_length=NAME_MAX - len("audit: ")),
+            text_problem(rubric or "", "rubric", max_length=RUBRIC_MAX),
+        )
+        if p is not None
+    ]
+    for field, value in (
+        ("run_id", run_id),
+        ("changed_by", changed_by),
+        ("dataset", dataset),
+        ("old", old),
+        ("new", new),
+    ):
         if value is not None:
             found = text_problem(value, field, max_length=NAME_MAX)
             if found is not None:
@@ -143,11 +172,16 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
         criteria = {"dataset": dataset, "old": old, "new": new, "run_id": run_id}
     else:
         source = "labels"
-        batch = _changed_label_batch(run_id=run_id, changed_by=changed_by, since=since_at, until=until_at,
-                                     queue_id=queue, problems=problems)
+        batch = _changed_label_batch(
+            run_id=run_id, changed_by=changed_by, since=since_at, until=until_at, queue_id=queue, problems=problems
+        )
         criteria = {"run_id": run_id, "changed_by": changed_by, "since": since, "until": until, "queue": queue}
     if not problems and not batch:
-        problems.append(Problem("the batch is empty: no changed labels match", field="changed_by" if source == "labels" else "dataset"))
+        problems.append(
+            Problem(
+                "the batch is empty: no changed labels match", field="changed_by" if source == "labels" else "dataset"
+            )
+        )
     if problems:
         raise ServiceError(f"cannot start the audit: {len(problems)} problem(s); nothing was written", problems)
     ordered = sorted(batch)
@@ -159,28 +193,57 @@ def audit_create(*, name: str, auditors: list[str], run_id: str | None = None, c
         if user is None:
             continue  # queue_create names unknown users
         if not policies.can_join_pool(roles=user_roles(user)):
-            problems.append(Problem(f"{username!r} does not hold the annotator role; only annotators can audit "
-                                    "blind (an audit queue's pool)", field=f"auditors[{i}]"))
+            problems.append(
+                Problem(
+                    f"{username!r} does not hold the annotator role; only annotators can audit "
+                    "blind (an audit queue's pool)",
+                    field=f"auditors[{i}]",
+                )
+            )
         elif not policies.can_audit(user_id=user.pk, original_annotator_ids=originals):
-            problems.append(Problem(f"{username} made changes in this batch and cannot audit them blind",
-                                    field=f"auditors[{i}]"))
+            problems.append(
+                Problem(f"{username} made changes in this batch and cannot audit them blind", field=f"auditors[{i}]")
+            )
         elif HumanLabel.objects.filter(answer_id__in=chosen, annotator=user).exists():
-            problems.append(Problem(f"{username} already labelled answers in the sample, so cannot re-label them blind",
-                                    field=f"auditors[{i}]"))
+            problems.append(
+                Problem(
+                    f"{username} already labelled answers in the sample, so cannot re-label them blind",
+                    field=f"auditors[{i}]",
+                )
+            )
     if problems:
         raise ServiceError(f"cannot start the audit: {len(problems)} problem(s); nothing was written", problems)
     answers = {a.pk: a for a in Answer.objects.filter(pk__in=chosen).select_related("run")}
     with transaction.atomic():
-        queue = queue_create(name=f"audit: {name or source}", annotators=auditors, overlap=1, rubric=rubric,
-                             items=[{"run_id": answers[a].run.run_id, "qid": answers[a].qid} for a in chosen],
-                             seed=seed, created_by=created_by, kind=Queue.KIND_AUDIT)
-        audit = RelabelAudit.objects.create(name=name or f"{source} audit", source=source, criteria=criteria,
-                                            batch_size=len(batch), sample_size=len(chosen), seed=seed, alpha=alpha,
-                                            queue=queue, created_by=created_by)
-        RelabelAuditItem.objects.bulk_create([
-            RelabelAuditItem(audit=audit, answer_id=a, original_verdict=batch[a][0], original_annotator_id=batch[a][1])
-            for a in chosen
-        ])
+        queue = queue_create(
+            name=f"audit: {name or source}",
+            annotators=auditors,
+            overlap=1,
+            rubric=rubric,
+            items=[{"run_id": answers[a].run.run_id, "qid": answers[a].qid} for a in chosen],
+            seed=seed,
+            created_by=created_by,
+            kind=Queue.KIND_AUDIT,
+        )
+        audit = RelabelAudit.objects.create(
+            name=name or f"{source} audit",
+            source=source,
+            criteria=criteria,
+            batch_size=len(batch),
+            sample_size=len(chosen),
+            seed=seed,
+            alpha=alpha,
+            queue=queue,
+            created_by=created_by,
+        )
+        RelabelAuditItem.objects.bulk_create(
+            [
+                RelabelAuditItem(
+                    audit=audit, answer_id=a, original_verdict=batch[a][0], original_annotator_id=batch[a][1]
+                )
+                for a in chosen
+            ]
+        )
     return audit
 
 
@@ -195,24 +258,42 @@ def audit_get(audit_id) -> RelabelAudit:
 
 def audit_summary(audit: RelabelAudit) -> dict:
     """What was started: ids, batch and sample sizes, the audit queue and its auditors."""
-    return {"audit": audit.pk, "name": audit.name, "source": audit.source, "criteria": audit.criteria,
-            "batch": audit.batch_size, "sample": audit.sample_size, "queue": audit.queue_id,
-            "auditors": sorted(audit.queue.members.values_list("user__username", flat=True))}
+    return {
+        "audit": audit.pk,
+        "name": audit.name,
+        "source": audit.source,
+        "criteria": audit.criteria,
+        "batch": audit.batch_size,
+        "sample": audit.sample_size,
+        "queue": audit.queue_id,
+        "auditors": sorted(audit.queue.members.values_list("user__username", flat=True)),
+    }
 
 
 def _relabels(audit: RelabelAudit) -> list[dict]:
     items = list(audit.items.select_related("answer__run", "original_annotator"))
-    done = {(a.item.answer_id): a.annotator for a in Assignment.objects.filter(queue=audit.queue, state=Assignment.DONE)
-            .select_related("item", "annotator")}
-    labels = {(l.answer_id, l.annotator_id): l for l in HumanLabel.objects.filter(answer_id__in=list(done))}
+    done = {
+        (a.item.answer_id): a.annotator
+        for a in Assignment.objects.filter(queue=audit.queue, state=Assignment.DONE).select_related("item", "annotator")
+    }
+    labels = {(lab.answer_id, lab.annotator_id): lab for lab in HumanLabel.objects.filter(answer_id__in=list(done))}
     out = []
     for it in items:
         auditor = done.get(it.answer_id)
         label = labels.get((it.answer_id, auditor.pk)) if auditor else None
-        out.append({"answer_id": it.answer_id, "run_pk": it.answer.run_id, "run_id": it.answer.run.run_id, "qid": it.answer.qid, "original": it.original_verdict,
-                    "original_annotator": it.original_annotator.username if it.original_annotator else None,
-                    "relabel": label.verdict if label else None, "auditor": auditor.username if auditor else None,
-                    "rationale": label.rationale if label else ""})
+        out.append(
+            {
+                "answer_id": it.answer_id,
+                "run_pk": it.answer.run_id,
+                "run_id": it.answer.run.run_id,
+                "qid": it.answer.qid,
+                "original": it.original_verdict,
+                "original_annotator": it.original_annotator.username if it.original_annotator else None,
+                "relabel": label.verdict if label else None,
+                "auditor": auditor.username if auditor else None,
+                "rationale": label.rationale if label else "",
+            }
+        )
     return out
 
 
@@ -226,9 +307,16 @@ def audit_evaluate(*, audit: RelabelAudit) -> RelabelAudit:
         return audit
     rows = _relabels(audit)
     drift = relabel_drift([r["original"] for r in rows], [r["relabel"] for r in rows], alpha=audit.alpha)
-    audit.result = {"n": drift.n, "disagreements": drift.disagreements, "to_correct": drift.to_positive,
-                    "to_incorrect": drift.to_negative, "p_value": drift.p_value, "alpha": drift.alpha,
-                    "verdict": drift.verdict, "words": drift.words}
+    audit.result = {
+        "n": drift.n,
+        "disagreements": drift.disagreements,
+        "to_correct": drift.to_positive,
+        "to_incorrect": drift.to_negative,
+        "p_value": drift.p_value,
+        "alpha": drift.alpha,
+        "verdict": drift.verdict,
+        "words": drift.words,
+    }
     audit.status = RelabelAudit.DRIFT if drift.verdict == "drift" else RelabelAudit.ACCEPTED
     audit.save(update_fields=["result", "status"])
     return audit
@@ -242,8 +330,15 @@ def audit_resolve(*, audit: RelabelAudit, user, note: str) -> RelabelAudit:
     raise_problems("the note is not valid; nothing was changed", text_problem(note, "note", max_length=TEXT_MAX))
     audit = RelabelAudit.objects.select_for_update().get(pk=audit.pk)
     if audit.status != RelabelAudit.DRIFT:
-        raise ServiceError(f"only a batch flagged as drift can be resolved; this one is {audit.status}", code=1, status=409)
-    audit.status, audit.resolution, audit.resolved_by, audit.resolved_at = RelabelAudit.RESOLVED, note.strip(), user, timezone.now()
+        raise ServiceError(
+            f"only a batch flagged as drift can be resolved; this one is {audit.status}", code=1, status=409
+        )
+    audit.status, audit.resolution, audit.resolved_by, audit.resolved_at = (
+        RelabelAudit.RESOLVED,
+        note.strip(),
+        user,
+        timezone.now(),
+    )
     audit.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
     return audit
 
@@ -257,11 +352,19 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
     audit = audit_evaluate(audit=audit)
     rows = _relabels(audit)
     shown = [scope is None or scope.can_read_answer(r["answer_id"], r["run_pk"], shows_run=True) for r in rows]
-    listed = [{k: v for k, v in r.items() if k not in ("answer_id", "run_pk")} for r, ok in zip(rows, shown) if ok]
+    listed = [
+        {k: v for k, v in r.items() if k not in ("answer_id", "run_pk")}
+        for r, ok in zip(rows, shown, strict=False)
+        if ok
+    ]
     labelled = sum(1 for r in rows if r["relabel"] is not None)
-    out = {**audit_summary(audit), "status": audit.status, "labelled": labelled,
-           # Only a batch flagged as drift is held out (annotation.selectors.labels.held_out_answer_ids), until resolved.
-           "in_baseline": audit.status != RelabelAudit.DRIFT}
+    out = {
+        **audit_summary(audit),
+        "status": audit.status,
+        "labelled": labelled,
+        # Only a batch flagged as drift is held out (annotation.selectors.labels.held_out_answer_ids), until resolved.
+        "in_baseline": audit.status != RelabelAudit.DRIFT,
+    }
     if audit.result is not None:
         out.update(audit.result)
         out["items"] = listed

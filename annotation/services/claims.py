@@ -74,13 +74,18 @@ def _sweep_expired(queue: Queue, now: datetime) -> int:
     """Release claims whose lease ran out, so a walked-away annotator blocks nobody. Skips items another
     transaction holds (it will be swept next time); returns how many were released."""
     released = 0
-    expired = list(Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED, lease_expires_at__lte=now)
-                   .values_list("pk", "item_id")[:SWEEP])
+    expired = list(
+        Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED, lease_expires_at__lte=now).values_list(
+            "pk", "item_id"
+        )[:SWEEP]
+    )
     for pk, item_id in expired:
         item = QueueItem.objects.select_for_update(skip_locked=True).filter(pk=item_id).first()
         if item is None:
             continue
-        if Assignment.objects.filter(pk=pk, state=Assignment.CLAIMED, lease_expires_at__lte=now).update(state=Assignment.EXPIRED):
+        if Assignment.objects.filter(pk=pk, state=Assignment.CLAIMED, lease_expires_at__lte=now).update(
+            state=Assignment.EXPIRED
+        ):
             item.taken -= 1
             item.save(update_fields=["taken"])
             released += 1
@@ -103,16 +108,18 @@ def _renew_own_claim(queue: Queue, annotator, now: datetime) -> Claim | None:
 
 def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
     """Up to WINDOW open item ids at fill level `level` this annotator may take, from their offset on."""
-    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator,
-                                        state__in=[Assignment.CLAIMED, Assignment.DONE])
+    blocked = Assignment.objects.filter(
+        item=OuterRef("pk"), annotator=annotator, state__in=[Assignment.CLAIMED, Assignment.DONE]
+    )
     labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
-    base = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken=level)
-            .exclude(Exists(labelled)))
+    base = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken=level).exclude(Exists(labelled))
     if level > 0:
         base = base.exclude(Exists(blocked))
     ids = list(base.filter(position__gte=offset).order_by("position").values_list("pk", flat=True)[:WINDOW])
     if len(ids) < WINDOW and offset > 0:
-        ids += list(base.filter(position__lt=offset).order_by("position").values_list("pk", flat=True)[:WINDOW - len(ids)])
+        ids += list(
+            base.filter(position__lt=offset).order_by("position").values_list("pk", flat=True)[: WINDOW - len(ids)]
+        )
     return ids
 
 
@@ -139,12 +146,16 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
         return None, False
     offset = _digest(queue.seed, "start", annotator.pk) % queue.size
     lease = now + timedelta(seconds=queue.lease_seconds)
-    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator,
-                                        state__in=[Assignment.CLAIMED, Assignment.DONE])
+    blocked = Assignment.objects.filter(
+        item=OuterRef("pk"), annotator=annotator, state__in=[Assignment.CLAIMED, Assignment.DONE]
+    )
     labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
     mine_expired = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state=Assignment.EXPIRED)
-    eligible = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap)
-                .exclude(Exists(blocked)).exclude(Exists(labelled)))
+    eligible = (
+        QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap)
+        .exclude(Exists(blocked))
+        .exclude(Exists(labelled))
+    )
     contended = False
     for level in range(queue.overlap - 1, -1, -1):
         ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
@@ -152,8 +163,9 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
             continue
         # One statement takes the first candidate, in this annotator's order, that nobody else has locked;
         # eligibility is re-checked under the lock because the candidates were read without one.
-        item = _lock_first(eligible.filter(pk__in=ids).annotate(mine_expired=Exists(mine_expired))
-                           .select_related("answer__run"), ids)
+        item = _lock_first(
+            eligible.filter(pk__in=ids).annotate(mine_expired=Exists(mine_expired)).select_related("answer__run"), ids
+        )
         if item is None:
             contended = contended or eligible.filter(pk__in=ids).exists()
             continue
@@ -162,12 +174,20 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
         # be invisible to them: the unique constraints catch it (IntegrityError, and queue_next retries).
         if item.mine_expired:
             taken_up = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.EXPIRED).update(
-                state=Assignment.CLAIMED, claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
+                state=Assignment.CLAIMED, claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version
+            )
             if taken_up != 1:
                 raise IntegrityError("the annotator's lapsed claim changed meanwhile")
         else:
-            Assignment.objects.create(queue=queue, item=item, annotator=annotator, state=Assignment.CLAIMED,
-                                      claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
+            Assignment.objects.create(
+                queue=queue,
+                item=item,
+                annotator=annotator,
+                state=Assignment.CLAIMED,
+                claimed_at=now,
+                lease_expires_at=lease,
+                rubric_version=queue.rubric_version,
+            )
         item.taken += 1
         item.save(update_fields=["taken"])
         return Claim(item=item, lease_expires_at=lease, renewed=False), False

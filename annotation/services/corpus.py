@@ -1,4 +1,5 @@
 """Importing the corpus: documents chunked into passages; changed documents retire old chunks."""
+
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,11 +48,17 @@ def _check_chunk_owners(docs: dict[str, _Doc], chunk_lines: dict[str, int]) -> l
     problems = []
     ids = list(chunk_lines)
     for start in range(0, len(ids), BATCH):
-        for cid, owner in Chunk.objects.filter(chunk_id__in=ids[start:start + BATCH], retired=False).values_list(
-                "chunk_id", "document__doc_id"):
+        for cid, owner in Chunk.objects.filter(chunk_id__in=ids[start : start + BATCH], retired=False).values_list(
+            "chunk_id", "document__doc_id"
+        ):
             if docs.get(owner) is None or cid not in {c for c, _ in docs[owner].passages}:
-                problems.append(Problem(f"chunk_id {cid!r} is already a live chunk of document {owner!r}",
-                                        line=chunk_lines[cid], field="chunk_id"))
+                problems.append(
+                    Problem(
+                        f"chunk_id {cid!r} is already a live chunk of document {owner!r}",
+                        line=chunk_lines[cid],
+                        field="chunk_id",
+                    )
+                )
     return problems
 
 
@@ -66,7 +73,9 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
             continue
         text = obj.get("text")
         if not isinstance(text, str):
-            problems.append(Problem("missing required key" if "text" not in obj else "must be a string", line=line, field="text"))
+            problems.append(
+                Problem("missing required key" if "text" not in obj else "must be a string", line=line, field="text")
+            )
         for key in ("title", "source"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 problems.append(Problem("must be a string", line=line, field=key))
@@ -81,18 +90,34 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
                 continue
             if len(doc_id) > DOC_ID_MAX:
                 if not obj.get("doc_id"):
-                    problems.append(Problem(f"the document id before '#' is {len(doc_id)} characters long; at most "
-                                            f"{DOC_ID_MAX} are allowed", line=line, field="chunk_id"))
+                    problems.append(
+                        Problem(
+                            f"the document id before '#' is {len(doc_id)} characters long; at most "
+                            f"{DOC_ID_MAX} are allowed",
+                            line=line,
+                            field="chunk_id",
+                        )
+                    )
                 continue
             if cid is None or not isinstance(text, str):
                 continue
             if cid in chunk_lines:
-                problems.append(Problem(f"duplicate chunk_id {cid!r} (first on line {chunk_lines[cid]})", line=line, field="chunk_id"))
+                problems.append(
+                    Problem(
+                        f"duplicate chunk_id {cid!r} (first on line {chunk_lines[cid]})", line=line, field="chunk_id"
+                    )
+                )
                 continue
             chunk_lines[cid] = line
             doc = docs.setdefault(doc_id, _Doc(doc_id=doc_id, prechunked=True))
             if not doc.prechunked:
-                problems.append(Problem(f"document {doc_id!r} is given both whole (line {first_line[doc_id]}) and as chunks", line=line, field="chunk_id"))
+                problems.append(
+                    Problem(
+                        f"document {doc_id!r} is given both whole (line {first_line[doc_id]}) and as chunks",
+                        line=line,
+                        field="chunk_id",
+                    )
+                )
                 continue
             first_line.setdefault(doc_id, line)
             doc.passages.append((cid, text))
@@ -105,7 +130,9 @@ def _parse_corpus(path: Path) -> dict[str, _Doc]:
         if doc_id is None or not isinstance(text, str):
             continue
         if doc_id in docs:
-            problems.append(Problem(f"duplicate doc_id {doc_id!r} (first on line {first_line[doc_id]})", line=line, field="doc_id"))
+            problems.append(
+                Problem(f"duplicate doc_id {doc_id!r} (first on line {first_line[doc_id]})", line=line, field="doc_id")
+            )
             continue
         first_line[doc_id] = line
         docs[doc_id] = _Doc(doc_id=doc_id, title=obj.get("title") or "", source=obj.get("source") or "", text=text)
@@ -123,19 +150,32 @@ def corpus_import(*, path: str | Path, max_chars: int = DEFAULT_MAX_CHARS) -> Co
     now = timezone.now()
     added_chunks = retired = 0
     with transaction.atomic():
-        existing = {d.doc_id: d for d in Document.objects.filter(doc_id__in=list(docs))} if len(docs) < 5000 else \
-            {d.doc_id: d for d in Document.objects.all()}
+        existing = (
+            {d.doc_id: d for d in Document.objects.filter(doc_id__in=list(docs))}
+            if len(docs) < 5000
+            else {d.doc_id: d for d in Document.objects.all()}
+        )
         new_docs, changed_docs = [], []
         for doc in docs.values():
-            passages = doc.passages if doc.prechunked else [
-                (chunk_id(doc.doc_id, i), text) for i, text in enumerate(chunk_text(doc.text, max_chars=max_chars))
-            ]
+            passages = (
+                doc.passages
+                if doc.prechunked
+                else [
+                    (chunk_id(doc.doc_id, i), text) for i, text in enumerate(chunk_text(doc.text, max_chars=max_chars))
+                ]
+            )
             full_text = doc.text if not doc.prechunked else "\n\n".join(t for _, t in passages)
             digest = hashlib.sha256(full_text.encode("utf-8")).hexdigest()
             row = existing.get(doc.doc_id)
             if row is None:
-                row = Document(doc_id=doc.doc_id, title=doc.title, source=doc.source, text=full_text,
-                               text_sha256=digest, prechunked=doc.prechunked)
+                row = Document(
+                    doc_id=doc.doc_id,
+                    title=doc.title,
+                    source=doc.source,
+                    text=full_text,
+                    text_sha256=digest,
+                    prechunked=doc.prechunked,
+                )
                 new_docs.append((row, passages))
             elif row.text_sha256 != digest or row.title != doc.title or row.source != doc.source:
                 changed_docs.append((row, doc, full_text, digest, passages))
@@ -146,7 +186,8 @@ def corpus_import(*, path: str | Path, max_chars: int = DEFAULT_MAX_CHARS) -> Co
                 row.pk = ids[row.doc_id]
         to_create = [
             Chunk(document_id=row.pk, chunk_id=cid, ordinal=i, text=text, created_at=now)
-            for row, passages in new_docs for i, (cid, text) in enumerate(passages)
+            for row, passages in new_docs
+            for i, (cid, text) in enumerate(passages)
         ]
         to_retire: list[int] = []
         for row, doc, full_text, digest, passages in changed_docs:
@@ -166,12 +207,12 @@ def corpus_import(*, path: str | Path, max_chars: int = DEFAULT_MAX_CHARS) -> Co
             row.save(update_fields=["title", "source", "text", "text_sha256", "prechunked", "updated_at"])
         if to_retire:
             for start in range(0, len(to_retire), BATCH):
-                batch = to_retire[start:start + BATCH]
+                batch = to_retire[start : start + BATCH]
                 Chunk.objects.filter(pk__in=batch).update(retired=True, retired_at=now)
                 search.index_remove(batch)
             retired = len(to_retire)
         for start in range(0, len(to_create), BATCH):
-            batch = Chunk.objects.bulk_create(to_create[start:start + BATCH])
+            batch = Chunk.objects.bulk_create(to_create[start : start + BATCH])
             search.index_add(batch)
         added_chunks = len(to_create)
     return CorpusImportResult(documents=len(docs), chunks=added_chunks, retired=retired)

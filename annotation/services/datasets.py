@@ -1,8 +1,9 @@
 """Labelled sets: importing versions, the working copy and its edits, publishing, strata budgets."""
+
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.core.validators import slug_re
@@ -44,9 +45,10 @@ NOTE_MAX = 500
 def check_dataset_name(name) -> None:
     """A dataset name is a slug of at most 200 characters (it is part of every URL of the dataset)."""
     if not isinstance(name, str) or not slug_re.match(name) or len(name) > NAME_MAX:
-        raise ServiceError(f"bad dataset name {str(name)[:60]!r}",
-                           [Problem(f"must be a slug (letters, digits, - and _) of at most {NAME_MAX} "
-                                    "characters", field="dataset")])
+        raise ServiceError(
+            f"bad dataset name {str(name)[:60]!r}",
+            [Problem(f"must be a slug (letters, digits, - and _) of at most {NAME_MAX} characters", field="dataset")],
+        )
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,17 @@ class VersionResult:
     created: bool
 
     def as_dict(self):
-        return {"dataset": self.dataset, "dataset_hash": self.dataset_hash, "version": self.number,
-                "examples": self.examples, "added": self.added, "removed": self.removed,
-                "modified": self.modified, "unchanged": self.unchanged, "created": self.created}
+        return {
+            "dataset": self.dataset,
+            "dataset_hash": self.dataset_hash,
+            "version": self.number,
+            "examples": self.examples,
+            "added": self.added,
+            "removed": self.removed,
+            "modified": self.modified,
+            "unchanged": self.unchanged,
+            "created": self.created,
+        }
 
 
 def validate_record(record: dict, line: int | None, dataset: Dataset | None) -> list[Problem]:
@@ -82,15 +92,26 @@ def validate_record(record: dict, line: int | None, dataset: Dataset | None) -> 
     check_length(record, "stratum", STRATUM_MAX, line, problems)
     grading = record.get("grading")
     if grading is not None and grading not in GRADINGS:
-        problems.append(Problem(f"unknown grading {grading!r}; expected one of {', '.join(GRADINGS)}", line=line, field="grading"))
+        problems.append(
+            Problem(f"unknown grading {grading!r}; expected one of {', '.join(GRADINGS)}", line=line, field="grading")
+        )
     for key in (*GOLD_FIELDS, "expected", "labelled_by", "labelled_at", "asked_by", "source"):
         if record.get(key) is not None and not isinstance(record[key], str):
             problems.append(Problem("must be a string or null", line=line, field=key))
     stratum = record.get("stratum")
-    if dataset is not None and dataset.strata_budget and isinstance(stratum, str) and stratum not in dataset.strata_budget:
-        problems.append(Problem(
-            f"stratum {stratum!r} is outside the dataset's budget ({', '.join(sorted(dataset.strata_budget))})",
-            line=line, field="stratum"))
+    if (
+        dataset is not None
+        and dataset.strata_budget
+        and isinstance(stratum, str)
+        and stratum not in dataset.strata_budget
+    ):
+        problems.append(
+            Problem(
+                f"stratum {stratum!r} is outside the dataset's budget ({', '.join(sorted(dataset.strata_budget))})",
+                line=line,
+                field="stratum",
+            )
+        )
     return problems
 
 
@@ -110,7 +131,9 @@ def _scan_questions(path: Path, dataset: Dataset | None) -> tuple[dict[str, str]
         qid = obj.get("qid")
         if isinstance(qid, str) and qid.strip():
             if qid in first_line:
-                problems.append(Problem(f"duplicate qid {qid!r} (first on line {first_line[qid]})", line=line, field="qid"))
+                problems.append(
+                    Problem(f"duplicate qid {qid!r} (first on line {first_line[qid]})", line=line, field="qid")
+                )
                 continue
             first_line[qid] = line
             if not found:
@@ -129,8 +152,9 @@ def _iter_examples(path: Path) -> Iterator[Example]:
         yield Example(sha256=example_sha256(obj), qid=obj["qid"], stratum=obj["stratum"], canonical=text)
 
 
-def _create_version(*, dataset: Dataset, manifest: dict[str, str], strata: dict[str, str], source: str, user=None,
-                    note: str = "") -> VersionResult:
+def _create_version(
+    *, dataset: Dataset, manifest: dict[str, str], strata: dict[str, str], source: str, user=None, note: str = ""
+) -> VersionResult:
     """Write a new version with this manifest unless it equals the latest one (then return that)."""
     latest = latest_version(dataset)
     digest = dataset_hash(manifest.items())
@@ -139,14 +163,34 @@ def _create_version(*, dataset: Dataset, manifest: dict[str, str], strata: dict[
     if latest is not None and latest.dataset_hash == digest:
         return VersionResult(dataset.name, digest, latest.number, len(manifest), 0, 0, 0, len(manifest), created=False)
     version = DatasetVersion.objects.create(
-        dataset=dataset, number=(latest.number + 1) if latest else 1, dataset_hash=digest, parent=latest,
-        source=source, note=note, examples=len(manifest), added=len(diff.added), removed=len(diff.removed),
-        modified=len(diff.modified), unchanged=len(diff.unchanged), created_by=user,
+        dataset=dataset,
+        number=(latest.number + 1) if latest else 1,
+        dataset_hash=digest,
+        parent=latest,
+        source=source,
+        note=note,
+        examples=len(manifest),
+        added=len(diff.added),
+        removed=len(diff.removed),
+        modified=len(diff.modified),
+        unchanged=len(diff.unchanged),
+        created_by=user,
     )
-    entries = (VersionEntry(version=version, qid=qid, example_id=sha, stratum=strata[qid]) for qid, sha in manifest.items())
+    entries = (
+        VersionEntry(version=version, qid=qid, example_id=sha, stratum=strata[qid]) for qid, sha in manifest.items()
+    )
     _bulk(VersionEntry, entries)
-    return VersionResult(dataset.name, digest, version.number, len(manifest), len(diff.added), len(diff.removed),
-                         len(diff.modified), len(diff.unchanged), created=True)
+    return VersionResult(
+        dataset.name,
+        digest,
+        version.number,
+        len(manifest),
+        len(diff.added),
+        len(diff.removed),
+        len(diff.modified),
+        len(diff.unchanged),
+        created=True,
+    )
 
 
 def _bulk(model, objects, *, ignore_conflicts: bool = False) -> None:
@@ -160,7 +204,9 @@ def _bulk(model, objects, *, ignore_conflicts: bool = False) -> None:
         model.objects.bulk_create(batch, ignore_conflicts=ignore_conflicts)
 
 
-def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_working_copy: bool = False) -> VersionResult:
+def questions_import(
+    *, path: str | Path, dataset_name: str, user=None, discard_working_copy: bool = False
+) -> VersionResult:
     """Import a whole JSONL file as the dataset's next immutable version (created if new). Atomic.
 
     Streams the file twice (validate, then write in batches), so memory grows with the number of
@@ -171,10 +217,11 @@ def questions_import(*, path: str | Path, dataset_name: str, user=None, discard_
     dataset = Dataset.objects.filter(name=dataset_name).first()
     manifest, strata = _scan_questions(path, dataset)
     with transaction.atomic():
-        if dataset is None:
-            dataset = Dataset.objects.create(name=dataset_name)
-        else:
-            dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+        dataset = (
+            Dataset.objects.create(name=dataset_name)
+            if dataset is None
+            else Dataset.objects.select_for_update().get(pk=dataset.pk)
+        )
         pending = working_edits(dataset).count()
         if pending and not discard_working_copy:
             raise ServiceError(
@@ -195,16 +242,21 @@ def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]
     for stratum, raw in shares.items():
         found = text_problem(stratum, "stratum", max_length=STRATUM_MAX, required=True)
         if found is not None:
-            problems.append(Problem(f"stratum name {str(stratum)[:40]!r} {found.message}", field=str(stratum)[:STRATUM_MAX]))
+            problems.append(
+                Problem(f"stratum name {str(stratum)[:40]!r} {found.message}", field=str(stratum)[:STRATUM_MAX])
+            )
             continue
         try:
             value = Decimal(str(raw).strip())
         except InvalidOperation:
-            problems.append(Problem(f"share {raw!r} is not a number (stratum {stratum!r}; give a percentage)",
-                                    field=stratum))
+            problems.append(
+                Problem(f"share {raw!r} is not a number (stratum {stratum!r}; give a percentage)", field=stratum)
+            )
             continue
         if not value.is_finite():
-            problems.append(Problem(f"share {raw!r} is not a finite number (stratum {stratum!r}; give a percentage)", field=stratum))
+            problems.append(
+                Problem(f"share {raw!r} is not a finite number (stratum {stratum!r}; give a percentage)", field=stratum)
+            )
             continue
         if value < 0 or value > 100:
             problems.append(Problem(f"share {raw} is outside 0..100 (stratum {stratum!r})", field=stratum))
@@ -223,7 +275,8 @@ def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]
         if left_out:
             raise ServiceError(
                 f"the latest version of {dataset_name!r} has questions in strata the budget leaves out; nothing was changed",
-                [Problem(f"{n} question(s) in this stratum", field=k) for k, n in sorted(left_out.items())])
+                [Problem(f"{n} question(s) in this stratum", field=k) for k, n in sorted(left_out.items())],
+            )
     with transaction.atomic():
         if dataset is None:
             dataset = Dataset.objects.create(name=dataset_name)
@@ -236,9 +289,19 @@ def _record_edit(*, dataset, qid, old, new, revision, user, active_seconds, clie
     old = old or {}
     new = new or {}
     audits = [
-        EditAudit(dataset=dataset, qid=qid, field=key, old_value=old.get(key), new_value=new.get(key), revision=revision,
-                  user=user, active_seconds=active_seconds, client_key=client_key)
-        for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)
+        EditAudit(
+            dataset=dataset,
+            qid=qid,
+            field=key,
+            old_value=old.get(key),
+            new_value=new.get(key),
+            revision=revision,
+            user=user,
+            active_seconds=active_seconds,
+            client_key=client_key,
+        )
+        for key in sorted(set(old) | set(new))
+        if old.get(key) != new.get(key)
     ]
     EditAudit.objects.bulk_create(audits)
 
@@ -257,8 +320,17 @@ def _gold_changed(old: dict, new: dict) -> bool:
     return any((old.get(k) or None) != (new.get(k) or None) for k in (*GOLD_FIELDS, "gold_extra_chunk_ids"))
 
 
-def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: int | None, user=None,
-                 active_seconds: float = 0.0, client_key: str = "", delete: bool = False) -> EditResult:
+def working_edit(
+    *,
+    dataset_name: str,
+    qid: str,
+    changes: dict,
+    base_revision: int | None,
+    user=None,
+    active_seconds: float = 0.0,
+    client_key: str = "",
+    delete: bool = False,
+) -> EditResult:
     """Change fields of one question in the working copy, with optimistic concurrency and an audit row per field.
 
     `base_revision` is the revision the client edited (0 for a question it believes is new); a
@@ -271,15 +343,22 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
         seconds_problem(active_seconds),
         text_problem(client_key or "", "client_key", max_length=100),
         None if isinstance(changes, dict) else Problem("must be an object of fields to set", field="changes"),
-        *(Problem(f"a field name is at most {FIELD_NAME_MAX} characters", field=f"changes.{str(key)[:40]}…")
-          for key in (changes if isinstance(changes, dict) else ()) if len(str(key)) > FIELD_NAME_MAX),
+        *(
+            Problem(f"a field name is at most {FIELD_NAME_MAX} characters", field=f"changes.{str(key)[:40]}…")
+            for key in (changes if isinstance(changes, dict) else ())
+            if len(str(key)) > FIELD_NAME_MAX
+        ),
     )
     dataset = Dataset.objects.select_for_update().filter(name=dataset_name).first()
     if dataset is None:
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)
     latest = latest_version(dataset)
     row = WorkingExample.objects.select_for_update().filter(dataset=dataset, qid=qid).first()
-    if client_key and row is not None and EditAudit.objects.filter(dataset=dataset, qid=qid, client_key=client_key).exists():
+    if (
+        client_key
+        and row is not None
+        and EditAudit.objects.filter(dataset=dataset, qid=qid, client_key=client_key).exists()
+    ):
         current = row.record if row.base_version_id == (latest.pk if latest else None) else version_record(latest, qid)
         return EditResult(qid, row.revision, current, replayed=True)
     active = row is not None and row.base_version_id == (latest.pk if latest else None)
@@ -291,7 +370,8 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
         raise ServiceError(
             f"question {qid!r} was changed by {row.updated_by if row and row.updated_by else 'someone else'} "
             f"(revision {revision}, yours was {base_revision}); reload to see their change",
-            code=1, status=409,
+            code=1,
+            status=409,
         )
     if delete:
         new = None
@@ -299,7 +379,9 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
         new = dict(current or {"qid": qid})
         for key, value in changes.items():
             if key == "qid" and value != qid:
-                raise ServiceError("qid cannot be changed; add a new question instead", [Problem("read-only", field="qid")])
+                raise ServiceError(
+                    "qid cannot be changed; add a new question instead", [Problem("read-only", field="qid")]
+                )
             new[key] = value
         if not new.get("ambiguous", True):
             # Unmarking "ambiguous" restores the record as it was (same content hash), not `"ambiguous": false`.
@@ -321,15 +403,25 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
     row.updated_by = user
     row.active_seconds = (row.active_seconds or 0) + max(0.0, float(active_seconds or 0))
     row.save()
-    _record_edit(dataset=dataset, qid=qid, old=current, new=new, revision=revision, user=user,
-                 active_seconds=active_seconds, client_key=client_key)
+    _record_edit(
+        dataset=dataset,
+        qid=qid,
+        old=current,
+        new=new,
+        revision=revision,
+        user=user,
+        active_seconds=active_seconds,
+        client_key=client_key,
+    )
     return EditResult(qid, revision, new, replayed=False)
 
 
 @transaction.atomic
 def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionResult:
     """Snapshot the working copy (latest version plus pending edits) into a new immutable version."""
-    raise_problems("the note is not valid; nothing was published", text_problem(note or "", "note", max_length=NOTE_MAX))
+    raise_problems(
+        "the note is not valid; nothing was published", text_problem(note or "", "note", max_length=NOTE_MAX)
+    )
     dataset = Dataset.objects.select_for_update().filter(name=dataset_name).first()
     if dataset is None:
         raise ServiceError(f"unknown dataset {dataset_name!r}", status=404)
@@ -344,8 +436,11 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
         sha = example_sha256(edit.record)
         manifest[edit.qid] = sha
         strata[edit.qid] = edit.record.get("stratum", "")
-        new_examples.append(Example(sha256=sha, qid=edit.qid, stratum=edit.record.get("stratum", ""),
-                                    canonical=canonical_json(edit.record)))
+        new_examples.append(
+            Example(
+                sha256=sha, qid=edit.qid, stratum=edit.record.get("stratum", ""), canonical=canonical_json(edit.record)
+            )
+        )
     if not manifest:
         raise ServiceError(f"dataset {dataset_name!r} has no questions to publish")
     Example.objects.bulk_create(new_examples, ignore_conflicts=True)

@@ -26,8 +26,14 @@ from evalapp.roles import user_roles
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 DATASET = "stdlib-support"
 # The demo set's budget; questions.jsonl holds these shares exactly (80 questions: 32/16/12/8/8/4).
-STRATA = {"single_fact": "40", "procedural": "20", "constrained": "15", "comparison": "10", "no_answer": "10",
-          "ambiguous": "5"}
+STRATA = {
+    "single_fact": "40",
+    "procedural": "20",
+    "constrained": "15",
+    "comparison": "10",
+    "no_answer": "10",
+    "ambiguous": "5",
+}
 USERS = [
     ("expert", ["expert"]),
     ("annotator", ["annotator"]),
@@ -39,10 +45,16 @@ USERS = [
 ]
 RUN_FILES = ("run_baseline.jsonl", "run_candidate.jsonl")
 # A blind queue for the annotators who have not graded the demo runs yet (ann1 and ann2 have, by import).
-QUEUE = {"name": "Support answers, June sample", "run_id": "demo-rag-v2", "sample": 24, "seed": 1, "overlap": 2,
-         "annotators": ["annotator", "ann3"],
-         "rubric": "Correct: the answer states what the gold passage says, with nothing that contradicts it. "
-                   "Incorrect: wrong, contradicting the passage, or answering a question that has no answer in the corpus."}
+QUEUE = {
+    "name": "Support answers, June sample",
+    "run_id": "demo-rag-v2",
+    "sample": 24,
+    "seed": 1,
+    "overlap": 2,
+    "annotators": ["annotator", "ann3"],
+    "rubric": "Correct: the answer states what the gold passage says, with nothing that contradicts it. "
+    "Incorrect: wrong, contradicting the passage, or answering a question that has no answer in the corpus.",
+}
 
 
 def demo_password(username: str) -> str:
@@ -83,8 +95,13 @@ def _dataset() -> tuple[dict, dict]:
         strata = strata_set(dataset_name=DATASET, shares=STRATA)
         return strata, questions_import(path=DEMO_DIR / "questions.jsonl", dataset_name=DATASET).as_dict()
     strata = {k: float(v) for k, v in (dataset.strata_budget or {}).items()}
-    return strata, {"dataset": DATASET, "dataset_hash": version.dataset_hash, "version": version.number,
-                    "examples": version.entries.count(), "created": False}
+    return strata, {
+        "dataset": DATASET,
+        "dataset_hash": version.dataset_hash,
+        "version": version.number,
+        "examples": version.entries.count(),
+        "created": False,
+    }
 
 
 def _runs() -> list[dict]:
@@ -95,8 +112,15 @@ def _runs() -> list[dict]:
         if run is None:
             out.append({**run_import(path=path).as_dict(), "imported": True})
         else:
-            out.append({"run_id": run.run_id, "answers": run.answers.count(), "dataset": DATASET,
-                        "dataset_hash": run.dataset_hash, "imported": False})
+            out.append(
+                {
+                    "run_id": run.run_id,
+                    "answers": run.answers.count(),
+                    "dataset": DATASET,
+                    "dataset_hash": run.dataset_hash,
+                    "imported": False,
+                }
+            )
     return out
 
 
@@ -116,12 +140,19 @@ def demo_seed(*, users: bool = True) -> dict:
     if held:
         payload["labels"] = {"labels": held, "loaded": False}
     else:
-        payload["labels"] = {**labels_import(path=DEMO_DIR / "labels.jsonl", create_users=True).as_dict(),
-                             "loaded": True}
+        payload["labels"] = {
+            **labels_import(path=DEMO_DIR / "labels.jsonl", create_users=True).as_dict(),
+            "loaded": True,
+        }
     if users:
         queue = Queue.objects.filter(name=QUEUE["name"]).first()
         created = queue is None
         queue = queue or queue_create(**QUEUE)
-        payload["queue"] = {"id": queue.pk, "name": queue.name, "items": queue.size,
-                            "annotators": QUEUE["annotators"], "created": created}
+        payload["queue"] = {
+            "id": queue.pk,
+            "name": queue.name,
+            "items": queue.size,
+            "annotators": QUEUE["annotators"],
+            "created": created,
+        }
     return payload

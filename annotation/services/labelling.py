@@ -33,22 +33,37 @@ from evalapp.validation import (
 
 def _check_verdict(verdict) -> None:
     if verdict not in VERDICT_VALUES:
-        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
-                           [Problem("unknown verdict", field="verdict")])
+        raise ServiceError(
+            f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+            [Problem("unknown verdict", field="verdict")],
+        )
 
 
 def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
-    annotator_ids = list(Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True))
-    verdicts = set(HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=annotator_ids)
-                   .values_list("verdict", flat=True))
+    annotator_ids = list(
+        Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True)
+    )
+    verdicts = set(
+        HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=annotator_ids).values_list(
+            "verdict", flat=True
+        )
+    )
     item.status = QueueItem.AGREED if len(verdicts) == 1 else QueueItem.DISPUTED
     item.completed_at = now
     final_label_refresh(answer_ids=[item.answer_id])
 
 
 @transaction.atomic
-def label_submit(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "",
-                 active_seconds: float | None = None, now: datetime | None = None) -> tuple[HumanLabel, str]:
+def label_submit(
+    *,
+    queue: Queue,
+    item_id: int,
+    annotator,
+    verdict: str,
+    rationale: str = "",
+    active_seconds: float | None = None,
+    now: datetime | None = None,
+) -> tuple[HumanLabel, str]:
     """Record the annotator's verdict on an item they hold; through label_write, so history is kept.
 
     Until the item has all its labels the annotator may change their own; after that, 409. A late
@@ -56,8 +71,11 @@ def label_submit(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     someone else it is refused (409) and nothing is written.
     """
     _check_verdict(verdict)
-    raise_problems("the label is not valid; nothing was written",
-                   text_problem(rationale or "", "rationale", max_length=TEXT_MAX), seconds_problem(active_seconds))
+    raise_problems(
+        "the label is not valid; nothing was written",
+        text_problem(rationale or "", "rationale", max_length=TEXT_MAX),
+        seconds_problem(active_seconds),
+    )
     now = now or timezone.now()
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
@@ -70,17 +88,34 @@ def label_submit(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
         raise Conflict(f"this item is complete (all {queue.overlap} labels are in); labels can no longer change here")
     if mine.state == Assignment.DONE:
         # Changing one's own label before the item is complete: same slot, history in LabelEvent.
-        return label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
-                           source="queue", active_seconds=active_seconds, refresh_final=False)
+        return label_write(
+            answer=item.answer,
+            annotator=annotator,
+            verdict=verdict,
+            rationale=rationale or "",
+            source="queue",
+            active_seconds=active_seconds,
+            refresh_final=False,
+        )
     if mine.state == Assignment.EXPIRED:
         if item.taken >= queue.overlap:
-            raise Conflict(f"your lease on this item ran out at {mine.lease_expires_at.isoformat()} and the item was "
-                           "handed to another annotator; your label was not recorded")
+            raise Conflict(
+                f"your lease on this item ran out at {mine.lease_expires_at.isoformat()} and the item was "
+                "handed to another annotator; your label was not recorded"
+            )
         item.taken += 1  # the slot is still free: take it back
     mine.state, mine.submitted_at = Assignment.DONE, now
     mine.save(update_fields=["state", "submitted_at"])
-    result = label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
-                         source="queue", labelled_at=now, active_seconds=active_seconds, refresh_final=False)
+    result = label_write(
+        answer=item.answer,
+        annotator=annotator,
+        verdict=verdict,
+        rationale=rationale or "",
+        source="queue",
+        labelled_at=now,
+        active_seconds=active_seconds,
+        refresh_final=False,
+    )
     item.done += 1
     if item.done >= queue.overlap:
         _complete(item, queue, now)
@@ -94,10 +129,13 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind."""
     _check_verdict(verdict)
     if not isinstance(rationale, str) or not rationale.strip():
-        raise ServiceError("say why the label changes after the item was complete",
-                           [Problem("must be a non-empty string", field="rationale")])
-    raise_problems("the label is not valid; nothing was written",
-                   text_problem(rationale, "rationale", max_length=TEXT_MAX))
+        raise ServiceError(
+            "say why the label changes after the item was complete",
+            [Problem("must be a non-empty string", field="rationale")],
+        )
+    raise_problems(
+        "the label is not valid; nothing was written", text_problem(rationale, "rationale", max_length=TEXT_MAX)
+    )
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
@@ -107,8 +145,15 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     if item.status == QueueItem.OPEN:
         raise Conflict("the item is not complete yet: change your label with the label call instead")
     current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
-    result = label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale.strip(),
-                         source="queue", round=(current.round if current else 1) + 1, refresh_final=False)
+    result = label_write(
+        answer=item.answer,
+        annotator=annotator,
+        verdict=verdict,
+        rationale=rationale.strip(),
+        source="queue",
+        round=(current.round if current else 1) + 1,
+        refresh_final=False,
+    )
     if item.status != QueueItem.ADJUDICATED:
         _complete(item, queue, item.completed_at or timezone.now())
         item.save(update_fields=["status", "completed_at"])
@@ -130,23 +175,33 @@ def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, re
     _check_verdict(verdict)
     if not isinstance(reason, str) or not reason.strip():
         raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
-    raise_problems("the decision is not valid; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX))
+    raise_problems(
+        "the decision is not valid; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX)
+    )
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
-    policies.check_can_adjudicate(user_id=adjudicator.pk, roles=user_roles(adjudicator),
-                                  annotator_ids=item_annotator_ids(item))
+    policies.check_can_adjudicate(
+        user_id=adjudicator.pk, roles=user_roles(adjudicator), annotator_ids=item_annotator_ids(item)
+    )
     # Settling it would show the labels of an answer this adjudicator still grades blind elsewhere.
-    blind = QueueItem.objects.filter(answer_id=item.answer_id, status=QueueItem.OPEN,
-                                     queue__members__user=adjudicator).exists()
-    policies.check_can_read_answer(answer_id=item.answer_id, run_id=item.answer.run_id,
-                                   blind_answer_ids={item.answer_id} if blind else set(), blind_run_ids=set(),
-                                   shows_run=False)
+    blind = QueueItem.objects.filter(
+        answer_id=item.answer_id, status=QueueItem.OPEN, queue__members__user=adjudicator
+    ).exists()
+    policies.check_can_read_answer(
+        answer_id=item.answer_id,
+        run_id=item.answer.run_id,
+        blind_answer_ids={item.answer_id} if blind else set(),
+        blind_run_ids=set(),
+        shows_run=False,
+    )
     if item.status == QueueItem.OPEN:
         raise Conflict(f"this item has {item.done} of its {queue.overlap} labels; adjudicate once all are in")
     if item.status == QueueItem.AGREED:
         raise Conflict("the labels on this item agree; there is nothing to adjudicate")
-    adjudication = adjudication_record(answer=item.answer, adjudicator=adjudicator, verdict=verdict, reason=reason.strip())
+    adjudication = adjudication_record(
+        answer=item.answer, adjudicator=adjudicator, verdict=verdict, reason=reason.strip()
+    )
     item.status = QueueItem.ADJUDICATED
     item.save(update_fields=["status"])
     return adjudication

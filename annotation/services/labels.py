@@ -53,8 +53,12 @@ def final_label_refresh(*, answer_ids) -> int:
     now = timezone.now()
     answer_ids = list(answer_ids)
     # Labels each answer needs: the largest overlap of its labelling queues, one query for them all.
-    needs = dict(QueueItem.objects.filter(answer_id__in=answer_ids, queue__kind=Queue.KIND_LABELLING)
-                 .values("answer_id").annotate(n=Max("queue__overlap")).values_list("answer_id", "n"))
+    needs = dict(
+        QueueItem.objects.filter(answer_id__in=answer_ids, queue__kind=Queue.KIND_LABELLING)
+        .values("answer_id")
+        .annotate(n=Max("queue__overlap"))
+        .values_list("answer_id", "n")
+    )
     for answer in Answer.objects.filter(pk__in=answer_ids).select_for_update():
         adjudication = Adjudication.objects.filter(answer=answer).order_by("-at", "-id").first()
         verdicts = list(HumanLabel.objects.filter(answer=answer).values_list("verdict", flat=True))
@@ -84,26 +88,48 @@ def annotator_get_or_create(username: str):
 
 
 @transaction.atomic
-def label_write(*, answer: Answer, annotator, verdict: str, rationale: str = "", source: str = "app",
-                labelled_at: datetime | None = None, active_seconds: float | None = None, round: int = 1,
-                refresh_final: bool = True) -> tuple[HumanLabel, str]:
+def label_write(
+    *,
+    answer: Answer,
+    annotator,
+    verdict: str,
+    rationale: str = "",
+    source: str = "app",
+    labelled_at: datetime | None = None,
+    active_seconds: float | None = None,
+    round: int = 1,
+    refresh_final: bool = True,
+) -> tuple[HumanLabel, str]:
     """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent.
 
     Returns (label, outcome) where outcome is "created", "changed" or "unchanged".
     """
     if verdict not in VERDICT_VALUES:
-        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
-                           [Problem("unknown verdict", field="verdict")])
-    raise_problems("the label is not valid; nothing was written",
-                   text_problem(rationale or "", "rationale", max_length=TEXT_MAX), seconds_problem(active_seconds))
+        raise ServiceError(
+            f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+            [Problem("unknown verdict", field="verdict")],
+        )
+    raise_problems(
+        "the label is not valid; nothing was written",
+        text_problem(rationale or "", "rationale", max_length=TEXT_MAX),
+        seconds_problem(active_seconds),
+    )
     labelled_at = labelled_at or timezone.now()
     label = HumanLabel.objects.select_for_update().filter(answer=answer, annotator=annotator).first()
     if label is not None and label.verdict == verdict and label.rationale == (rationale or label.rationale):
         return label, "unchanged"
     old = label.verdict if label else ""
     if label is None:
-        label = HumanLabel.objects.create(answer=answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
-                                          source=source, labelled_at=labelled_at, active_seconds=active_seconds, round=round)
+        label = HumanLabel.objects.create(
+            answer=answer,
+            annotator=annotator,
+            verdict=verdict,
+            rationale=rationale or "",
+            source=source,
+            labelled_at=labelled_at,
+            active_seconds=active_seconds,
+            round=round,
+        )
         outcome = "created"
     else:
         label.verdict, label.rationale, label.source = verdict, rationale or label.rationale, source
@@ -112,8 +138,15 @@ def label_write(*, answer: Answer, annotator, verdict: str, rationale: str = "",
             label.active_seconds = (label.active_seconds or 0) + active_seconds
         label.save()
         outcome = "changed"
-    LabelEvent.objects.create(answer=answer, annotator=annotator, old_verdict=old, new_verdict=verdict,
-                              rationale=rationale or "", source=source, round=label.round)
+    LabelEvent.objects.create(
+        answer=answer,
+        annotator=annotator,
+        old_verdict=old,
+        new_verdict=verdict,
+        rationale=rationale or "",
+        source=source,
+        round=label.round,
+    )
     if refresh_final:
         final_label_refresh(answer_ids=[answer.pk])
     return label, outcome
@@ -123,10 +156,13 @@ def label_write(*, answer: Answer, annotator, verdict: str, rationale: str = "",
 def adjudication_record(*, answer: Answer, adjudicator, verdict: str, reason: str = "") -> Adjudication:
     """Record an adjudicator's final verdict; the policy that they are not one of the annotators is the caller's."""
     if verdict not in VERDICT_VALUES:
-        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
-                           [Problem("unknown verdict", field="verdict")])
-    raise_problems("the decision is not valid; nothing was written",
-                   text_problem(reason or "", "reason", max_length=TEXT_MAX))
+        raise ServiceError(
+            f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+            [Problem("unknown verdict", field="verdict")],
+        )
+    raise_problems(
+        "the decision is not valid; nothing was written", text_problem(reason or "", "reason", max_length=TEXT_MAX)
+    )
     adjudication = Adjudication.objects.create(answer=answer, adjudicator=adjudicator, verdict=verdict, reason=reason)
     final_label_refresh(answer_ids=[answer.pk])
     return adjudication
@@ -142,8 +178,14 @@ class LabelImportResult:
     replaced: int = 0
 
     def as_dict(self):
-        return {"labels": self.labels, "created": self.created, "changed": self.changed,
-                "unchanged": self.unchanged, "replaced": self.replaced, "users_created": self.users_created}
+        return {
+            "labels": self.labels,
+            "created": self.created,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "replaced": self.replaced,
+            "users_created": self.users_created,
+        }
 
 
 def _shown(value) -> str:
@@ -184,8 +226,9 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
         annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
         verdict = obj.get("verdict")
         if verdict not in VERDICT_VALUES:
-            problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line,
-                                    field="verdict"))
+            problems.append(
+                Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line, field="verdict")
+            )
         at = parse_time(obj.get("labelled_at"), problems, field="labelled_at", line=line)
         rationale = obj.get("rationale")
         if rationale is not None and not isinstance(rationale, str):
@@ -195,16 +238,25 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
         key = (run_id, qid, annotator)
         if None not in key:
             if key in seen:
-                problems.append(Problem(f"a second label by {annotator!r} for {run_id}/{qid} (first on line {seen[key]})",
-                                        line=line, field="annotator"))
+                problems.append(
+                    Problem(
+                        f"a second label by {annotator!r} for {run_id}/{qid} (first on line {seen[key]})",
+                        line=line,
+                        field="annotator",
+                    )
+                )
             seen[key] = line
-        rows.append(_LabelLine(line, run_id, qid, annotator, verdict if verdict in VERDICT_VALUES else None, at,
-                               rationale or ""))
+        rows.append(
+            _LabelLine(
+                line, run_id, qid, annotator, verdict if verdict in VERDICT_VALUES else None, at, rationale or ""
+            )
+        )
     return rows
 
 
-def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", by=None,
-                  create_users: bool = False) -> LabelImportResult:
+def labels_import(
+    *, path: str | Path, replace: bool = False, reason: str = "", by=None, create_users: bool = False
+) -> LabelImportResult:
     """Import human grades; every refused line is named and nothing is written unless all lines are good.
 
     Never silently replaces a label: a line that would change an existing verdict or rationale is refused
@@ -219,8 +271,10 @@ def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", 
     path = require_file(path)
     reason = (reason or "").strip()
     if replace and not reason:
-        raise ServiceError("--replace needs --reason: say why the labels are replaced; nothing was imported",
-                           [Problem("--replace needs --reason: say why the labels are replaced", field="reason")])
+        raise ServiceError(
+            "--replace needs --reason: say why the labels are replaced; nothing was imported",
+            [Problem("--replace needs --reason: say why the labels are replaced", field="reason")],
+        )
     problems: list[Problem] = []
     rows = _label_lines(path, problems)
     run_ids = {r.run_id for r in rows if r.run_id}
@@ -229,19 +283,27 @@ def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", 
     counts = {"created": 0, "changed": 0, "unchanged": 0}
     with transaction.atomic():
         # Read inside the transaction the writes happen in, so what was checked is what is written over.
-        answers = {(run_id, qid): pk for run_id, qid, pk in
-                   Answer.objects.filter(run__run_id__in=run_ids).values_list("run__run_id", "qid", "pk")}
+        answers = {
+            (run_id, qid): pk
+            for run_id, qid, pk in Answer.objects.filter(run__run_id__in=run_ids).values_list(
+                "run__run_id", "qid", "pk"
+            )
+        }
         known_runs = set(Run.objects.filter(run_id__in=run_ids).values_list("run_id", flat=True))
         user_ids = dict(User.objects.filter(username__in=names).values_list("username", "pk"))
         annotators = usernames_with_role(user_ids, ANNOTATOR)
-        existing = {(answer_id, name): (pk, verdict, rationale, source, round_)
-                    for pk, answer_id, name, verdict, rationale, source, round_ in
-                    HumanLabel.objects.select_for_update(of=("self",))
-                    .filter(answer__run__run_id__in=run_ids, annotator__username__in=names)
-                    .values_list("pk", "answer_id", "annotator__username", "verdict", "rationale", "source", "round")}
+        existing = {
+            (answer_id, name): (pk, verdict, rationale, source, round_)
+            for pk, answer_id, name, verdict, rationale, source, round_ in HumanLabel.objects.select_for_update(
+                of=("self",)
+            )
+            .filter(answer__run__run_id__in=run_ids, annotator__username__in=names)
+            .values_list("pk", "answer_id", "annotator__username", "verdict", "rationale", "source", "round")
+        }
         queues: dict[int, list[tuple[int, str, str]]] = {}
-        for answer_id, queue_id, name, kind in (QueueItem.objects.filter(answer__run__run_id__in=run_ids)
-                                                .values_list("answer_id", "queue_id", "queue__name", "queue__kind")):
+        for answer_id, queue_id, name, kind in QueueItem.objects.filter(answer__run__run_id__in=run_ids).values_list(
+            "answer_id", "queue_id", "queue__name", "queue__kind"
+        ):
             queues.setdefault(answer_id, []).append((queue_id, name, kind))
 
         writes: list[tuple[_LabelLine, int, tuple | None]] = []
@@ -256,11 +318,23 @@ def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", 
             if r.annotator is not None:
                 if r.annotator not in user_ids:
                     if not create_users:
-                        problems.append(Problem(f"unknown user {r.annotator!r}; the API does not create accounts: "
-                                                "add them with add_user", line=r.line, field="annotator"))
+                        problems.append(
+                            Problem(
+                                f"unknown user {r.annotator!r}; the API does not create accounts: "
+                                "add them with add_user",
+                                line=r.line,
+                                field="annotator",
+                            )
+                        )
                 else:
-                    _refuse_unless(problems, r.line, "annotator", policies.check_can_hold_label,
-                                   roles={ANNOTATOR} if r.annotator in annotators else set(), username=r.annotator)
+                    _refuse_unless(
+                        problems,
+                        r.line,
+                        "annotator",
+                        policies.check_can_hold_label,
+                        roles={ANNOTATOR} if r.annotator in annotators else set(),
+                        username=r.annotator,
+                    )
             if answer_id is None or r.annotator is None or r.verdict is None:
                 continue
             current = existing.get((answer_id, r.annotator))
@@ -268,16 +342,32 @@ def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", 
                 counts["unchanged"] += 1
                 continue
             answer = f"{r.run_id}/{r.qid}"
-            if not _refuse_unless(problems, r.line, "qid" if queues.get(answer_id) else "verdict",
-                                  policies.check_can_import_label, queues=queues.get(answer_id, []),
-                                  label_source=current[3] if current else None, answer=answer, annotator=r.annotator):
+            if not _refuse_unless(
+                problems,
+                r.line,
+                "qid" if queues.get(answer_id) else "verdict",
+                policies.check_can_import_label,
+                queues=queues.get(answer_id, []),
+                label_source=current[3] if current else None,
+                answer=answer,
+                annotator=r.annotator,
+            ):
                 continue
             if current is not None:
                 rationale_only = current[1] == r.verdict
-                _refuse_unless(problems, r.line, "rationale" if rationale_only else "verdict",
-                               policies.check_can_replace_label, replace=replace, reason=reason,
-                               annotator=r.annotator, answer=answer, old=current[1], new=r.verdict,
-                               rationale_only=rationale_only)
+                _refuse_unless(
+                    problems,
+                    r.line,
+                    "rationale" if rationale_only else "verdict",
+                    policies.check_can_replace_label,
+                    replace=replace,
+                    reason=reason,
+                    annotator=r.annotator,
+                    answer=answer,
+                    old=current[1],
+                    new=r.verdict,
+                    rationale_only=rationale_only,
+                )
             writes.append((r, answer_id, current))
         if problems:
             problems.sort(key=lambda p: p.line or 0)
@@ -291,27 +381,57 @@ def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", 
         for r, answer_id, current in writes:
             at = r.labelled_at or now
             if current is None:
-                fresh.append(HumanLabel(answer_id=answer_id, annotator_id=user_ids[r.annotator], verdict=r.verdict,
-                                        rationale=r.rationale, source="import", labelled_at=at))
-                events.append(LabelEvent(answer_id=answer_id, annotator_id=user_ids[r.annotator], old_verdict="",
-                                         new_verdict=r.verdict, rationale=r.rationale, source="import", round=1))
+                fresh.append(
+                    HumanLabel(
+                        answer_id=answer_id,
+                        annotator_id=user_ids[r.annotator],
+                        verdict=r.verdict,
+                        rationale=r.rationale,
+                        source="import",
+                        labelled_at=at,
+                    )
+                )
+                events.append(
+                    LabelEvent(
+                        answer_id=answer_id,
+                        annotator_id=user_ids[r.annotator],
+                        old_verdict="",
+                        new_verdict=r.verdict,
+                        rationale=r.rationale,
+                        source="import",
+                        round=1,
+                    )
+                )
             else:
                 pk, old_verdict, old_rationale, _source, round_ = current
                 rationale = r.rationale or old_rationale
-                changed.append(HumanLabel(pk=pk, verdict=r.verdict, rationale=rationale, source="import",
-                                          labelled_at=at))
-                events.append(LabelEvent(answer_id=answer_id, annotator_id=user_ids[r.annotator],
-                                         old_verdict=old_verdict, new_verdict=r.verdict, rationale=r.rationale,
-                                         source="import", round=round_, reason=reason, by=by))
+                changed.append(
+                    HumanLabel(pk=pk, verdict=r.verdict, rationale=rationale, source="import", labelled_at=at)
+                )
+                events.append(
+                    LabelEvent(
+                        answer_id=answer_id,
+                        annotator_id=user_ids[r.annotator],
+                        old_verdict=old_verdict,
+                        new_verdict=r.verdict,
+                        rationale=r.rationale,
+                        source="import",
+                        round=round_,
+                        reason=reason,
+                        by=by,
+                    )
+                )
         try:
             with transaction.atomic():
                 HumanLabel.objects.bulk_create(fresh, batch_size=BATCH)
         except IntegrityError:
-            raise ServiceError("labels were written on these answers while the file was imported; import it again",
-                               code=1, status=409) from None
+            raise ServiceError(
+                "labels were written on these answers while the file was imported; import it again", code=1, status=409
+            ) from None
         HumanLabel.objects.bulk_update(changed, ["verdict", "rationale", "source", "labelled_at"], batch_size=BATCH)
         LabelEvent.objects.bulk_create(events, batch_size=BATCH)
         counts["created"], counts["changed"] = len(fresh), len(changed)
         final_label_refresh(answer_ids={answer_id for _r, answer_id, _c in writes})
-    return LabelImportResult(len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created,
-                             replaced=len(changed))
+    return LabelImportResult(
+        len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created, replaced=len(changed)
+    )

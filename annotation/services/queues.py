@@ -57,8 +57,9 @@ def _strata_of(run: Run, qids) -> dict[str, str]:
     """qid -> stratum from the run's dataset version ('' when the run has no version)."""
     if run.dataset_version_id is None:
         return {}
-    return dict(VersionEntry.objects.filter(version_id=run.dataset_version_id, qid__in=list(qids))
-                .values_list("qid", "stratum"))
+    return dict(
+        VersionEntry.objects.filter(version_id=run.dataset_version_id, qid__in=list(qids)).values_list("qid", "stratum")
+    )
 
 
 def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answer, str]]:
@@ -91,7 +92,11 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answe
     seen = {}
     for i, entry in enumerate(items):
         where = f"items[{i}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("run_id"), str) or not isinstance(entry.get("qid"), str):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("run_id"), str)
+            or not isinstance(entry.get("qid"), str)
+        ):
             problems.append(Problem('must be {"run_id": str, "qid": str}', field=where))
             continue
         key = (entry["run_id"], entry["qid"])
@@ -111,15 +116,29 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answe
     for key, i in seen.items():
         if key not in found:
             known_run = Run.objects.filter(run_id=key[0]).exists()
-            problems.append(Problem(f"run {key[0]!r} has no answer to {key[1]!r}" if known_run else f"unknown run {key[0]!r}",
-                                    field=f"items[{i}]"))
+            problems.append(
+                Problem(
+                    f"run {key[0]!r} has no answer to {key[1]!r}" if known_run else f"unknown run {key[0]!r}",
+                    field=f"items[{i}]",
+                )
+            )
     return [found[key] for key in sorted(seen, key=seen.get) if key in found]
 
 
-def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVERLAP, rubric: str = "",
-                 run_id: str | None = None, items: list[dict] | None = None, sample: int | None = None,
-                 seed: int | None = None, lease_seconds: int = DEFAULT_LEASE_SECONDS, created_by=None,
-                 kind: str = Queue.KIND_LABELLING) -> Queue:
+def queue_create(
+    *,
+    name: str,
+    annotators: list[str],
+    overlap: int = DEFAULT_OVERLAP,
+    rubric: str = "",
+    run_id: str | None = None,
+    items: list[dict] | None = None,
+    sample: int | None = None,
+    seed: int | None = None,
+    lease_seconds: int = DEFAULT_LEASE_SECONDS,
+    created_by=None,
+    kind: str = Queue.KIND_LABELLING,
+) -> Queue:
     """Create a queue over a whole run, a stratified sample of a run (`sample`), or an explicit item list.
 
     Every problem is reported at once (field named); nothing is written unless all is well.
@@ -131,10 +150,14 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
         name = None
     if not isinstance(overlap, int) or isinstance(overlap, bool) or not 1 <= overlap <= MAX_OVERLAP:
         problems.append(Problem(f"must be a whole number from 1 to {MAX_OVERLAP}", field="overlap"))
-    if not isinstance(lease_seconds, int) or isinstance(lease_seconds, bool) \
-            or not 60 <= lease_seconds <= MAX_LEASE_SECONDS:
-        problems.append(Problem(f"must be a whole number of seconds from 60 to {MAX_LEASE_SECONDS}",
-                                field="lease_seconds"))
+    if (
+        not isinstance(lease_seconds, int)
+        or isinstance(lease_seconds, bool)
+        or not 60 <= lease_seconds <= MAX_LEASE_SECONDS
+    ):
+        problems.append(
+            Problem(f"must be a whole number of seconds from 60 to {MAX_LEASE_SECONDS}", field="lease_seconds")
+        )
     if sample is not None:
         found = whole_number_problem(sample, "sample", minimum=1, maximum=SAMPLE_MAX)
         if found is not None:
@@ -173,36 +196,60 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
             first_at.setdefault(username, i)
     for user in pool:
         if not policies.can_join_pool(roles=user_roles(user)):
-            problems.append(Problem(f"{user.username!r} does not hold the annotator role; only annotators can be in "
-                                    "a queue's annotator pool", field=f"annotators[{first_at[user.username]}]"))
+            problems.append(
+                Problem(
+                    f"{user.username!r} does not hold the annotator role; only annotators can be in "
+                    "a queue's annotator pool",
+                    field=f"annotators[{first_at[user.username]}]",
+                )
+            )
     if isinstance(overlap, int) and pool and len(pool) == len(names) and overlap > len(pool):
-        problems.append(Problem(f"overlap {overlap} needs at least {overlap} annotators; the pool has {len(pool)}",
-                                field="overlap"))
+        problems.append(
+            Problem(f"overlap {overlap} needs at least {overlap} annotators; the pool has {len(pool)}", field="overlap")
+        )
     seed = seed if seed is not None else secrets.randbits(31)
     chosen = _resolve_items(run_id=run_id, items=items, sample=sample, seed=seed, problems=problems)
     if isinstance(name, str) and name.strip():
         # Annotators see the queue's name: it must not tell them which system or run made the answers.
         runs = {answer.run_id for answer, _stratum in chosen}
         for rid, system in Run.objects.filter(pk__in=runs).values_list("run_id", "system"):
-            leaked = [w for w in (rid, system)
-                      if w and re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w.-])", name, re.IGNORECASE)]
+            leaked = [
+                w
+                for w in (rid, system)
+                if w and re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w.-])", name, re.IGNORECASE)
+            ]
             if leaked:
-                problems.append(Problem(f"the name shows annotators {leaked[0]!r}, which says which system or run "
-                                        "made the answers; choose a neutral name", field="name"))
+                problems.append(
+                    Problem(
+                        f"the name shows annotators {leaked[0]!r}, which says which system or run "
+                        "made the answers; choose a neutral name",
+                        field="name",
+                    )
+                )
                 break
     if problems:
         raise ServiceError(f"cannot create the queue: {len(problems)} problem(s); nothing was written", problems)
     with transaction.atomic():
-        queue = Queue.objects.create(name=name.strip(), kind=kind, rubric=rubric, overlap=overlap,
-                                     lease_seconds=lease_seconds, seed=seed, size=len(chosen), created_by=created_by)
+        queue = Queue.objects.create(
+            name=name.strip(),
+            kind=kind,
+            rubric=rubric,
+            overlap=overlap,
+            lease_seconds=lease_seconds,
+            seed=seed,
+            size=len(chosen),
+            created_by=created_by,
+        )
         QueueRubric.objects.create(queue=queue, number=1, text=rubric, created_by=created_by)
         QueueMember.objects.bulk_create([QueueMember(queue=queue, user=u) for u in pool])
         positions = list(range(len(chosen)))
         random.Random(seed).shuffle(positions)
-        rows = [QueueItem(queue=queue, answer=answer, stratum=stratum, position=pos)
-                for (answer, stratum), pos in zip(chosen, positions)]
+        rows = [
+            QueueItem(queue=queue, answer=answer, stratum=stratum, position=pos)
+            for (answer, stratum), pos in zip(chosen, positions, strict=False)
+        ]
         for start in range(0, len(rows), BATCH):
-            QueueItem.objects.bulk_create(rows[start:start + BATCH])
+            QueueItem.objects.bulk_create(rows[start : start + BATCH])
         if kind == Queue.KIND_LABELLING and overlap > 1:
             # A single label that was final outside any queue is work in progress inside this one.
             labelled = HumanLabel.objects.filter(answer__queue_items__queue=queue).values_list("answer_id", flat=True)
@@ -213,7 +260,9 @@ def queue_create(*, name: str, annotators: list[str], overlap: int = DEFAULT_OVE
 @transaction.atomic
 def queue_rubric_update(*, queue: Queue, text: str, user=None) -> int:
     """Publish a new version of the queue's guideline; labels record the version their annotator saw."""
-    raise_problems("the guideline is not valid; nothing was changed", text_problem(text, "rubric", max_length=RUBRIC_MAX))
+    raise_problems(
+        "the guideline is not valid; nothing was changed", text_problem(text, "rubric", max_length=RUBRIC_MAX)
+    )
     queue = Queue.objects.select_for_update().get(pk=queue.pk)
     if text == queue.rubric:
         return queue.rubric_version
@@ -229,8 +278,14 @@ def queue_members_add(*, queue: Queue, usernames: list[str]) -> list[str]:
     User = get_user_model()
     users = {u.username: u for u in User.objects.filter(username__in=usernames)}
     missing = [Problem(f"unknown user {n!r}", field="annotators") for n in usernames if n not in users]
-    missing += [Problem(f"{n!r} does not hold the annotator role; only annotators can be in a queue's annotator pool",
-                        field="annotators") for n, u in users.items() if not policies.can_join_pool(roles=user_roles(u))]
+    missing += [
+        Problem(
+            f"{n!r} does not hold the annotator role; only annotators can be in a queue's annotator pool",
+            field="annotators",
+        )
+        for n, u in users.items()
+        if not policies.can_join_pool(roles=user_roles(u))
+    ]
     if missing:
         raise ServiceError("cannot add annotators; nothing was changed", missing)
     have = set(QueueMember.objects.filter(queue=queue).values_list("user_id", flat=True))

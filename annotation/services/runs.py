@@ -41,7 +41,9 @@ QID_MAX = 200
 def _check_answer_line(obj, line, problems) -> None:
     require_str(obj, "qid", line, problems, max_length=QID_MAX)
     if "answer" not in obj or not isinstance(obj.get("answer"), str):
-        problems.append(Problem("missing required key" if "answer" not in obj else "must be a string", line=line, field="answer"))
+        problems.append(
+            Problem("missing required key" if "answer" not in obj else "must be a string", line=line, field="answer")
+        )
     if obj.get("correct") is not None and not isinstance(obj["correct"], bool):
         problems.append(Problem("must be true, false or absent", line=line, field="correct"))
     retrieved = obj.get("retrieved", [])
@@ -63,8 +65,12 @@ class RunImportResult:
     dataset_hash: str
 
     def as_dict(self):
-        return {"run_id": self.run_id, "answers": self.answers, "dataset": self.dataset,
-                "dataset_hash": self.dataset_hash}
+        return {
+            "run_id": self.run_id,
+            "answers": self.answers,
+            "dataset": self.dataset,
+            "dataset_hash": self.dataset_hash,
+        }
 
 
 def run_import(*, path: str | Path) -> RunImportResult:
@@ -106,7 +112,9 @@ def run_import(*, path: str | Path) -> RunImportResult:
         # A hash alone still pins the run: find the version (and so the dataset) it names.
         version = DatasetVersion.objects.filter(dataset_hash=record["dataset_hash"]).select_related("dataset").first()
         if version is None:
-            problems.append(Problem(f"no dataset version has the hash {record['dataset_hash']!r}", line=hline, field="dataset_hash"))
+            problems.append(
+                Problem(f"no dataset version has the hash {record['dataset_hash']!r}", line=hline, field="dataset_hash")
+            )
         else:
             dataset = version.dataset
     elif isinstance(record.get("dataset"), str):
@@ -116,34 +124,60 @@ def run_import(*, path: str | Path) -> RunImportResult:
         elif isinstance(record.get("dataset_hash"), str):
             version = dataset.versions.filter(dataset_hash=record["dataset_hash"]).first()
             if version is None:
-                problems.append(Problem(f"dataset {dataset.name!r} has no version {record['dataset_hash']!r}",
-                                        line=hline, field="dataset_hash"))
+                problems.append(
+                    Problem(
+                        f"dataset {dataset.name!r} has no version {record['dataset_hash']!r}",
+                        line=hline,
+                        field="dataset_hash",
+                    )
+                )
         else:
             version = latest_version(dataset)
     if run_id and Run.objects.filter(run_id=run_id).exists():
-        problems.append(Problem(f"run {run_id!r} is already imported; runs are never overwritten (use a new run_id)",
-                                line=hline, field="run_id"))
+        problems.append(
+            Problem(
+                f"run {run_id!r} is already imported; runs are never overwritten (use a new run_id)",
+                line=hline,
+                field="run_id",
+            )
+        )
     if version is not None:
         manifest = version_manifest(version)
         for line, obj in answers:
             if isinstance(obj.get("qid"), str) and obj["qid"] not in manifest:
-                problems.append(Problem(f"qid {obj['qid']!r} is not in dataset version {version.dataset_hash[:19]}…",
-                                        line=line, field="qid"))
+                problems.append(
+                    Problem(
+                        f"qid {obj['qid']!r} is not in dataset version {version.dataset_hash[:19]}…",
+                        line=line,
+                        field="qid",
+                    )
+                )
     if problems:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     with transaction.atomic():
         run = Run.objects.create(
-            run_id=run_id, system=record["system"], dataset=dataset, dataset_version=version,
+            run_id=run_id,
+            system=record["system"],
+            dataset=dataset,
+            dataset_version=version,
             dataset_hash=record.get("dataset_hash") or (version.dataset_hash if version else ""),
-            started_at=started_at, record=record, **{k: record.get(k) or "" for k in PINNED},
+            started_at=started_at,
+            record=record,
+            **{k: record.get(k) or "" for k in PINNED},
         )
         known = {"qid", "answer", "correct", "retrieved", "prompt_chunks"}
         rows = [
-            Answer(run=run, qid=obj["qid"], answer=obj["answer"], correct=obj.get("correct"),
-                   retrieved=obj.get("retrieved") or [], prompt_chunks=obj.get("prompt_chunks") or [],
-                   extra={k: v for k, v in obj.items() if k not in known})
+            Answer(
+                run=run,
+                qid=obj["qid"],
+                answer=obj["answer"],
+                correct=obj.get("correct"),
+                retrieved=obj.get("retrieved") or [],
+                prompt_chunks=obj.get("prompt_chunks") or [],
+                extra={k: v for k, v in obj.items() if k not in known},
+            )
             for _, obj in answers
         ]
         for start in range(0, len(rows), BATCH):
-            Answer.objects.bulk_create(rows[start:start + BATCH])
+            Answer.objects.bulk_create(rows[start : start + BATCH])
     return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash)

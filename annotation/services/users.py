@@ -1,4 +1,5 @@
 """People: users with roles (Django groups) and their REST tokens."""
+
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -33,14 +34,16 @@ def password_problems(password: str, user) -> list[Problem]:
         try:
             validator.validate(password, user)
         except ValidationError as exc:
-            problems += [Problem(f"{message} [{validator.__class__.__name__}]", field="password")
-                         for message in exc.messages]
+            problems += [
+                Problem(f"{message} [{validator.__class__.__name__}]", field="password") for message in exc.messages
+            ]
     return problems
 
 
 @transaction.atomic
-def user_upsert(*, username: str, roles: list[str], password: str | None = None,
-                validate_password: bool = True) -> UserResult:
+def user_upsert(
+    *, username: str, roles: list[str], password: str | None = None, validate_password: bool = True
+) -> UserResult:
     """Create or update a user holding exactly these roles; set the password when given; return the token.
 
     The password must pass AUTH_PASSWORD_VALIDATORS (refused, nothing written, otherwise) unless
@@ -51,8 +54,9 @@ def user_upsert(*, username: str, roles: list[str], password: str | None = None,
     if not username or not username.strip():
         problems.append(Problem("must not be empty", field="username"))
     elif len(username) > USERNAME_MAX:
-        problems.append(Problem(f"is {len(username)} characters long; at most {USERNAME_MAX} are allowed",
-                                field="username"))
+        problems.append(
+            Problem(f"is {len(username)} characters long; at most {USERNAME_MAX} are allowed", field="username")
+        )
     if not roles:
         problems.append(Problem("give at least one --role", field="role"))
     if problems:

@@ -28,5 +28,8 @@ def audit_detail(request, audit_id):
         except ServiceError as exc:
             messages.error(request, str(exc))
         return redirect("audit-detail", audit_id=audit.pk)
-    return render(request, "annotation/queues/audit_detail.html", {
-        "audit": audit, "report": audit_services.audit_report(audit=audit, scope=blind_scope(request.user))})
+    return render(
+        request,
+        "annotation/queues/audit_detail.html",
+        {"audit": audit, "report": audit_services.audit_report(audit=audit, scope=blind_scope(request.user))},
+    )

@@ -33,8 +33,16 @@ def dataset_detail(request, name):
         except ServiceError as exc:
             error = str(exc)
     pending = working_edits(dataset).count()
-    return render(request, "annotation/dataset_detail.html", {
-        "dataset": dataset, "versions": versions, "diff": diff, "error": error, "pending": pending,
-        "old": old or (versions[1].dataset_hash if len(versions) > 1 else ""),
-        "new": new or (versions[0].dataset_hash if versions else ""),
-    })
+    return render(
+        request,
+        "annotation/dataset_detail.html",
+        {
+            "dataset": dataset,
+            "versions": versions,
+            "diff": diff,
+            "error": error,
+            "pending": pending,
+            "old": old or (versions[1].dataset_hash if len(versions) > 1 else ""),
+            "new": new or (versions[0].dataset_hash if versions else ""),
+        },
+    )

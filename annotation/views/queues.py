@@ -38,11 +38,15 @@ MANAGERS = (ENGINEER, ADJUDICATOR)
 @role_required(*WORKERS)
 def queue_list(request):
     """My queues with progress bars: mine to label, and for managers every queue with its disputes."""
-    return render(request, "annotation/queues/list.html", {
-        "rows": queues_for_user(request.user),
-        "can_manage": policies.can_manage_queues(roles=user_roles(request.user)),
-        "is_adjudicator": ADJUDICATOR in user_roles(request.user),
-    })
+    return render(
+        request,
+        "annotation/queues/list.html",
+        {
+            "rows": queues_for_user(request.user),
+            "can_manage": policies.can_manage_queues(roles=user_roles(request.user)),
+            "is_adjudicator": ADJUDICATOR in user_roles(request.user),
+        },
+    )
 
 
 @role_required(*MANAGERS)
@@ -55,8 +59,14 @@ def queue_new(request):
         try:
             f = QueueForm(request.POST).parsed("cannot create the queue; nothing was written")
             queue = queue_create(
-                name=f["name"], annotators=request.POST.getlist("annotators"), overlap=f["overlap"],
-                rubric=f["rubric"], run_id=f["run_id"] or None, sample=f["sample"], created_by=request.user)
+                name=f["name"],
+                annotators=request.POST.getlist("annotators"),
+                overlap=f["overlap"],
+                rubric=f["rubric"],
+                run_id=f["run_id"] or None,
+                sample=f["sample"],
+                created_by=request.user,
+            )
         except ServiceError as exc:
             context["error"] = exc
         else:
@@ -89,8 +99,13 @@ def lease_text(left: timedelta) -> str:
 def _item_context(request, queue, claim, error=None):
     context = {"queue": queue, "error": error}
     if claim is not None:
-        context.update({"item": next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/",
-                        "lease_text": lease_text(claim.lease_expires_at - timezone.now())})
+        context.update(
+            {
+                "item": next_payload(claim),
+                "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/",
+                "lease_text": lease_text(claim.lease_expires_at - timezone.now()),
+            }
+        )
     return context
 
 
@@ -111,8 +126,14 @@ def queue_label_submit(request, queue_id, item_id):
     error = None
     try:
         f = LabelForm(request.POST).parsed("the label was not recorded")
-        label_submit(queue=queue, item_id=item.pk, annotator=request.user,
-                              verdict=f["verdict"], rationale=f["rationale"], active_seconds=f["active_seconds"])
+        label_submit(
+            queue=queue,
+            item_id=item.pk,
+            annotator=request.user,
+            verdict=f["verdict"],
+            rationale=f["rationale"],
+            active_seconds=f["active_seconds"],
+        )
     except NotFound:
         raise
     except ServiceError as exc:
@@ -131,8 +152,11 @@ def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""
     queue = queue_get(queue_id)
     items = adjudication_items(queue, request.user, scope=blind_scope(request.user))
-    return render(request, "annotation/queues/adjudicate.html", {
-        "queue": queue, "item": items[0] if items else None, "remaining": len(items)})
+    return render(
+        request,
+        "annotation/queues/adjudicate.html",
+        {"queue": queue, "item": items[0] if items else None, "remaining": len(items)},
+    )
 
 
 @require_POST
@@ -142,8 +166,13 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     queue = queue_get(queue_id)
     item = _item_or_404(queue, item_id)
     try:
-        item_adjudicate(queue=queue, item_id=item.pk, adjudicator=request.user,
-                                 verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
+        item_adjudicate(
+            queue=queue,
+            item_id=item.pk,
+            adjudicator=request.user,
+            verdict=request.POST.get("verdict", ""),
+            reason=request.POST.get("reason", ""),
+        )
     except NotFound:
         raise
     except ServiceError as exc:
@@ -163,6 +192,15 @@ def queue_stats_page(request, queue_id):
     ag = stats["agreement"]
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
-    return render(request, "annotation/queues/stats.html", {
-        "queue": queue, "stats": stats, "ag": ag, "labels": labels, "matrix": matrix,
-        "is_adjudicator": ADJUDICATOR in user_roles(request.user)})
+    return render(
+        request,
+        "annotation/queues/stats.html",
+        {
+            "queue": queue,
+            "stats": stats,
+            "ag": ag,
+            "labels": labels,
+            "matrix": matrix,
+            "is_adjudicator": ADJUDICATOR in user_roles(request.user),
+        },
+    )

@@ -4,6 +4,7 @@ Saving goes through the REST endpoint the scripts use (PATCH /api/datasets/{name
 optimistic concurrency and idempotent client keys), driven by the modules in static/js/tagging/; these views
 only render pages and htmx fragments, and publish.
 """
+
 import datetime
 from urllib.parse import urlencode
 
@@ -30,9 +31,11 @@ PAGE = 100
 def _filters(request) -> dict:
     """The queue filters from the query string, normalised (unknown status values are ignored)."""
     status = request.GET.get("status", "")
-    return {"stratum": request.GET.get("stratum", ""),
-            "status": status if status in tagging_selectors.STATUSES else "",
-            "mine": request.GET.get("mine") == "1"}
+    return {
+        "stratum": request.GET.get("stratum", ""),
+        "status": status if status in tagging_selectors.STATUSES else "",
+        "mine": request.GET.get("mine") == "1",
+    }
 
 
 def _filter_query(filters: dict) -> str:
@@ -64,16 +67,27 @@ def tagging_list_page(request, name):
     pages = max(1, (len(shown) + PAGE - 1) // PAGE)
     page = min(page, pages)
     strata = sorted({i.stratum for i in everything} | set(dataset.strata_budget or {}))
-    return render(request, "annotation/tagging/list.html", {
-        "dataset": dataset, "items": shown[(page - 1) * PAGE: page * PAGE], "count": len(shown),
-        "total": len(everything), "tagged": sum(1 for i in everything if i.tagged),
-        "flagged": sum(1 for i in everything if i.stale),
-        "progress": tagging_selectors.strata_progress(dataset, everything),
-        "filters": filters, "query": _filter_query(filters), "strata": strata,
-        "statuses": tagging_selectors.STATUSES, "page": page, "pages": pages,
-        "pending": working_edits(dataset).count(),
-        "first_untagged": next((i.qid for i in everything if not i.tagged), None),
-    })
+    return render(
+        request,
+        "annotation/tagging/list.html",
+        {
+            "dataset": dataset,
+            "items": shown[(page - 1) * PAGE : page * PAGE],
+            "count": len(shown),
+            "total": len(everything),
+            "tagged": sum(1 for i in everything if i.tagged),
+            "flagged": sum(1 for i in everything if i.stale),
+            "progress": tagging_selectors.strata_progress(dataset, everything),
+            "filters": filters,
+            "query": _filter_query(filters),
+            "strata": strata,
+            "statuses": tagging_selectors.STATUSES,
+            "page": page,
+            "pages": pages,
+            "pending": working_edits(dataset).count(),
+            "first_untagged": next((i.qid for i in everything if not i.tagged), None),
+        },
+    )
 
 
 @role_required(*TAGGERS)
@@ -86,32 +100,58 @@ def question(request, name, qid):
     filters = _filters(request)
     record = item["record"]
     latest = latest_version(dataset)
-    strata = sorted(set(dataset.strata_budget or {}) | {str(record.get("stratum") or "")} |
-                    ({dataset.no_answer_stratum}) | (set(latest.entries.values_list("stratum", flat=True).distinct())
-                                                      if latest and not dataset.strata_budget else set()))
+    strata = sorted(
+        set(dataset.strata_budget or {})
+        | {str(record.get("stratum") or "")}
+        | ({dataset.no_answer_stratum})
+        | (
+            set(latest.entries.values_list("stratum", flat=True).distinct())
+            if latest and not dataset.strata_budget
+            else set()
+        )
+    )
     stale = tagging_selectors.stale_working(dataset, [record]).get(qid) if record.get("gold_chunk_id") else None
     retag = request.GET.get("retag") == "1" or stale is not None
     initial_q = ""
     if retag and isinstance(record.get("gold_text"), str):
         initial_q = " ".join(search.query_words(record["gold_text"])[:6])
     open_chunk = (stale[1] if stale and stale[1] else "") or (record.get("gold_chunk_id") or "")
-    return render(request, "annotation/tagging/question.html", {
-        "dataset": dataset, "item": item, "record": record, "qid": qid,
-        "filters": filters, "query": _filter_query(filters),
-        "gradings": GRADINGS, "strata": [s for s in strata if s],
-        "sources": list(Document.objects.exclude(source="").values_list("source", flat=True).distinct().order_by("source")[:50]),
-        "stale": stale, "initial_q": initial_q, "open_chunk": open_chunk,
-        "page_state": {
-            "dataset": dataset.name, "qid": qid, "revision": item["revision"], "record": record,
-            "username": request.user.username, "today": datetime.datetime.now(datetime.UTC).date().isoformat(),
-            "no_answer_stratum": dataset.no_answer_stratum,
-            "ambiguous_stratum": "ambiguous" if "ambiguous" in strata else "",
-            "api": reverse("api-working-item", args=[dataset.name, qid]),
-            "chunk_url": reverse("tagging-chunk", args=[dataset.name]),
-            "next_url": reverse("tagging-next", args=[dataset.name, qid]) + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
-            "queue_url": reverse("tagging-list", args=[dataset.name]) + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
+    return render(
+        request,
+        "annotation/tagging/question.html",
+        {
+            "dataset": dataset,
+            "item": item,
+            "record": record,
+            "qid": qid,
+            "filters": filters,
+            "query": _filter_query(filters),
+            "gradings": GRADINGS,
+            "strata": [s for s in strata if s],
+            "sources": list(
+                Document.objects.exclude(source="").values_list("source", flat=True).distinct().order_by("source")[:50]
+            ),
+            "stale": stale,
+            "initial_q": initial_q,
+            "open_chunk": open_chunk,
+            "page_state": {
+                "dataset": dataset.name,
+                "qid": qid,
+                "revision": item["revision"],
+                "record": record,
+                "username": request.user.username,
+                "today": datetime.datetime.now(datetime.UTC).date().isoformat(),
+                "no_answer_stratum": dataset.no_answer_stratum,
+                "ambiguous_stratum": "ambiguous" if "ambiguous" in strata else "",
+                "api": reverse("api-working-item", args=[dataset.name, qid]),
+                "chunk_url": reverse("tagging-chunk", args=[dataset.name]),
+                "next_url": reverse("tagging-next", args=[dataset.name, qid])
+                + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
+                "queue_url": reverse("tagging-list", args=[dataset.name])
+                + ("?" + _filter_query(filters) if _filter_query(filters) else ""),
+            },
         },
-    })
+    )
 
 
 @role_required(*TAGGERS)
@@ -123,7 +163,9 @@ def step(request, name, qid):
     target = tagging_selectors.neighbour_qid(dataset, qid, user=request.user, step=direction, **filters)
     query = _filter_query(filters)
     if target is None:
-        messages.info(request, "That was the last question of this queue." if direction > 0 else "That was the first question.")
+        messages.info(
+            request, "That was the last question of this queue." if direction > 0 else "That was the first question."
+        )
         return redirect(reverse("tagging-list", args=[name]) + ("?" + query if query else ""))
     return redirect(reverse("tagging-question", args=[name, target]) + ("?" + query if query else ""))
 
@@ -132,8 +174,9 @@ def step(request, name, qid):
 def search_fragment(request, name):
     """htmx: ranked live chunks for the words typed so far, matches highlighted."""
     q = request.GET.get("q", "")
-    hits = search.search_chunks(q, limit=20, doc_id=request.GET.get("doc_id", "").strip(),
-                                source=request.GET.get("source", "").strip())
+    hits = search.search_chunks(
+        q, limit=20, doc_id=request.GET.get("doc_id", "").strip(), source=request.GET.get("source", "").strip()
+    )
     return render(request, "annotation/tagging/_hits.html", {"q": q, "hits": hits, "dataset_name": name})
 
 
@@ -146,12 +189,19 @@ def chunk_fragment(request, name):
         return render(request, "annotation/tagging/_chunk.html", {"missing": chunk_id}, status=404)
     chunk, neighbours = found
     q = request.GET.get("q", "")
-    return render(request, "annotation/tagging/_chunk.html", {
-        "chunk": chunk, "document": chunk.document, "chunk_html": mark_safe(search.highlight_html(chunk.text, q)),  # noqa: S308 escaped there
-        "before": [n for n in neighbours if n.ordinal < chunk.ordinal],
-        "after": [n for n in neighbours if n.ordinal > chunk.ordinal],
-        "q": q, "dataset_name": name,
-    })
+    return render(
+        request,
+        "annotation/tagging/_chunk.html",
+        {
+            "chunk": chunk,
+            "document": chunk.document,
+            "chunk_html": mark_safe(search.highlight_html(chunk.text, q)),
+            "before": [n for n in neighbours if n.ordinal < chunk.ordinal],
+            "after": [n for n in neighbours if n.ordinal > chunk.ordinal],
+            "q": q,
+            "dataset_name": name,
+        },
+    )
 
 
 @role_required(*TAGGERS)
@@ -175,11 +225,18 @@ def publish(request, name):
             except ServiceError as exc:
                 error = str(exc)
             else:
-                messages.success(request, f"Published {name} v{result.number} ({result.dataset_hash}): "
-                                          f"{result.added} added, {result.removed} removed, {result.modified} modified.")
+                messages.success(
+                    request,
+                    f"Published {name} v{result.number} ({result.dataset_hash}): "
+                    f"{result.added} added, {result.removed} removed, {result.modified} modified.",
+                )
                 return redirect("tagging-list", name=name)
-    return render(request, "annotation/tagging/publish.html", {"dataset": dataset, "diff": diff, "error": error},
-                  status=409 if error and request.method == "POST" else 200)
+    return render(
+        request,
+        "annotation/tagging/publish.html",
+        {"dataset": dataset, "diff": diff, "error": error},
+        status=409 if error and request.method == "POST" else 200,
+    )
 
 
 @role_required(*TAGGERS)
@@ -187,6 +244,12 @@ def stats(request, name):
     """Tagging speed per expert: questions per active hour and median seconds a question, per stratum."""
     dataset = dataset_get(name)
     rows = tagging_selectors.expert_stats(dataset)
-    return render(request, "annotation/tagging/stats.html", {
-        "dataset": dataset, "overall": [r for r in rows if not r.stratum], "by_stratum": [r for r in rows if r.stratum],
-    })
+    return render(
+        request,
+        "annotation/tagging/stats.html",
+        {
+            "dataset": dataset,
+            "overall": [r for r in rows if not r.stratum],
+            "by_stratum": [r for r in rows if r.stratum],
+        },
+    )

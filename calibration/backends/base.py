@@ -1,4 +1,5 @@
 """The one small interface every judge backend implements."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -5,6 +5,7 @@ asks whether the answer is consistent with the passage, as a JSON verdict. Tempe
 cannot be parsed is `invalid` with the raw output kept; 429, 5xx, timeouts and refused connections
 raise TransientJudgeError (the caller retries with backoff), other 4xx PermanentJudgeError.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,7 +46,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 def parse_verdict(content: str | None) -> str:
-    """"correct" / "incorrect" from a judge's reply holding a JSON object with `verdict`; else "invalid"."""
+    """ "correct" / "incorrect" from a judge's reply holding a JSON object with `verdict`; else "invalid"."""
     if not isinstance(content, str):
         return "invalid"
     text = content.strip()
@@ -55,7 +56,7 @@ def parse_verdict(content: str | None) -> str:
     candidates = [text]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        candidates.append(text[start:end + 1])
+        candidates.append(text[start : end + 1])
     for candidate in candidates:
         try:
             obj = json.loads(candidate)
@@ -124,13 +125,18 @@ class OpenAIBackend(Backend):
     def messages(self, item: JudgeItem) -> list[dict]:
         template = string.Template(self.prompt_template or DEFAULT_PROMPT)
         user = template.safe_substitute(
-            question=item.question, answer=item.answer, expected=item.expected or "(none given)",
-            gold_text=item.gold_text or "(no gold passage)", stratum=item.stratum,
+            question=item.question,
+            answer=item.answer,
+            expected=item.expected or "(none given)",
+            gold_text=item.gold_text or "(no gold passage)",
+            stratum=item.stratum,
         )
         system = self.params.get("system") or DEFAULT_SYSTEM
         rubric = self.rubric
-        return [{"role": "system", "content": system + ("\n\nRubric:\n" + rubric if rubric else "")},
-                {"role": "user", "content": user}]
+        return [
+            {"role": "system", "content": system + ("\n\nRubric:\n" + rubric if rubric else "")},
+            {"role": "user", "content": user},
+        ]
 
     def judge(self, item: JudgeItem) -> JudgeResult:
         if self.refusal:
@@ -149,8 +155,11 @@ class OpenAIBackend(Backend):
             raise TransientJudgeError(f"cannot reach the judge at {self.url}: {exc}") from exc
         latency = (time.perf_counter() - start) * 1000
         if response.status_code == 429 or response.status_code >= 500:
-            raise TransientJudgeError(f"HTTP {response.status_code} from the judge",
-                                      retry_after=_retry_after(response), status=response.status_code)
+            raise TransientJudgeError(
+                f"HTTP {response.status_code} from the judge",
+                retry_after=_retry_after(response),
+                status=response.status_code,
+            )
         if response.status_code >= 400:
             raise PermanentJudgeError(f"HTTP {response.status_code} from the judge: {response.text[:500]}")
         raw = response.text
@@ -159,11 +168,17 @@ class OpenAIBackend(Backend):
             content = payload["choices"][0]["message"]["content"]
             usage = payload.get("usage") or {}
         except (ValueError, KeyError, IndexError, TypeError):
-            return JudgeResult(verdict="invalid", raw_output=raw[:10_000], latency_ms=latency,
-                               reason="the response is not a chat completion")
+            return JudgeResult(
+                verdict="invalid",
+                raw_output=raw[:10_000],
+                latency_ms=latency,
+                reason="the response is not a chat completion",
+            )
         verdict = parse_verdict(content)
         return JudgeResult(
-            verdict=verdict, raw_output=(content if isinstance(content, str) else raw)[:10_000], latency_ms=latency,
+            verdict=verdict,
+            raw_output=(content if isinstance(content, str) else raw)[:10_000],
+            latency_ms=latency,
             prompt_tokens=usage.get("prompt_tokens") if isinstance(usage, dict) else None,
             completion_tokens=usage.get("completion_tokens") if isinstance(usage, dict) else None,
             reason="" if verdict != "invalid" else "no JSON verdict in the judge's reply",

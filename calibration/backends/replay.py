@@ -1,4 +1,5 @@
 """`replay`: verdicts a judge produced outside the project, imported with `import_verdicts`."""
+
 from calibration.backends.base import (
     Backend,
     JudgeItem,
@@ -14,12 +15,20 @@ class ReplayBackend(Backend):
     def judge(self, item: JudgeItem) -> JudgeResult:
         from calibration.models import ImportedVerdict
 
-        found = (ImportedVerdict.objects.filter(judge_version_id=self.judge_version_id, run_id=item.run_id,
-                                                qid=item.qid).values_list("verdict", "record").first())
+        found = (
+            ImportedVerdict.objects.filter(judge_version_id=self.judge_version_id, run_id=item.run_id, qid=item.qid)
+            .values_list("verdict", "record")
+            .first()
+        )
         if found is None:
-            raise PermanentJudgeError(f"no imported verdict for {item.run_id}/{item.qid}; import it with import_verdicts")
+            raise PermanentJudgeError(
+                f"no imported verdict for {item.run_id}/{item.qid}; import it with import_verdicts"
+            )
         verdict, record = found
         if verdict not in ("correct", "incorrect"):
             return JudgeResult(verdict="invalid", raw_output=str(record), reason=f"imported verdict {verdict!r}")
-        return JudgeResult(verdict=verdict, raw_output=str(record.get("raw_output", "")) if isinstance(record, dict) else "",
-                           latency_ms=None)
+        return JudgeResult(
+            verdict=verdict,
+            raw_output=str(record.get("raw_output", "")) if isinstance(record, dict) else "",
+            latency_ms=None,
+        )

@@ -1,4 +1,5 @@
 """`span` and `extraction` as backends: the rules in rules.py behind the judge interface."""
+
 import time
 
 from calibration.backends.base import Backend, JudgeItem, JudgeResult
@@ -12,9 +13,12 @@ class SpanBackend(Backend):
     def judge(self, item: JudgeItem) -> JudgeResult:
         start = time.perf_counter()
         verdict = span_verdict(answer=item.answer, expected=item.expected, gold_text=item.gold_text)
-        return JudgeResult(verdict=verdict, raw_output=f"span: {verdict}",
-                           latency_ms=(time.perf_counter() - start) * 1000,
-                           reason="" if verdict != "invalid" else "no expected answer or gold passage to compare with")
+        return JudgeResult(
+            verdict=verdict,
+            raw_output=f"span: {verdict}",
+            latency_ms=(time.perf_counter() - start) * 1000,
+            reason="" if verdict != "invalid" else "no expected answer or gold passage to compare with",
+        )
 
 
 class ExtractionBackend(Backend):
@@ -24,6 +28,9 @@ class ExtractionBackend(Backend):
     def judge(self, item: JudgeItem) -> JudgeResult:
         start = time.perf_counter()
         verdict = extraction_verdict(answer=item.answer, expected=item.expected, gold_text=item.gold_text)
-        return JudgeResult(verdict=verdict, raw_output=f"extraction: {verdict}",
-                           latency_ms=(time.perf_counter() - start) * 1000,
-                           reason="" if verdict != "invalid" else "no number, date or duration in the reference")
+        return JudgeResult(
+            verdict=verdict,
+            raw_output=f"extraction: {verdict}",
+            latency_ms=(time.perf_counter() - start) * 1000,
+            reason="" if verdict != "invalid" else "no number, date or duration in the reference",
+        )

@@ -1,4 +1,5 @@
 """Judges and their immutable versions, calibration samples and runs, measurements, grading runs."""
+
 from calibration.models.judges import ImportedVerdict, Judge, JudgeVersion
 from calibration.models.runs import (
     CalibrationRun,
@@ -11,6 +12,14 @@ from calibration.models.runs import (
 )
 
 __all__ = [
-    "CalibrationRun", "CalibrationSample", "GradedAnswer", "GradingRun", "ImportedVerdict", "Judge",
-    "JudgeVersion", "Measurement", "SampleItem", "Verdict",
+    "CalibrationRun",
+    "CalibrationSample",
+    "GradedAnswer",
+    "GradingRun",
+    "ImportedVerdict",
+    "Judge",
+    "JudgeVersion",
+    "Measurement",
+    "SampleItem",
+    "Verdict",
 ]

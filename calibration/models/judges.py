@@ -37,8 +37,9 @@ class JudgeVersion(models.Model):
     params = models.JSONField(default=dict, blank=True)
     rubric = models.TextField(blank=True)
     config_hash = models.CharField(max_length=71)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

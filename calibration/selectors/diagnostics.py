@@ -29,8 +29,11 @@ def question_records(answers) -> dict:
     for version_id, group in by_version.items():
         if version_id is None:
             continue
-        texts = dict(VersionEntry.objects.filter(version_id=version_id, qid__in={a.qid for a in group})
-                     .values_list("qid", "example__canonical"))
+        texts = dict(
+            VersionEntry.objects.filter(version_id=version_id, qid__in={a.qid for a in group}).values_list(
+                "qid", "example__canonical"
+            )
+        )
         for answer in group:
             if answer.qid in texts:
                 out[answer.pk] = json.loads(texts[answer.qid])
@@ -41,18 +44,33 @@ def disagreements(measurement: Measurement, *, limit: int = 500, scope: BlindSco
     """Items where the judge and the final human label differ, with question, gold passage and outputs.
 
     Each names its run, so items of runs in the viewer's blind `scope` are left out."""
-    rows = (Verdict.objects.filter(run=measurement.run).exclude(human_verdict="")
-            .exclude(item__answer__run_id__in=scope.run_ids)
-            .select_related("item__answer__run__dataset").order_by("item__position"))
+    rows = (
+        Verdict.objects.filter(run=measurement.run)
+        .exclude(human_verdict="")
+        .exclude(item__answer__run_id__in=scope.run_ids)
+        .select_related("item__answer__run__dataset")
+        .order_by("item__position")
+    )
     picked = [v for v in rows if v.verdict != v.human_verdict][:limit]
     questions = question_records([v.item.answer for v in picked])
     out = []
     for v in picked:
         record = questions.get(v.item.answer_id) or {}
-        out.append({"run_id": v.item.answer.run.run_id, "qid": v.item.answer.qid, "stratum": v.item.stratum,
-                    "question": record.get("question", ""), "gold_text": record.get("gold_text"),
-                    "expected": record.get("expected"), "answer": v.item.answer.answer, "human": v.human_verdict,
-                    "judge": v.verdict, "judge_output": v.raw_output, "reason": v.reason})
+        out.append(
+            {
+                "run_id": v.item.answer.run.run_id,
+                "qid": v.item.answer.qid,
+                "stratum": v.item.stratum,
+                "question": record.get("question", ""),
+                "gold_text": record.get("gold_text"),
+                "expected": record.get("expected"),
+                "answer": v.item.answer.answer,
+                "human": v.human_verdict,
+                "judge": v.verdict,
+                "judge_output": v.raw_output,
+                "reason": v.reason,
+            }
+        )
     return out
 
 
@@ -66,8 +84,11 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR):
         return None
     answers = SampleItem.objects.filter(sample_id=measurement.run.sample_id).values_list("answer_id", flat=True)
     by_answer: dict[int, list[str]] = {}
-    for answer_id, verdict in (HumanLabel.objects.filter(answer_id__in=answers)
-                               .order_by("answer_id", "labelled_at", "annotator_id").values_list("answer_id", "verdict")):
+    for answer_id, verdict in (
+        HumanLabel.objects.filter(answer_id__in=answers)
+        .order_by("answer_id", "labelled_at", "annotator_id")
+        .values_list("answer_id", "verdict")
+    ):
         by_answer.setdefault(answer_id, []).append(verdict)
     pairs = [v[:2] for v in by_answer.values() if len(v) >= 2]
     if not pairs:
@@ -81,19 +102,31 @@ def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> li
     blind `scope` holds a sample answer."""
     if sample_is_blind(measurement, scope):
         return []
-    rows = list(Verdict.objects.filter(run=measurement.run).exclude(human_verdict="")
-                .values_list("item__answer__answer", "verdict", "human_verdict"))
+    rows = list(
+        Verdict.objects.filter(run=measurement.run)
+        .exclude(human_verdict="")
+        .values_list("item__answer__answer", "verdict", "human_verdict")
+    )
     if not rows:
         return []
     rows.sort(key=lambda r: len(r[0]))
     n = len(rows)
     out = []
     for q in range(4):
-        part = rows[q * n // 4:(q + 1) * n // 4]
+        part = rows[q * n // 4 : (q + 1) * n // 4]
         if not part:
             continue
         judge_rate = sum(1 for r in part if r[1] == "correct") / len(part)
         human_rate = sum(1 for r in part if r[2] == "correct") / len(part)
-        out.append({"quartile": q + 1, "n": len(part), "min_chars": len(part[0][0]), "max_chars": len(part[-1][0]),
-                    "judge_pass_rate": judge_rate, "human_pass_rate": human_rate, "difference": judge_rate - human_rate})
+        out.append(
+            {
+                "quartile": q + 1,
+                "n": len(part),
+                "min_chars": len(part[0][0]),
+                "max_chars": len(part[-1][0]),
+                "judge_pass_rate": judge_rate,
+                "human_pass_rate": human_rate,
+                "difference": judge_rate - human_rate,
+            }
+        )
     return out

@@ -18,7 +18,12 @@ from evalstats import agreement_from_counts, gate_decide
 
 def latest_measurement(version: JudgeVersion) -> Measurement | None:
     """The newest measurement of a version (the one its gate reads)."""
-    return Measurement.objects.filter(judge_version=version).select_related("run__sample").order_by("-measured_at", "-id").first()
+    return (
+        Measurement.objects.filter(judge_version=version)
+        .select_related("run__sample")
+        .order_by("-measured_at", "-id")
+        .first()
+    )
 
 
 def measurement_agreement(measurement: Measurement):
@@ -32,8 +37,9 @@ def stale_items(measurement: Measurement) -> int:
     answers = SampleItem.objects.filter(sample_id=run.sample_id).values_list("answer_id", flat=True)
     changed_after = Answer.objects.filter(pk__in=answers, final_changed_at__gt=measurement.measured_at)
     changed = set(changed_after.values_list("pk", flat=True))
-    for answer_id, then, now in (Verdict.objects.filter(run=run).values_list("item__answer_id", "human_verdict",
-                                                                              "item__answer__final_verdict")):
+    for answer_id, then, now in Verdict.objects.filter(run=run).values_list(
+        "item__answer_id", "human_verdict", "item__answer__final_verdict"
+    ):
         if then != now:
             changed.add(answer_id)
     return len(changed)
@@ -50,8 +56,16 @@ def _confusion_dict(ag) -> dict:
 
 
 # What a measurement's numbers would tell about the items under it: withheld from a viewer blind to one.
-GATE_WITHHELD = ("raw_agreement", "kappa", "kappa_ci95", "bootstrap_ci95", "chance_agreement",
-                 "always_correct_agreement", "per_stratum", "confusion")
+GATE_WITHHELD = (
+    "raw_agreement",
+    "kappa",
+    "kappa_ci95",
+    "bootstrap_ci95",
+    "chance_agreement",
+    "always_correct_agreement",
+    "per_stratum",
+    "confusion",
+)
 
 
 def sample_is_blind(measurement: Measurement | None, scope: BlindScope) -> bool:
@@ -61,8 +75,9 @@ def sample_is_blind(measurement: Measurement | None, scope: BlindScope) -> bool:
     subtraction, and outright when the table has one filled cell."""
     if measurement is None or not scope.blind:
         return False
-    return SampleItem.objects.filter(sample_id=measurement.run.sample_id,
-                                     answer_id__in=scope.answer_ids_query()).exists()
+    return SampleItem.objects.filter(
+        sample_id=measurement.run.sample_id, answer_id__in=scope.answer_ids_query()
+    ).exists()
 
 
 def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
@@ -76,8 +91,10 @@ def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
         for key in GATE_WITHHELD:
             out[key] = {} if key in ("per_stratum", "confusion") else None
         out["blind"] = True
-        out["blind_reason"] = ("the calibration sample holds answers you are labelling blind; its agreement "
-                               "figures are hidden from you until those items are complete")
+        out["blind_reason"] = (
+            "the calibration sample holds answers you are labelling blind; its agreement "
+            "figures are hidden from you until those items are complete"
+        )
         # The reasons and warnings quote the figures (kappa 0.41 below threshold 0.7).
         out["reasons"], out["warnings"] = [out["blind_reason"]], []
         out.pop("reason", None)
@@ -86,17 +103,36 @@ def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
 
 def _gate(version: JudgeVersion) -> dict:
     judge = Judge.objects.get(pk=version.judge_id)  # fresh: threshold, policy and min_n may have changed
-    base = {"judge_version": version.pk, "config_hash": version.config_hash, "judge": judge.name,
-            "version": version.number, "threshold": judge.threshold, "policy": judge.policy, "min_n": judge.min_n}
+    base = {
+        "judge_version": version.pk,
+        "config_hash": version.config_hash,
+        "judge": judge.name,
+        "version": version.number,
+        "threshold": judge.threshold,
+        "policy": judge.policy,
+        "min_n": judge.min_n,
+    }
     measurement = latest_measurement(version)
     if measurement is None:
         running = CalibrationRun.objects.filter(judge_version=version, status__in=("queued", "running")).first()
-        return {**base, "status": "unmeasured", "n": 0, "raw_agreement": None, "kappa": None, "kappa_ci95": None,
-                "chance_agreement": None, "always_correct_agreement": None, "per_stratum": {}, "confusion": {},
-                "dataset_hash": None, "measured_at": None,
-                "reason": "not measured yet" + (f"; calibration run {running.pk} is {running.status}" if running else
-                                                "; run calibrate"),
-                "reasons": ["not measured yet"], "run": running.pk if running else None}
+        return {
+            **base,
+            "status": "unmeasured",
+            "n": 0,
+            "raw_agreement": None,
+            "kappa": None,
+            "kappa_ci95": None,
+            "chance_agreement": None,
+            "always_correct_agreement": None,
+            "per_stratum": {},
+            "confusion": {},
+            "dataset_hash": None,
+            "measured_at": None,
+            "reason": "not measured yet"
+            + (f"; calibration run {running.pk} is {running.status}" if running else "; run calibrate"),
+            "reasons": ["not measured yet"],
+            "run": running.pk if running else None,
+        }
     ag = measurement_agreement(measurement)
     ci = tuple(measurement.bootstrap_ci95) if measurement.bootstrap_ci95 else None
     decision = gate_decide(ag, threshold=judge.threshold, policy=judge.policy, min_n=judge.min_n, ci=ci)
@@ -110,16 +146,34 @@ def _gate(version: JudgeVersion) -> dict:
     per_stratum = {}
     for stratum, table in sorted(measurement.strata.items()):
         st = agreement_from_counts(table, measurement.labels, positive="correct")
-        per_stratum[stratum] = {"n": st.n, "raw_agreement": st.raw_agreement, "kappa": st.kappa,
-                                "too_small": st.n < judge.min_n, **({"reason": st.reason} if st.kappa is None else {})}
-    out = {**base, "status": status, "n": ag.n, "raw_agreement": ag.raw_agreement, "kappa": ag.kappa,
-           "kappa_ci95": list(ag.kappa_ci95) if ag.kappa_ci95 else None,
-           "bootstrap_ci95": measurement.bootstrap_ci95,
-           "chance_agreement": ag.chance_agreement, "always_correct_agreement": ag.always_correct_agreement,
-           "per_stratum": per_stratum, "confusion": _confusion_dict(ag), "dataset_hash": measurement.dataset_hash,
-           "measured_at": measurement.measured_at.isoformat().replace("+00:00", "Z"),
-           "invalid": measurement.invalid, "excluded": measurement.excluded, "stale_items": stale,
-           "run": measurement.run_id, "reasons": reasons, "warnings": list(ag.warnings)}
+        per_stratum[stratum] = {
+            "n": st.n,
+            "raw_agreement": st.raw_agreement,
+            "kappa": st.kappa,
+            "too_small": st.n < judge.min_n,
+            **({"reason": st.reason} if st.kappa is None else {}),
+        }
+    out = {
+        **base,
+        "status": status,
+        "n": ag.n,
+        "raw_agreement": ag.raw_agreement,
+        "kappa": ag.kappa,
+        "kappa_ci95": list(ag.kappa_ci95) if ag.kappa_ci95 else None,
+        "bootstrap_ci95": measurement.bootstrap_ci95,
+        "chance_agreement": ag.chance_agreement,
+        "always_correct_agreement": ag.always_correct_agreement,
+        "per_stratum": per_stratum,
+        "confusion": _confusion_dict(ag),
+        "dataset_hash": measurement.dataset_hash,
+        "measured_at": measurement.measured_at.isoformat().replace("+00:00", "Z"),
+        "invalid": measurement.invalid,
+        "excluded": measurement.excluded,
+        "stale_items": stale,
+        "run": measurement.run_id,
+        "reasons": reasons,
+        "warnings": list(ag.warnings),
+    }
     if ag.kappa is None:
         out["reason"] = ag.reason
     return out

@@ -7,6 +7,7 @@ label from the queues. An answer none of these can grade is left out and counted
 
 Reads only (values_list iterators, no model instances), so grading a million answers stays cheap.
 """
+
 from __future__ import annotations
 
 import json
@@ -74,8 +75,13 @@ class RunGrades:
         return len(self.right) / self.n_scored if self.n_scored else None
 
     def summary(self) -> dict:
-        return {"answered": self.n_scored + len(self.unscored), "scored": self.n_scored, "score": self.score(),
-                "sources": dict(self.sources), "ungraded": dict(self.ungraded)}
+        return {
+            "answered": self.n_scored + len(self.unscored),
+            "scored": self.n_scored,
+            "score": self.score(),
+            "sources": dict(self.sources),
+            "ungraded": dict(self.ungraded),
+        }
 
 
 def chunked(values: Iterable[str], size: int = _IN_CHUNK) -> Iterator[list[str]]:
@@ -120,7 +126,7 @@ def answer_values(run: Run, qids: set[str] | None, *fields: str) -> Iterator[tup
 
 
 def rule_verdict(record: dict | None, answer: str) -> str | None:
-    """"correct"/"incorrect"/"invalid" by the record's span or extraction rule; None for other rules."""
+    """ "correct"/"incorrect"/"invalid" by the record's span or extraction rule; None for other rules."""
     if record is None:
         return None
     rule = RULES.get(record.get("grading") or "")
@@ -136,8 +142,11 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
     A version whose gate is fail, unmeasured or stale is not used, nor a forced grading: the caller
     falls back to the final human labels. Returns ({qid: correct}, judge_version_id)."""
     passing: dict[int, bool] = {}
-    for grading in (GradingRun.objects.filter(run=run, status="done", forced=False)
-                    .select_related("judge_version__judge").order_by("-finished_at", "-id")):
+    for grading in (
+        GradingRun.objects.filter(run=run, status="done", forced=False)
+        .select_related("judge_version__judge")
+        .order_by("-finished_at", "-id")
+    ):
         version = grading.judge_version
         if version.pk not in passing:
             passing[version.pk] = judge_gate(version)["status"] == "pass"
@@ -146,7 +155,8 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
         verdicts: dict[str, bool] = {}
         for batch in chunked(sorted(qids)):
             for qid, verdict in GradedAnswer.objects.filter(grading=grading, answer__qid__in=batch).values_list(
-                    "answer__qid", "verdict"):
+                "answer__qid", "verdict"
+            ):
                 if verdict in ("correct", "incorrect"):  # "invalid" / "error" grade nothing
                     verdicts[qid] = verdict == "correct"
         return verdicts, version.pk
@@ -197,9 +207,14 @@ def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
         right.append([qid for qid, (ok, _) in graded.items() if ok])
         wrong.append([qid for qid, (ok, _) in graded.items() if not ok])
         sources.update(source for _, source in graded.values())
-    return RunGrades(run_id=run.run_id, right=frozenset().union(*right), wrong=frozenset().union(*wrong),
-                     unscored=frozenset(unscored), sources={k: v for k, v in sources.items() if v},
-                     ungraded=dict(ungraded))
+    return RunGrades(
+        run_id=run.run_id,
+        right=frozenset().union(*right),
+        wrong=frozenset().union(*wrong),
+        unscored=frozenset(unscored),
+        sources={k: v for k, v in sources.items() if v},
+        ungraded=dict(ungraded),
+    )
 
 
 def answer_grade(run: Run, qid: str, *, version: DatasetVersion | None = None) -> tuple[bool | None, str | None]:

@@ -62,6 +62,12 @@ def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:
             rows.append({"version": version.number, "id": version.pk, "kappa": None, "ci": None})
             continue
         ag = measurement_agreement(m)
-        rows.append({"version": version.number, "id": version.pk, "kappa": ag.kappa,
-                     "ci": m.bootstrap_ci95 or (list(ag.kappa_ci95) if ag.kappa_ci95 else None)})
+        rows.append(
+            {
+                "version": version.number,
+                "id": version.pk,
+                "kappa": ag.kappa,
+                "ci": m.bootstrap_ci95 or (list(ag.kappa_ci95) if ag.kappa_ci95 else None),
+            }
+        )
     return rows

@@ -34,17 +34,32 @@ class CompareView(DeclaredOutput, APIView):
         iters = whole_number(1, ITERS_MAX, required=False, default=10_000, help_text="bootstrap draws, default 10000")
         seed = whole_number(0, SEED_MAX, required=False, default=0)
         stale_check = flag(required=False, default=True, help_text="default true")
-        band_runs = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000,
-                                          help_text="comma-separated repeat runs for the band")
+        band_runs = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=10_000,
+            help_text="comma-separated repeat runs for the band",
+        )
 
-    @extend_schema(summary="Paired comparison of run B with run A (the `compare` command's object)",
-                   parameters=[FilterSerializer], responses={200: s.CompareSerializer, 403: ErrorSerializer, 409: ErrorSerializer,
-                                                          **ERRORS})
+    @extend_schema(
+        summary="Paired comparison of run B with run A (the `compare` command's object)",
+        parameters=[FilterSerializer],
+        responses={200: s.CompareSerializer, 403: ErrorSerializer, 409: ErrorSerializer, **ERRORS},
+    )
     def get(self, request):
         f = self.FilterSerializer.parse(request)
-        return Response(compare_runs(run_a=f["a"], run_b=f["b"], iters=f["iters"], seed=f["seed"],
-                                                 check_stale=f["stale_check"], band_runs=_runs(f["band_runs"]),
-                                                 scope=blind_scope(request.user)))
+        return Response(
+            compare_runs(
+                run_a=f["a"],
+                run_b=f["b"],
+                iters=f["iters"],
+                seed=f["seed"],
+                check_stale=f["stale_check"],
+                band_runs=_runs(f["band_runs"]),
+                scope=blind_scope(request.user),
+            )
+        )
 
 
 class CompareQuestionView(DeclaredOutput, APIView):
@@ -55,9 +70,11 @@ class CompareQuestionView(DeclaredOutput, APIView):
         b = serializers.CharField(**RUN_ID)
         qid = serializers.CharField(max_length=200)
 
-    @extend_schema(summary="One question of a comparison: question, gold passage and both answers",
-                   parameters=[FilterSerializer], responses={200: s.CompareQuestionSerializer, 403: ErrorSerializer, **ERRORS})
+    @extend_schema(
+        summary="One question of a comparison: question, gold passage and both answers",
+        parameters=[FilterSerializer],
+        responses={200: s.CompareQuestionSerializer, 403: ErrorSerializer, **ERRORS},
+    )
     def get(self, request):
         f = self.FilterSerializer.parse(request)
-        return Response(regression_detail(run_a=f["a"], run_b=f["b"], qid=f["qid"],
-                                                      scope=blind_scope(request.user)))
+        return Response(regression_detail(run_a=f["a"], run_b=f["b"], qid=f["qid"], scope=blind_scope(request.user)))

@@ -1,4 +1,5 @@
 """A dataset diff between two versions, with the movement decomposed when a run on each is given."""
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -25,12 +26,13 @@ class DatasetDiffView(DeclaredOutput, APIView):
         run_old = serializers.CharField(required=False, allow_blank=True, max_length=200)
         run_new = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
-    @extend_schema(parameters=[FilterSerializer], responses={200: s.DatasetDiffSerializer, 400: ErrorSerializer,
-                                                               404: ErrorSerializer})
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={200: s.DatasetDiffSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
         scope = blind_scope(request.user)
         run_old = run_get(f["run_old"], scope=scope) if f.get("run_old") else None
         run_new = run_get(f["run_new"], scope=scope) if f.get("run_new") else None
-        return Response(dataset_diff(dataset_get(name), f["old"], f["new"],
-                                    run_old=run_old, run_new=run_new))
+        return Response(dataset_diff(dataset_get(name), f["old"], f["new"], run_old=run_old, run_new=run_new))

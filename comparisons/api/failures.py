@@ -17,12 +17,17 @@ class FailuresView(DeclaredOutput, APIView):
 
     class FilterSerializer(QuerySerializer):
         stratum = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
-        limit = whole_number(0, 1_000_000, required=False, allow_null=True, default=None,
-                             help_text="list at most this many failures")
+        limit = whole_number(
+            0, 1_000_000, required=False, allow_null=True, default=None, help_text="list at most this many failures"
+        )
 
-    @extend_schema(summary="Failure attribution of a run: retrieval, prompt assembly or generation, per stratum",
-                   parameters=[FilterSerializer], responses={200: s.FailuresSerializer, **ERRORS})
+    @extend_schema(
+        summary="Failure attribution of a run: retrieval, prompt assembly or generation, per stratum",
+        parameters=[FilterSerializer],
+        responses={200: s.FailuresSerializer, **ERRORS},
+    )
     def get(self, request, run_id):
         f = self.FilterSerializer.parse(request)
-        return Response(failure_attribution(run_id, stratum=f["stratum"] or None, limit=f["limit"],
-                                                        scope=blind_scope(request.user)))
+        return Response(
+            failure_attribution(run_id, stratum=f["stratum"] or None, limit=f["limit"], scope=blind_scope(request.user))
+        )

@@ -18,23 +18,35 @@ class SeriesView(DeclaredOutput, APIView):
 
     class FilterSerializer(QuerySerializer):
         dataset = serializers.CharField(max_length=200)
-        system = serializers.ListField(child=serializers.CharField(max_length=200, allow_blank=True), required=False,
-                                       default=list, help_text="repeat for several")
+        system = serializers.ListField(
+            child=serializers.CharField(max_length=200, allow_blank=True),
+            required=False,
+            default=list,
+            help_text="repeat for several",
+        )
         backfill = flag(required=False, default=False)
 
-    @extend_schema(summary="Scores over time, broken where the dataset hash or evaluator config hash changes",
-                   parameters=[FilterSerializer], responses={200: s.SeriesSerializer, **ERRORS})
+    @extend_schema(
+        summary="Scores over time, broken where the dataset hash or evaluator config hash changes",
+        parameters=[FilterSerializer],
+        responses={200: s.SeriesSerializer, **ERRORS},
+    )
     def get(self, request):
         f = self.FilterSerializer.parse(request)
         systems = [name for name in f["system"] if name.strip()]
-        return Response(series(dataset=f["dataset"], systems=systems or None, backfill=f["backfill"],
-                                           scope=blind_scope(request.user)))
+        return Response(
+            series(
+                dataset=f["dataset"], systems=systems or None, backfill=f["backfill"], scope=blind_scope(request.user)
+            )
+        )
 
 
 class DatasetHistoryView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
-    @extend_schema(summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
-                   responses={200: s.HistorySerializer, **ERRORS})
+    @extend_schema(
+        summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
+        responses={200: s.HistorySerializer, **ERRORS},
+    )
     def get(self, request, name):
         return Response(dataset_history(name, scope=blind_scope(request.user)))

@@ -1,5 +1,6 @@
 """Output serializers of the comparisons API: each field names a key the selector's dict carries
 (comparisons.selectors), so /api/schema/ says what a script receives."""
+
 from rest_framework import serializers
 
 from evalapp.fields import counts, declare, interval, names, number, shares, text
@@ -108,8 +109,9 @@ class CompareSerializer(serializers.Serializer):
     dataset_hash_match = serializers.BooleanField()
     pairing = PairingSerializer()
     grading = GradingPairSerializer()
-    differs = serializers.DictField(child=serializers.ListField(child=text()),
-                                    help_text="pinned field -> [A's, B's] where they differ")
+    differs = serializers.DictField(
+        child=serializers.ListField(child=text()), help_text="pinned field -> [A's, B's] where they differ"
+    )
     discordant_rate = serializers.FloatField()
     per_stratum = serializers.DictField(child=StratumComparisonSerializer(), allow_null=True)
     stale_gold = serializers.DictField(child=StaleGoldReportSerializer(), help_text="dataset hash -> report")
@@ -184,8 +186,9 @@ class FailuresSerializer(serializers.Serializer):
     stratum = text()
     counts = FailureCountsSerializer()
     labels = FailureLabelsSerializer()
-    ranks_not_in_prompt = serializers.DictField(child=serializers.IntegerField(),
-                                                help_text="rank -> failures retrieved there but not in the prompt")
+    ranks_not_in_prompt = serializers.DictField(
+        child=serializers.IntegerField(), help_text="rank -> failures retrieved there but not in the prompt"
+    )
     per_stratum = serializers.DictField(child=FailureStratumSerializer())
     ungraded = serializers.DictField(child=serializers.IntegerField(), help_text="reason -> answers")
     failures = FailureSerializer(many=True)
@@ -275,11 +278,19 @@ class SeriesSerializer(serializers.Serializer):
 
 
 def _decomposition_fields(**kwargs) -> dict:
-    return {"old_aggregate": number(**kwargs), "new_aggregate": number(**kwargs), "delta": number(**kwargs),
-            "n_old": serializers.IntegerField(**kwargs), "n_new": serializers.IntegerField(**kwargs),
-            "n_intersection": serializers.IntegerField(**kwargs), "intersection_old": number(**kwargs),
-            "intersection_new": number(**kwargs), "contributions": shares(**kwargs), "old_sums": shares(**kwargs),
-            "new_sums": shares(**kwargs)}
+    return {
+        "old_aggregate": number(**kwargs),
+        "new_aggregate": number(**kwargs),
+        "delta": number(**kwargs),
+        "n_old": serializers.IntegerField(**kwargs),
+        "n_new": serializers.IntegerField(**kwargs),
+        "n_intersection": serializers.IntegerField(**kwargs),
+        "intersection_old": number(**kwargs),
+        "intersection_new": number(**kwargs),
+        "contributions": shares(**kwargs),
+        "old_sums": shares(**kwargs),
+        "new_sums": shares(**kwargs),
+    }
 
 
 class DecompositionSerializer(serializers.Serializer):

@@ -42,52 +42,75 @@ def run_band_for(runs: Sequence[Run], known: dict[str, RunGrades] | None = None)
     if len(scored) < 2:
         return None
     band = run_band([s for _, s in scored])
-    return {"runs": [rid for rid, _ in scored], "n_runs": band.n_runs, "mean_points": band.mean,
-            "sd_points": band.sd, "lo_points": band.lo, "hi_points": band.hi, "width_points": band.width}
+    return {
+        "runs": [rid for rid, _ in scored],
+        "n_runs": band.n_runs,
+        "mean_points": band.mean,
+        "sd_points": band.sd,
+        "lo_points": band.lo,
+        "hi_points": band.hi,
+        "width_points": band.width,
+    }
 
 
-def _verdict(diff_points: float, ci95: tuple[float, float], band: dict | None, resolvable: float,
-             discordant_rate: float) -> dict:
+def _verdict(
+    diff_points: float, ci95: tuple[float, float], band: dict | None, resolvable: float, discordant_rate: float
+) -> dict:
     if band is not None:
         v = difference_verdict(diff_points, ci95, band["width_points"])
-        out = {"status": v.status, "words": v.words, "clears_interval": v.clears_interval,
-               "clears_band": v.clears_band}
+        out = {"status": v.status, "words": v.words, "clears_interval": v.clears_interval, "clears_band": v.clears_band}
     else:
         lo, hi = ci95
         clears = lo > 0 or hi < 0
         ci = f"[{lo:.1f}, {hi:.1f}]"
         if clears:
             status = "band unmeasured"
-            words = (f"{diff_points:+.1f} points: its 95% interval {ci} excludes zero, but no run-to-run band "
-                     f"is measured (import two or more repeat runs of an unchanged system), so rerun noise "
-                     f"is not ruled out.")
+            words = (
+                f"{diff_points:+.1f} points: its 95% interval {ci} excludes zero, but no run-to-run band "
+                f"is measured (import two or more repeat runs of an unchanged system), so rerun noise "
+                f"is not ruled out."
+            )
         else:
             status = "the set is too small to resolve it"
-            words = (f"{diff_points:+.1f} points: the set is too small to resolve it; its 95% interval {ci} "
-                     f"includes zero (this set resolves gaps of {resolvable:.1f} points).")
+            words = (
+                f"{diff_points:+.1f} points: the set is too small to resolve it; its 95% interval {ci} "
+                f"includes zero (this set resolves gaps of {resolvable:.1f} points)."
+            )
         out = {"status": status, "words": words, "clears_interval": clears, "clears_band": None}
     gap = abs(diff_points)
-    out["n_needed_for_this_gap"] = (n_for_gap(gap, discordant_rate=discordant_rate)
-                                    if gap > 0 and discordant_rate > 0 else None)
+    out["n_needed_for_this_gap"] = (
+        n_for_gap(gap, discordant_rate=discordant_rate) if gap > 0 and discordant_rate > 0 else None
+    )
     return out
 
 
 def _paired_outcomes(ga: RunGrades, gb: RunGrades) -> dict[str, frozenset[str]]:
     """The questions both runs scored, split by outcome: `paired` (all of them), `both_right`,
     `b_only` (only B right) and `a_only` (only A right: the regressions)."""
-    return {"paired": ga.scored & gb.scored, "both_right": ga.right & gb.right,
-            "b_only": gb.right & ga.wrong, "a_only": ga.right & gb.wrong}
+    return {
+        "paired": ga.scored & gb.scored,
+        "both_right": ga.right & gb.right,
+        "b_only": gb.right & ga.wrong,
+        "a_only": ga.right & gb.wrong,
+    }
 
 
 def _paired_stats(outcomes: dict[str, set[str]], *, iters: int, seed: int):
     both, b_only = len(outcomes["both_right"]), len(outcomes["b_only"])
-    return paired_counts(n=len(outcomes["paired"]), a_right=both + len(outcomes["a_only"]),
-                         b_right=both + b_only, b_only=b_only, regressions=outcomes["a_only"],
-                         iters=iters, seed=seed)
+    return paired_counts(
+        n=len(outcomes["paired"]),
+        a_right=both + len(outcomes["a_only"]),
+        b_right=both + b_only,
+        b_only=b_only,
+        regressions=outcomes["a_only"],
+        iters=iters,
+        seed=seed,
+    )
 
 
-def _stratum_sets(version: DatasetVersion | None, fallback: DatasetVersion | None,
-                  qids: frozenset[str]) -> dict[str, frozenset[str]]:
+def _stratum_sets(
+    version: DatasetVersion | None, fallback: DatasetVersion | None, qids: frozenset[str]
+) -> dict[str, frozenset[str]]:
     """stratum -> those of `qids` in it, by `version`, then by `fallback` for qids `version` lacks;
     the rest under "(unknown)". Sorted by stratum name."""
     out: dict[str, frozenset[str]] = {}
@@ -105,9 +128,18 @@ def _stratum_sets(version: DatasetVersion | None, fallback: DatasetVersion | Non
     return dict(sorted(out.items()))
 
 
-def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, check_stale: bool = True,
-                 band_runs: Sequence[str] | None = None, grades: tuple[RunGrades, RunGrades] | None = None,
-                 strata: bool = True, scope: BlindScope = OPERATOR) -> dict:
+def compare_runs(
+    *,
+    run_a: str,
+    run_b: str,
+    iters: int = 10_000,
+    seed: int = 0,
+    check_stale: bool = True,
+    band_runs: Sequence[str] | None = None,
+    grades: tuple[RunGrades, RunGrades] | None = None,
+    strata: bool = True,
+    scope: BlindScope = OPERATOR,
+) -> dict:
     """B against A on the questions both answered and both scored: the INTERFACES.md `compare` object
     (n, a_score, b_score, diff_points, ci95, naive_ci95, se_points, b_only, a_only, regressions,
     resolvable_gap_points) extended with the pairing, warnings, stale gold, per-stratum gaps, the
@@ -129,14 +161,18 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
     # The pairing is set algebra over qids (in C, a million in well under a second), and the
     # statistics need only its counts: see evalstats.paired.paired_counts.
     outcomes = _paired_outcomes(ga, gb)
-    n_both_answered = (len(outcomes["paired"]) if not (ga.unscored or gb.unscored)
-                       else len(ga.answered & gb.answered))
+    n_both_answered = len(outcomes["paired"]) if not (ga.unscored or gb.unscored) else len(ga.answered & gb.answered)
     if not n_both_answered:
-        raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} answered no question in common",
-                           [Problem("no shared qid", field="b")])
+        raise ServiceError(
+            f"runs {a.run_id!r} and {b.run_id!r} answered no question in common", [Problem("no shared qid", field="b")]
+        )
     if not outcomes["paired"]:
-        raise ServiceError(f"runs {a.run_id!r} and {b.run_id!r} share {n_both_answered} questions but none "
-                           f"is scored in both yet (awaiting grades)", code=3, status=409)
+        raise ServiceError(
+            f"runs {a.run_id!r} and {b.run_id!r} share {n_both_answered} questions but none "
+            f"is scored in both yet (awaiting grades)",
+            code=3,
+            status=409,
+        )
     cmp = _paired_stats(outcomes, iters=iters, seed=seed)
     out = cmp.to_dict()
     n = cmp.n
@@ -148,37 +184,59 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
         warnings.append(
             f"DATASET HASH MISMATCH: {a.run_id} was scored on {a.dataset_hash or 'an unrecorded dataset'} and "
             f"{b.run_id} on {b.dataset_hash or 'an unrecorded dataset'}; a score computed on a different set of "
-            f"labels is a different number. Compared only on the {n} questions both answered and both scored.")
+            f"labels is a different number. Compared only on the {n} questions both answered and both scored."
+        )
     if a.dataset_id != b.dataset_id:
-        warnings.append(f"the runs are on different datasets ({run_summary(a)['dataset']} vs {run_summary(b)['dataset']})")
-    dropped = {"answered_only_a": len(ga.answered) - n_both_answered,
-               "answered_only_b": len(gb.answered) - n_both_answered, "unscored": n_both_answered - n}
+        warnings.append(
+            f"the runs are on different datasets ({run_summary(a)['dataset']} vs {run_summary(b)['dataset']})"
+        )
+    dropped = {
+        "answered_only_a": len(ga.answered) - n_both_answered,
+        "answered_only_b": len(gb.answered) - n_both_answered,
+        "unscored": n_both_answered - n,
+    }
     if dropped["unscored"] or dropped["answered_only_a"] or dropped["answered_only_b"]:
-        warnings.append(f"{n} questions paired; {sum(dropped.values())} dropped "
-                        f"({dropped['answered_only_a']} answered only by A, {dropped['answered_only_b']} only by B, "
-                        f"{dropped['unscored']} not scored in both)")
+        warnings.append(
+            f"{n} questions paired; {sum(dropped.values())} dropped "
+            f"({dropped['answered_only_a']} answered only by A, {dropped['answered_only_b']} only by B, "
+            f"{dropped['unscored']} not scored in both)"
+        )
     stale = {}
     for report in stale_reports:
         report["stale_in_paired"] = len(outcomes["paired"].intersection(report.pop("_stale_all")))
         stale[report["dataset_hash"]] = report
         if report["stale"]:
-            warnings.append(f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
-                            f"({report['stale_in_paired']} among the paired questions): their gold_text "
-                            f"is no longer in the live corpus")
+            warnings.append(
+                f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
+                f"({report['stale_in_paired']} among the paired questions): their gold_text "
+                f"is no longer in the live corpus"
+            )
 
     # Strata from B's version (A's for questions B's version lacks): the population the newer number
     # claims to measure.
     per_stratum = {}
     if strata:
-        for name, members in _stratum_sets(b.dataset_version or a.dataset_version,
-                                           a.dataset_version if a.dataset_version_id != b.dataset_version_id else None,
-                                           outcomes["paired"]).items():
-            s = _paired_stats({k: members.intersection(v) if k != "paired" else members
-                               for k, v in outcomes.items()}, iters=iters, seed=seed)
-            per_stratum[name] = {"n": s.n, "a_score": s.a_score, "b_score": s.b_score, "diff_points": s.diff_points,
-                                 "ci95": list(s.ci95), "b_only": s.b_only, "a_only": s.a_only,
-                                 "resolvable_gap_points": s.resolvable_gap_points,
-                                 "regressions": len(s.regressions)}
+        for name, members in _stratum_sets(
+            b.dataset_version or a.dataset_version,
+            a.dataset_version if a.dataset_version_id != b.dataset_version_id else None,
+            outcomes["paired"],
+        ).items():
+            s = _paired_stats(
+                {k: members.intersection(v) if k != "paired" else members for k, v in outcomes.items()},
+                iters=iters,
+                seed=seed,
+            )
+            per_stratum[name] = {
+                "n": s.n,
+                "a_score": s.a_score,
+                "b_score": s.b_score,
+                "diff_points": s.diff_points,
+                "ci95": list(s.ci95),
+                "b_only": s.b_only,
+                "a_only": s.a_only,
+                "resolvable_gap_points": s.resolvable_gap_points,
+                "regressions": len(s.regressions),
+            }
 
     if band_objs is not None:
         band = run_band_for(band_objs, known={a.run_id: ga, b.run_id: gb})
@@ -191,20 +249,24 @@ def compare_runs(*, run_a: str, run_b: str, iters: int = 10_000, seed: int = 0, 
             if band is not None:
                 band["from"] = f"repeats of run {label}"
                 break
-    out.update({
-        "run_a": run_summary(a), "run_b": run_summary(b),
-        "dataset_hash_match": hash_match,
-        "pairing": {"paired": n, "dropped": sum(dropped.values()), **dropped},
-        "grading": {"a": ga.summary(), "b": gb.summary()},
-        "differs": {k: [getattr(a, k), getattr(b, k)] for k in PINNED if getattr(a, k) != getattr(b, k)},
-        "discordant_rate": discordant_rate,
-        "per_stratum": per_stratum if strata else None,
-        "stale_gold": stale,
-        "band": band,
-        "verdict": _verdict(cmp.diff_points, cmp.ci95, band, cmp.resolvable_gap_points, discordant_rate),
-        "iters": iters, "seed": seed,
-        "warnings": warnings,
-    })
+    out.update(
+        {
+            "run_a": run_summary(a),
+            "run_b": run_summary(b),
+            "dataset_hash_match": hash_match,
+            "pairing": {"paired": n, "dropped": sum(dropped.values()), **dropped},
+            "grading": {"a": ga.summary(), "b": gb.summary()},
+            "differs": {k: [getattr(a, k), getattr(b, k)] for k in PINNED if getattr(a, k) != getattr(b, k)},
+            "discordant_rate": discordant_rate,
+            "per_stratum": per_stratum if strata else None,
+            "stale_gold": stale,
+            "band": band,
+            "verdict": _verdict(cmp.diff_points, cmp.ci95, band, cmp.resolvable_gap_points, discordant_rate),
+            "iters": iters,
+            "seed": seed,
+            "warnings": warnings,
+        }
+    )
     return out
 
 
@@ -218,10 +280,17 @@ def regression_detail(*, run_a: str, run_b: str, qid: str, scope: BlindScope = O
     for key, run in (("a", a), ("b", b)):
         row = next(answer_values(run, {qid}, "answer", "correct", "final_verdict", "retrieved", "prompt_chunks"), None)
         if row is None:
-            raise ServiceError(f"run {run.run_id!r} has no answer to {qid!r}", [Problem("unknown qid", field="qid")],
-                               status=404)
-        answers[key] = {"run_id": run.run_id, "answer": row[1], "correct": row[2], "final_verdict": row[3],
-                        "retrieved": row[4], "prompt_chunks": row[5]}
+            raise ServiceError(
+                f"run {run.run_id!r} has no answer to {qid!r}", [Problem("unknown qid", field="qid")], status=404
+            )
+        answers[key] = {
+            "run_id": run.run_id,
+            "answer": row[1],
+            "correct": row[2],
+            "final_verdict": row[3],
+            "retrieved": row[4],
+            "prompt_chunks": row[5],
+        }
     for key, run in (("a", a), ("b", b)):
         answers[key]["graded"], answers[key]["graded_by"] = answer_grade(run, qid)
     passage = (record or {}).get("gold_text")
@@ -230,8 +299,16 @@ def regression_detail(*, run_a: str, run_b: str, qid: str, scope: BlindScope = O
         found = chunk_with_neighbours(record["gold_chunk_id"], around=0)
         if found is not None:
             passage, passage_from = found[0].text, ("retired chunk" if found[0].retired else "live chunk")
-    return {"qid": qid, "question": (record or {}).get("question"), "stratum": (record or {}).get("stratum"),
-            "gold_passage": passage, "gold_passage_from": passage_from,
-            "gold_chunk_id": (record or {}).get("gold_chunk_id"), "gold_text": (record or {}).get("gold_text"),
-            "expected": (record or {}).get("expected"), "grading": (record or {}).get("grading"),
-            "a": answers["a"], "b": answers["b"]}
+    return {
+        "qid": qid,
+        "question": (record or {}).get("question"),
+        "stratum": (record or {}).get("stratum"),
+        "gold_passage": passage,
+        "gold_passage_from": passage_from,
+        "gold_chunk_id": (record or {}).get("gold_chunk_id"),
+        "gold_text": (record or {}).get("gold_text"),
+        "expected": (record or {}).get("expected"),
+        "grading": (record or {}).get("grading"),
+        "a": answers["a"],
+        "b": answers["b"],
+    }

@@ -25,22 +25,34 @@ def movement_ceiling(decomposition, diff) -> dict:
     old_kept = (decomposition.old_sums["unchanged"] + decomposition.old_sums["modified"]) / n_kept
     ceiling = ceiling_after_adding(n_kept, old_kept, len(diff.added))
     exceeds = new_aggregate > ceiling + 1e-12
-    return {"ceiling": ceiling, "n_kept": n_kept, "n_added": len(diff.added), "old_score_on_kept": old_kept,
-            "new_aggregate": new_aggregate, "exceeds_ceiling": exceeds,
-            "words": (f"adding {len(diff.added)} examples to {n_kept} scored at {old_kept:.3f} can lift the "
-                      f"aggregate to at most {ceiling:.3f}; the new aggregate {new_aggregate:.3f} "
-                      + ("exceeds it: the additions alone cannot explain the rise." if exceeds else "is within it."))}
+    return {
+        "ceiling": ceiling,
+        "n_kept": n_kept,
+        "n_added": len(diff.added),
+        "old_score_on_kept": old_kept,
+        "new_aggregate": new_aggregate,
+        "exceeds_ceiling": exceeds,
+        "words": (
+            f"adding {len(diff.added)} examples to {n_kept} scored at {old_kept:.3f} can lift the "
+            f"aggregate to at most {ceiling:.3f}; the new aggregate {new_aggregate:.3f} "
+            + ("exceeds it: the additions alone cannot explain the rise." if exceeds else "is within it.")
+        ),
+    }
 
 
-def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run | None = None,
-                 run_new: Run | None = None) -> dict:
+def dataset_diff(
+    dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run | None = None, run_new: Run | None = None
+) -> dict:
     """The four partitions between two versions and, given a run on each, the movement decomposed by
     partition (and, when questions were added, the ceiling on what they can move)."""
     old, new, diff, out = versions_partition(dataset, old_ref, new_ref)
     if run_old is not None and run_new is not None:
         # Graded by the question's rule where the harness gave no score (calibration.selectors.grades).
         sums = {}
-        for side, run, version, partitions in (("old", run_old, old, OLD_PARTITIONS), ("new", run_new, new, NEW_PARTITIONS)):
+        for side, run, version, partitions in (
+            ("old", run_old, old, OLD_PARTITIONS),
+            ("new", run_new, new, NEW_PARTITIONS),
+        ):
             grades = run_grades(run, version=version)
             sums[side], scored = {}, 0
             for p in partitions:
@@ -51,9 +63,11 @@ def dataset_diff(dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run |
             if scored != n_version or grades.n_scored != n_version:
                 qids = set().union(*(getattr(diff, p) for p in partitions))
                 unscored, extra = sorted(qids - grades.scored), sorted(grades.scored - qids)
-                problem = (f"run {run.run_id} must score exactly the qids of version {version.number}: "
-                           f"unscored {unscored[:5]}{'...' if len(unscored) > 5 else ''}, "
-                           f"not in the version {extra[:5]}{'...' if len(extra) > 5 else ''}")
+                problem = (
+                    f"run {run.run_id} must score exactly the qids of version {version.number}: "
+                    f"unscored {unscored[:5]}{'...' if len(unscored) > 5 else ''}, "
+                    f"not in the version {extra[:5]}{'...' if len(extra) > 5 else ''}"
+                )
                 raise ServiceError(f"cannot decompose the movement: {problem}", [Problem(problem, field="run")])
         decomposition = decompose_sums(sums["old"], sums["new"], diff)
         out["movement"] = decomposition.to_dict()

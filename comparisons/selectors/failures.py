@@ -40,8 +40,9 @@ def classify_failure(gold_chunk_id: str | None, retrieved: list, prompt_chunks: 
     return "retrieved_not_in_prompt", rank
 
 
-def failure_attribution(run_id: str, *, stratum: str | None = None, limit: int | None = None,
-                        scope: BlindScope = OPERATOR) -> dict:
+def failure_attribution(
+    run_id: str, *, stratum: str | None = None, limit: int | None = None, scope: BlindScope = OPERATOR
+) -> dict:
     """Each failing answer of a run classified: gold chunk not retrieved; retrieved at rank r but not in
     the prompt; in the prompt and still wrong (generation); no gold passage. Counts per stratum.
     Refused for a run in the viewer's blind `scope`."""
@@ -66,20 +67,27 @@ def failure_attribution(run_id: str, *, stratum: str | None = None, limit: int |
         category, rank = classify_failure(record.get("gold_chunk_id"), retrieved, prompt_chunks)
         counts[category] += 1
         s = strata[qid]
-        bucket = per.setdefault(s, {"scored": scored_by_stratum.get(s, 0), "failing": 0,
-                                    "counts": dict.fromkeys(FAILURE_CATEGORIES, 0)})
+        bucket = per.setdefault(
+            s, {"scored": scored_by_stratum.get(s, 0), "failing": 0, "counts": dict.fromkeys(FAILURE_CATEGORIES, 0)}
+        )
         bucket["failing"] += 1
         bucket["counts"][category] += 1
         if category == "retrieved_not_in_prompt" and rank is not None:
             ranks[rank] += 1
-        items.append({"qid": qid, "stratum": s, "category": category, "rank": rank,
-                      "gold_chunk_id": record.get("gold_chunk_id")})
+        items.append(
+            {"qid": qid, "stratum": s, "category": category, "rank": rank, "gold_chunk_id": record.get("gold_chunk_id")}
+        )
     items.sort(key=lambda i: i["qid"])
-    return {"run": run_summary(run), "answered": len(grades.answered), "scored": grades.n_scored,
-            "failing": len(items), "stratum": stratum or None,
-            "counts": {c: counts.get(c, 0) for c in FAILURE_CATEGORIES},
-            "labels": FAILURE_LABELS,
-            "ranks_not_in_prompt": {str(r): ranks[r] for r in sorted(ranks)},
-            "per_stratum": {s: per[s] for s in sorted(per)},
-            "ungraded": grades.ungraded,
-            "failures": items if limit is None else items[:limit]}
+    return {
+        "run": run_summary(run),
+        "answered": len(grades.answered),
+        "scored": grades.n_scored,
+        "failing": len(items),
+        "stratum": stratum or None,
+        "counts": {c: counts.get(c, 0) for c in FAILURE_CATEGORIES},
+        "labels": FAILURE_LABELS,
+        "ranks_not_in_prompt": {str(r): ranks[r] for r in sorted(ranks)},
+        "per_stratum": {s: per[s] for s in sorted(per)},
+        "ungraded": grades.ungraded,
+        "failures": items if limit is None else items[:limit],
+    }

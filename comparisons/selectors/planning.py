@@ -28,8 +28,13 @@ PLANNER_N_MAX = 10**9
 PLANNER_GAP_MIN = 0.001
 
 
-def sample_size_plan(*, n: int | None = None, gap_points: float | None = None,
-                     discordant_rate: float | None = None, rate_from: str | None = None) -> dict:
+def sample_size_plan(
+    *,
+    n: int | None = None,
+    gap_points: float | None = None,
+    discordant_rate: float | None = None,
+    rate_from: str | None = None,
+) -> dict:
     """For a set of n, the smallest resolvable gap; for a gap, the n needed (evalstats.paired).
 
     The discordance rate (share of questions two systems answer differently) drives both; without a
@@ -37,10 +42,12 @@ def sample_size_plan(*, n: int | None = None, gap_points: float | None = None,
     problems = []
     if n is not None and (not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= PLANNER_N_MAX):
         problems.append(Problem(f"n must be a whole number from 1 to {PLANNER_N_MAX}, got {n!r}", field="n"))
-    if gap_points is not None and not (isinstance(gap_points, int | float) and math.isfinite(gap_points)
-                                       and PLANNER_GAP_MIN <= gap_points <= 100):
-        problems.append(Problem(f"gap must be a number of points from {PLANNER_GAP_MIN:g} to 100, got {gap_points!r}",
-                                field="gap"))
+    if gap_points is not None and not (
+        isinstance(gap_points, int | float) and math.isfinite(gap_points) and PLANNER_GAP_MIN <= gap_points <= 100
+    ):
+        problems.append(
+            Problem(f"gap must be a number of points from {PLANNER_GAP_MIN:g} to 100, got {gap_points!r}", field="gap")
+        )
     if discordant_rate is not None and not (isinstance(discordant_rate, int | float) and 0 < discordant_rate <= 1):
         problems.append(Problem(f"discordant_rate must be in (0, 1], got {discordant_rate!r}", field="discordant_rate"))
     if problems:
@@ -65,10 +72,13 @@ def discordance_for_dataset(dataset: Dataset, *, scope: BlindScope = OPERATOR) -
     latest = latest_version(dataset)
     if latest is None:
         return None, None
-    runs = list(Run.objects.filter(dataset_version=latest).exclude(pk__in=scope.run_ids)
-                .order_by("-started_at", "-imported_at")[:20])
+    runs = list(
+        Run.objects.filter(dataset_version=latest)
+        .exclude(pk__in=scope.run_ids)
+        .order_by("-started_at", "-imported_at")[:20]
+    )
     for i, r1 in enumerate(runs):
-        for r2 in runs[i + 1:]:
+        for r2 in runs[i + 1 :]:
             if r2.system == r1.system:
                 continue
             g1, g2 = run_grades(r1), run_grades(r2)

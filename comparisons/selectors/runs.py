@@ -11,12 +11,15 @@ from evalapp.errors import Problem, ServiceError
 
 def run_summary(run: Run) -> dict:
     """The run record's identifying and pinned fields."""
-    return {"run_id": run.run_id, "system": run.system,
-            "dataset": run.dataset.name if run.dataset_id else None,
-            "dataset_hash": run.dataset_hash,
-            "version": run.dataset_version.number if run.dataset_version_id else None,
-            "started_at": run.started_at.isoformat() if run.started_at else None,
-            **{k: getattr(run, k) for k in PINNED}}
+    return {
+        "run_id": run.run_id,
+        "system": run.system,
+        "dataset": run.dataset.name if run.dataset_id else None,
+        "dataset_hash": run.dataset_hash,
+        "version": run.dataset_version.number if run.dataset_version_id else None,
+        "started_at": run.started_at.isoformat() if run.started_at else None,
+        **{k: getattr(run, k) for k in PINNED},
+    }
 
 
 def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = None) -> dict | None:
@@ -26,27 +29,35 @@ def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = 
         return None
     report = stale_gold(version)
     stale_qids = sorted(s["qid"] for s in report["stale"])
-    return {"dataset_hash": report["dataset_hash"], "checked": report["checked"],
-            "stale": len(stale_qids), "stale_share": report["stale_share"], "stale_qids": stale_qids[:100],
-            "moved": len(report["moved"]),
-            "stale_in_paired": len(set(stale_qids) & paired) if paired is not None else None,
-            **({"_stale_all": stale_qids} if paired is None else {})}
+    return {
+        "dataset_hash": report["dataset_hash"],
+        "checked": report["checked"],
+        "stale": len(stale_qids),
+        "stale_share": report["stale_share"],
+        "stale_qids": stale_qids[:100],
+        "moved": len(report["moved"]),
+        "stale_in_paired": len(set(stale_qids) & paired) if paired is not None else None,
+        **({"_stale_all": stale_qids} if paired is None else {}),
+    }
 
 
 def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:
     """Runs of the same system with every pinned input and the dataset hash unchanged (itself included),
     leaving out runs in the viewer's blind `scope` (the band's mean would give their score away)."""
-    return list(Run.objects.filter(system=run.system, dataset_hash=run.dataset_hash,
-                                   **{k: getattr(run, k) for k in PINNED})
-                .exclude(pk__in=scope.run_ids)
-                .select_related("dataset_version").order_by("started_at", "run_id"))
+    return list(
+        Run.objects.filter(system=run.system, dataset_hash=run.dataset_hash, **{k: getattr(run, k) for k in PINNED})
+        .exclude(pk__in=scope.run_ids)
+        .select_related("dataset_version")
+        .order_by("started_at", "run_id")
+    )
 
 
 def _run_by_id(run_id: str, scope: BlindScope = OPERATOR) -> Run:
     """The run, or ServiceError (404); PermissionDenied when the viewer's blind `scope` hides its results."""
     run = Run.objects.select_related("dataset", "dataset_version").filter(run_id=run_id).first()
     if run is None:
-        raise ServiceError(f"unknown run {run_id!r}", [Problem(f"no run {run_id!r} is imported", field="run")],
-                           code=2, status=404)
+        raise ServiceError(
+            f"unknown run {run_id!r}", [Problem(f"no run {run_id!r} is imported", field="run")], code=2, status=404
+        )
     scope.check_run(run)
     return run

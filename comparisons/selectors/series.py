@@ -22,9 +22,15 @@ from evalapp.errors import Problem, ServiceError
 def _run_point(run: Run, grades: RunGrades | None = None, *, scope: BlindScope = OPERATOR) -> dict:
     """A run as a point of a series or history: its score and how many answers it rests on, withheld
     (None, `blind`) for a run in the viewer's blind `scope`."""
-    point = {"run_id": run.run_id, "system": run.system, "score": None, "n": None,
-             "started_at": (run.started_at or run.imported_at).isoformat(),
-             "evaluator_config_hash": run.evaluator_config_hash, "blind": not scope.can_read_run(run.pk)}
+    point = {
+        "run_id": run.run_id,
+        "system": run.system,
+        "score": None,
+        "n": None,
+        "started_at": (run.started_at or run.imported_at).isoformat(),
+        "evaluator_config_hash": run.evaluator_config_hash,
+        "blind": not scope.can_read_run(run.pk),
+    }
     if not point["blind"]:
         g = grades or run_grades(run)
         point.update(score=g.score(), n=g.n_scored)
@@ -66,10 +72,16 @@ def rescore_on_version(run: Run, version: DatasetVersion, grades: RunGrades | No
         else:
             ungraded += 1
     resolved = missing == 0 and ungraded == 0 and len(scores) == len(new_m)
-    return {"run_id": run.run_id, "dataset_hash": version.dataset_hash, "resolved": resolved,
-            "score": sum(scores.values()) / len(scores) if resolved and scores else None,
-            "n": len(scores), "missing_answers": missing, "ungradable": ungraded,
-            "regraded_by_rule": len(to_regrade) - ungraded if to_regrade else 0}
+    return {
+        "run_id": run.run_id,
+        "dataset_hash": version.dataset_hash,
+        "resolved": resolved,
+        "score": sum(scores.values()) / len(scores) if resolved and scores else None,
+        "n": len(scores),
+        "missing_answers": missing,
+        "ungradable": ungraded,
+        "regraded_by_rule": len(to_regrade) - ungraded if to_regrade else 0,
+    }
 
 
 def _break_info(prev: Run, cur: Run, versions: dict[str, DatasetVersion]) -> dict:
@@ -78,27 +90,45 @@ def _break_info(prev: Run, cur: Run, versions: dict[str, DatasetVersion]) -> dic
     if prev.dataset_hash != cur.dataset_hash:
         changed.append("dataset_hash")
         old_v, new_v = versions.get(prev.dataset_hash), versions.get(cur.dataset_hash)
-        ds = {"from": prev.dataset_hash, "to": cur.dataset_hash,
-              "from_version": old_v.number if old_v else None, "to_version": new_v.number if new_v else None,
-              "from_examples": old_v.examples if old_v else None, "to_examples": new_v.examples if new_v else None}
+        ds = {
+            "from": prev.dataset_hash,
+            "to": cur.dataset_hash,
+            "from_version": old_v.number if old_v else None,
+            "to_version": new_v.number if new_v else None,
+            "from_examples": old_v.examples if old_v else None,
+            "to_examples": new_v.examples if new_v else None,
+        }
         if old_v and new_v:
             d = version_diff(old_v, new_v)
-            ds.update({"added": len(d.added), "removed": len(d.removed), "modified": len(d.modified),
-                       "unchanged": len(d.unchanged)})
+            ds.update(
+                {
+                    "added": len(d.added),
+                    "removed": len(d.removed),
+                    "modified": len(d.modified),
+                    "unchanged": len(d.unchanged),
+                }
+            )
         info["dataset"] = ds
     if prev.evaluator_config_hash != cur.evaluator_config_hash:
         changed.append("evaluator_config_hash")
-        info["evaluator_config"] = {"from": prev.evaluator_config_hash, "to": cur.evaluator_config_hash,
-                                    "from_version": prev.evaluator_version, "to_version": cur.evaluator_version}
+        info["evaluator_config"] = {
+            "from": prev.evaluator_config_hash,
+            "to": cur.evaluator_config_hash,
+            "from_version": prev.evaluator_version,
+            "to_version": cur.evaluator_version,
+        }
     info["changed"] = changed
     words = []
     if "dataset" in info:
         ds = info["dataset"]
-        counts = (f": +{ds['added']} added, −{ds['removed']} removed, ~{ds['modified']} modified"
-                  if "added" in ds else "")
-        words.append(f"dataset v{ds['from_version'] or '?'} → v{ds['to_version'] or '?'}{counts} "
-                     f"({ds['from_examples'] if ds['from_examples'] is not None else '?'} → "
-                     f"{ds['to_examples'] if ds['to_examples'] is not None else '?'} examples)")
+        counts = (
+            f": +{ds['added']} added, −{ds['removed']} removed, ~{ds['modified']} modified" if "added" in ds else ""
+        )
+        words.append(
+            f"dataset v{ds['from_version'] or '?'} → v{ds['to_version'] or '?'}{counts} "
+            f"({ds['from_examples'] if ds['from_examples'] is not None else '?'} → "
+            f"{ds['to_examples'] if ds['to_examples'] is not None else '?'} examples)"
+        )
     if "evaluator_config" in info:
         ev = info["evaluator_config"]
         words.append(f"evaluator config {ev['from'][:19] or '(none)'} → {ev['to'][:19] or '(none)'}")
@@ -106,8 +136,9 @@ def _break_info(prev: Run, cur: Run, versions: dict[str, DatasetVersion]) -> dic
     return info
 
 
-def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool = False,
-           scope: BlindScope = OPERATOR) -> dict:
+def series(
+    *, dataset: str, systems: Sequence[str] | None = None, backfill: bool = False, scope: BlindScope = OPERATOR
+) -> dict:
     """Each system's score over time, split into segments keyed by (dataset hash, evaluator config hash):
     the line never joins two points measured on different populations or by different evaluators. Each
     break says what changed and the example counts. With `backfill`, runs of the segment before a
@@ -119,8 +150,11 @@ def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool
         known = set(Run.objects.filter(dataset=ds, system__in=systems).values_list("system", flat=True))
         unknown = [s for s in systems if s not in known]
         if unknown:
-            raise ServiceError(f"no runs of system(s) {', '.join(map(repr, unknown))} on dataset {dataset!r}",
-                               [Problem(f"unknown system {s!r}", field="system") for s in unknown], status=404)
+            raise ServiceError(
+                f"no runs of system(s) {', '.join(map(repr, unknown))} on dataset {dataset!r}",
+                [Problem(f"unknown system {s!r}", field="system") for s in unknown],
+                status=404,
+            )
         runs = runs.filter(system__in=systems)
     runs = sorted(runs, key=lambda r: ((r.started_at or r.imported_at), r.run_id))
     versions = {v.dataset_hash: v for v in ds.versions.all()}
@@ -138,9 +172,16 @@ def series(*, dataset: str, systems: Sequence[str] | None = None, backfill: bool
                 if prev is not None:
                     breaks.append(_break_info(prev, r, versions))
                 v = versions.get(r.dataset_hash)
-                segments.append({"dataset_hash": r.dataset_hash, "evaluator_config_hash": r.evaluator_config_hash,
-                                 "version": v.number if v else None, "examples": v.examples if v else None,
-                                 "points": [], "backfilled": []})
+                segments.append(
+                    {
+                        "dataset_hash": r.dataset_hash,
+                        "evaluator_config_hash": r.evaluator_config_hash,
+                        "version": v.number if v else None,
+                        "examples": v.examples if v else None,
+                        "points": [],
+                        "backfilled": [],
+                    }
+                )
             segments[-1]["points"].append(point)
             prev = r
         if backfill:

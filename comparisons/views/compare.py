@@ -25,21 +25,27 @@ def compare(request):
         return render(request, "comparisons/compare.html", context)
     try:
         cmp = compare_runs(run_a=a, run_b=b, iters=10_000, seed=0, scope=blind_scope(request.user))
-        plan = sample_size_plan(n=cmp["n"], discordant_rate=cmp["discordant_rate"] or None,
-                                            rate_from="this comparison")
+        plan = sample_size_plan(n=cmp["n"], discordant_rate=cmp["discordant_rate"] or None, rate_from="this comparison")
     except ServiceError as exc:
         return render_error(request, "comparisons/compare.html", exc, context)
     strata = [{"name": k, **v} for k, v in cmp["per_stratum"].items()]
-    return render(request, "comparisons/compare.html", {**context, "cmp": cmp, "chart": interval_chart(cmp),
-                                                        "strata": strata, "plan": plan})
+    return render(
+        request,
+        "comparisons/compare.html",
+        {**context, "cmp": cmp, "chart": interval_chart(cmp), "strata": strata, "plan": plan},
+    )
 
 
 @role_required(ENGINEER)
 def compare_question(request):
     """One regression opened: the question, its gold passage, and both answers (an htmx fragment)."""
     try:
-        detail = regression_detail(run_a=request.GET.get("a", ""), run_b=request.GET.get("b", ""),
-                                               qid=request.GET.get("qid", ""), scope=blind_scope(request.user))
+        detail = regression_detail(
+            run_a=request.GET.get("a", ""),
+            run_b=request.GET.get("b", ""),
+            qid=request.GET.get("qid", ""),
+            scope=blind_scope(request.user),
+        )
     except ServiceError as exc:
         return render_error(request, "comparisons/compare_question.html", exc)
     return render(request, "comparisons/compare_question.html", {"d": detail})

@@ -20,9 +20,10 @@ def planner(request):
         f = PlannerForm(request.GET).parsed("bad planner input")
         rate, rate_from = f["discordant_rate"], None
         if rate is None and f["dataset"]:
-            rate, rate_from = discordance_for_dataset(dataset_get(f["dataset"]),
-                                                                  scope=blind_scope(request.user))
+            rate, rate_from = discordance_for_dataset(dataset_get(f["dataset"]), scope=blind_scope(request.user))
         plan = sample_size_plan(n=f["n"], gap_points=f["gap"], discordant_rate=rate, rate_from=rate_from)
     except ServiceError as exc:
         return render_error(request, "comparisons/compare_planner.html", exc)
-    return render(request, "comparisons/compare_planner.html", {"plan": plan, "dataset": request.GET.get("dataset", "")})
+    return render(
+        request, "comparisons/compare_planner.html", {"plan": plan, "dataset": request.GET.get("dataset", "")}
+    )

@@ -21,31 +21,54 @@ from evalapp.views import render_error
 def run_list(request):
     """Every run with its pinned inputs, and a form to compare two of them."""
     runs = list(Run.objects.select_related("dataset", "dataset_version").order_by("-started_at", "run_id")[:500])
-    return render(request, "comparisons/runs_list.html", {"runs": runs, "datasets": Dataset.objects.all(),
-                                                          "blind_run_ids": blind_scope(request.user).run_ids})
+    return render(
+        request,
+        "comparisons/runs_list.html",
+        {"runs": runs, "datasets": Dataset.objects.all(), "blind_run_ids": blind_scope(request.user).run_ids},
+    )
 
 
 @role_required(ENGINEER)
 def run_detail(request, run_id):
     """A run's record and its failure attribution, counted per stratum."""
     try:
-        data = failure_attribution(run_id, stratum=request.GET.get("stratum") or None, limit=500,
-                                               scope=blind_scope(request.user))
+        data = failure_attribution(
+            run_id, stratum=request.GET.get("stratum") or None, limit=500, scope=blind_scope(request.user)
+        )
     except ServiceError as exc:
         return render_error(request, "comparisons/runs_detail.html", exc, {"run_id": run_id})
     run = Run.objects.get(run_id=run_id)
     cats = FAILURE_CATEGORIES
     total = max(data["failing"], 1)
-    bars = [{"key": c, "label": FAILURE_LABELS[c], "count": data["counts"][c],
-             "pct": round(100 * data["counts"][c] / total, 1), "y": 6 + 24 * i,
-             "w": round(330 * data["counts"][c] / total)} for i, c in enumerate(cats)]
-    strata = [{"name": s, "scored": row["scored"], "failing": row["failing"],
-               "cells": [row["counts"][c] for c in cats]} for s, row in data["per_stratum"].items()]
-    return render(request, "comparisons/runs_detail.html", {
-        "run": run, "data": data, "bars": bars, "bars_height": 12 + 24 * len(bars), "strata": strata, "labels": [FAILURE_LABELS[c] for c in cats],
-        "others": Run.objects.filter(dataset_id=run.dataset_id).exclude(pk=run.pk).order_by("-started_at")[:50],
-        "stale": stale_gold_report(run.dataset_version, set(data_qids(data))),
-    })
+    bars = [
+        {
+            "key": c,
+            "label": FAILURE_LABELS[c],
+            "count": data["counts"][c],
+            "pct": round(100 * data["counts"][c] / total, 1),
+            "y": 6 + 24 * i,
+            "w": round(330 * data["counts"][c] / total),
+        }
+        for i, c in enumerate(cats)
+    ]
+    strata = [
+        {"name": s, "scored": row["scored"], "failing": row["failing"], "cells": [row["counts"][c] for c in cats]}
+        for s, row in data["per_stratum"].items()
+    ]
+    return render(
+        request,
+        "comparisons/runs_detail.html",
+        {
+            "run": run,
+            "data": data,
+            "bars": bars,
+            "bars_height": 12 + 24 * len(bars),
+            "strata": strata,
+            "labels": [FAILURE_LABELS[c] for c in cats],
+            "others": Run.objects.filter(dataset_id=run.dataset_id).exclude(pk=run.pk).order_by("-started_at")[:50],
+            "stale": stale_gold_report(run.dataset_version, set(data_qids(data))),
+        },
+    )
 
 
 def data_qids(data: dict) -> list[str]:

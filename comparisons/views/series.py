@@ -27,13 +27,15 @@ def series_page(request):
     if not name:
         return render(request, "comparisons/series.html", context)
     try:
-        data = series(dataset=name, systems=systems or None, backfill=backfill,
-                                  scope=blind_scope(request.user))
+        data = series(dataset=name, systems=systems or None, backfill=backfill, scope=blind_scope(request.user))
     except ServiceError as exc:
         return render_error(request, "comparisons/series.html", exc, context)
     all_systems = sorted(set(Run.objects.filter(dataset__name=name).values_list("system", flat=True)))
-    return render(request, "comparisons/series.html", {**context, "data": data, "chart": series_chart(data),
-                                                       "all_systems": all_systems})
+    return render(
+        request,
+        "comparisons/series.html",
+        {**context, "data": data, "chart": series_chart(data), "all_systems": all_systems},
+    )
 
 
 @role_required(ENGINEER)
@@ -48,5 +50,8 @@ def dataset_history_page(request, name):
         plan = sample_size_plan(n=latest, discordant_rate=rate, rate_from=rate_from)
     except ServiceError as exc:
         return render_error(request, "comparisons/series_versions.html", exc, {"name": name})
-    return render(request, "comparisons/series_versions.html", {"name": name, "data": data, "plan": plan,
-                                                                "versions": list(reversed(data["versions"]))})
+    return render(
+        request,
+        "comparisons/series_versions.html",
+        {"name": name, "data": data, "plan": plan, "versions": list(reversed(data["versions"]))},
+    )

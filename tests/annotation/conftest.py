@@ -1,5 +1,6 @@
 """Fixtures for the annotation tests: a labelled set with strata and a run over it, built through the
 services (questions_import, run_import, user_upsert), and annotation queues over that run."""
+
 import itertools
 import json
 
@@ -19,9 +20,16 @@ def queue_questions(n: int) -> list[dict]:
     rows = []
     for i in range(n):
         stratum = STRATA[i % len(STRATA)]
-        rows.append({"qid": f"q-{i:04d}", "question": f"How long does plan {i} last?", "stratum": stratum,
-                     "gold_text": None if stratum == "no_answer" else f"Plan {i} lasts {i} days.",
-                     "expected": None if stratum == "no_answer" else f"{i} days", "grading": "rubric"})
+        rows.append(
+            {
+                "qid": f"q-{i:04d}",
+                "question": f"How long does plan {i} last?",
+                "stratum": stratum,
+                "gold_text": None if stratum == "no_answer" else f"Plan {i} lasts {i} days.",
+                "expected": None if stratum == "no_answer" else f"{i} days",
+                "grading": "rubric",
+            }
+        )
     return rows
 
 
@@ -63,9 +71,16 @@ def make_queue(make_run, pool):
 
     def make(n: int = 9, *, overlap: int = 2, annotators=("ann1", "ann2"), **kwargs):
         run_id = make_run(n)
-        return queue_create(name="q", annotators=list(annotators), overlap=overlap, run_id=run_id,
-                            rubric="Correct when it states the expected answer.", seed=7, created_by=pool["eng"],
-                            **kwargs)
+        return queue_create(
+            name="q",
+            annotators=list(annotators),
+            overlap=overlap,
+            run_id=run_id,
+            rubric="Correct when it states the expected answer.",
+            seed=7,
+            created_by=pool["eng"],
+            **kwargs,
+        )
 
     return make
 
@@ -75,13 +90,20 @@ def label(run_id, qid, annotator, verdict, **extra):
 
 
 def counts():
-    return (HumanLabel.objects.count(), LabelEvent.objects.count(), Adjudication.objects.count(),
-            get_user_model().objects.count())
+    return (
+        HumanLabel.objects.count(),
+        LabelEvent.objects.count(),
+        Adjudication.objects.count(),
+        get_user_model().objects.count(),
+    )
 
 
 def labels_of(run_id):
-    return sorted(HumanLabel.objects.filter(answer__run__run_id=run_id)
-                  .values_list("answer__qid", "annotator__username", "verdict", "rationale", "source"))
+    return sorted(
+        HumanLabel.objects.filter(answer__run__run_id=run_id).values_list(
+            "answer__qid", "annotator__username", "verdict", "rationale", "source"
+        )
+    )
 
 
 @pytest.fixture
@@ -90,12 +112,20 @@ def run_id(make_run):
 
 
 CORPUS = [
-    {"doc_id": "kb:PRICE", "title": "Legacy plans", "source": "confluence",
-     "text": "Plans sold before 2024 are legacy plans.\n\n"
-             "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.\n\n"
-             "Legacy Team plans bill monthly."},
-    {"doc_id": "kb:SEC", "title": "Security", "source": "wiki",
-     "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans."},
+    {
+        "doc_id": "kb:PRICE",
+        "title": "Legacy plans",
+        "source": "confluence",
+        "text": "Plans sold before 2024 are legacy plans.\n\n"
+        "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.\n\n"
+        "Legacy Team plans bill monthly.",
+    },
+    {
+        "doc_id": "kb:SEC",
+        "title": "Security",
+        "source": "wiki",
+        "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans.",
+    },
 ]
 
 
@@ -103,8 +133,16 @@ TRIAL = "Legacy Enterprise trials run for thirty (30) days from activation and d
 
 
 QUESTIONS = [
-    {"qid": "q-1", "question": "how long is the legacy trial", "stratum": "policy", "asked_by": "support",
-     "gold_doc_id": "kb:PRICE", "gold_chunk_id": "kb:PRICE#0001", "gold_text": TRIAL, "labelled_by": "ann"},
+    {
+        "qid": "q-1",
+        "question": "how long is the legacy trial",
+        "stratum": "policy",
+        "asked_by": "support",
+        "gold_doc_id": "kb:PRICE",
+        "gold_chunk_id": "kb:PRICE#0001",
+        "gold_text": TRIAL,
+        "labelled_by": "ann",
+    },
     {"qid": "q-2", "question": "how often do passwords rotate", "stratum": "policy"},
     {"qid": "q-3", "question": "what is the refund policy for mars", "stratum": "no_answer"},
     {"qid": "q-4", "question": "sso or passwords, which is safer", "stratum": "comparison"},
@@ -121,4 +159,5 @@ def ds(db, tmp_path):
     corpus_import(path=write(tmp_path / "c.jsonl", CORPUS))
     questions_import(path=write(tmp_path / "q.jsonl", QUESTIONS), dataset_name="support")
     from annotation.models import Dataset
+
     return Dataset.objects.get(name="support")

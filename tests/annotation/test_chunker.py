@@ -1,4 +1,5 @@
 """The paragraph chunker: paragraphs, long ones cut at sentences then words, verbatim slices of the document."""
+
 from annotation.chunker import chunk_id, chunk_text
 
 

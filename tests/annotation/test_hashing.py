@@ -1,4 +1,5 @@
 """Content hashes: an example's sha256 over canonical JSON, a dataset's over its sorted manifest."""
+
 import hashlib
 import json
 
@@ -8,9 +9,13 @@ from annotation.hashing import canonical_json, dataset_hash, example_sha256
 def test_example_hash_is_sha256_of_canonical_json_with_every_key():
     record = {"qid": "q-1", "question": "é?", "stratum": "s", "gold_text": None, "zeta": [1, {"b": 2, "a": 1}]}
     expected = hashlib.sha256(
-        json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")).hexdigest()
+        json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    ).hexdigest()
     assert example_sha256(record) == expected
-    assert canonical_json(record) == '{"gold_text":null,"qid":"q-1","question":"é?","stratum":"s","zeta":[1,{"a":1,"b":2}]}'
+    assert (
+        canonical_json(record)
+        == '{"gold_text":null,"qid":"q-1","question":"é?","stratum":"s","zeta":[1,{"a":1,"b":2}]}'
+    )
     # A null is part of the content: dropping it changes the hash.
     assert example_sha256({k: v for k, v in record.items() if k != "gold_text"}) != expected
 

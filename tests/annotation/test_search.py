@@ -1,5 +1,6 @@
 """Chunk search: live chunks ranked, matches wrapped in <mark> over the text, never inside an HTML entity,
 whatever the text holds (<, >, &, &amp;, quotes), on SQLite FTS5 and PostgreSQL ts_headline alike."""
+
 import html
 import re
 
@@ -11,7 +12,7 @@ from annotation.services.corpus import corpus_import
 from tests.conftest import write_jsonl
 
 TEXTS = {
-    "lt-ops": 'In templates lt means less than: write a < b, or the entity &lt; by hand.',
+    "lt-ops": "In templates lt means less than: write a < b, or the entity &lt; by hand.",
     "amp": 'Escaping turns & into &amp; and " into &quot; while > stays as is: lt and gt.',
     "quotes": 'He said "lt" twice, then "ltd" once & left <quietly>.',
 }
@@ -37,8 +38,12 @@ def marks_only_wrap_text(snippet_html: str, text: str) -> list[str]:
 
 @pytest.fixture
 def corpus(db, tmp_path):
-    corpus_import(path=write_jsonl(tmp_path / "c.jsonl", [
-        {"doc_id": name, "title": name, "source": "kb", "text": text} for name, text in TEXTS.items()]))
+    corpus_import(
+        path=write_jsonl(
+            tmp_path / "c.jsonl",
+            [{"doc_id": name, "title": name, "source": "kb", "text": text} for name, text in TEXTS.items()],
+        )
+    )
 
 
 def test_search_snippets_never_split_an_entity(corpus):
@@ -53,13 +58,16 @@ def test_search_snippets_never_split_an_entity(corpus):
         # FTS5 reads the literal "&lt;" in the text as the word "lt" and marks it: around the text "lt".
         assert marked == {"lt-ops": ["lt", "lt"], "amp": ["lt"], "quotes": ["lt", "ltd"]}
         assert hits["lt-ops"].snippet_html == (
-            "In templates <mark>lt</mark> means less than: write a &lt; b, or the entity &amp;<mark>lt</mark>; by hand.")
+            "In templates <mark>lt</mark> means less than: write a &lt; b, or the entity &amp;<mark>lt</mark>; by hand."
+        )
     assert "&amp;amp; and &quot; into &amp;quot;" in hits["amp"].snippet_html
 
 
 def test_search_snippets_for_entity_words(corpus):
-    marked = {word: [(h.doc_id, marks_only_wrap_text(h.snippet_html, TEXTS[h.doc_id])) for h in search_chunks(word)]
-              for word in ("amp", "quot", "gt")}
+    marked = {
+        word: [(h.doc_id, marks_only_wrap_text(h.snippet_html, TEXTS[h.doc_id])) for h in search_chunks(word)]
+        for word in ("amp", "quot", "gt")
+    }
     if connection.vendor == "postgresql":
         # The english parser reads "&amp;" and "&quot;" as entities, not words: there is nothing to find.
         assert marked == {"amp": [], "quot": [], "gt": [("amp", ["gt"])]}
@@ -74,8 +82,10 @@ def test_the_chunk_viewer_marks_words_not_entities(corpus, make_user, tmp_path):
     from annotation.models import Chunk
     from annotation.services.datasets import questions_import
 
-    questions_import(path=write_jsonl(tmp_path / "q.jsonl", [{"qid": "q-1", "question": "?", "stratum": "s"}]),
-                     dataset_name="support")
+    questions_import(
+        path=write_jsonl(tmp_path / "q.jsonl", [{"qid": "q-1", "question": "?", "stratum": "s"}]),
+        dataset_name="support",
+    )
     client = Client()
     client.force_login(make_user("eve", "expert"))
     chunk_ids = dict(Chunk.objects.values_list("document__doc_id", "chunk_id"))
@@ -85,15 +95,20 @@ def test_the_chunk_viewer_marks_words_not_entities(corpus, make_user, tmp_path):
         return re.search(r'<div id="chunk-text" class="chunk-text" tabindex="0">(.*?)</div>', page, re.S).group(1)
 
     assert viewer("lt-ops", "lt") == (
-        "In templates <mark>lt</mark> means less than: write a &lt; b, or the entity &amp;<mark>lt</mark>; by hand.")
+        "In templates <mark>lt</mark> means less than: write a &lt; b, or the entity &amp;<mark>lt</mark>; by hand."
+    )
     assert viewer("amp", "lt") == (
-        "Escaping turns &amp; into &amp;amp; and &quot; into &amp;quot; while &gt; stays as is: <mark>lt</mark> and gt.")
+        "Escaping turns &amp; into &amp;amp; and &quot; into &amp;quot; while &gt; stays as is: <mark>lt</mark> and gt."
+    )
     assert viewer("quotes", "lt") == (
-        "He said &quot;<mark>lt</mark>&quot; twice, then &quot;<mark>ltd</mark>&quot; once &amp; left &lt;quietly&gt;.")
+        "He said &quot;<mark>lt</mark>&quot; twice, then &quot;<mark>ltd</mark>&quot; once &amp; left &lt;quietly&gt;."
+    )
     assert viewer("amp", "amp quot") == (
-        "Escaping turns &amp; into &amp;<mark>amp</mark>; and &quot; into &amp;<mark>quot</mark>; while &gt; stays as is: lt and gt.")
+        "Escaping turns &amp; into &amp;<mark>amp</mark>; and &quot; into &amp;<mark>quot</mark>; while &gt; stays as is: lt and gt."
+    )
     assert viewer("quotes", "gt") == (
-        "He said &quot;lt&quot; twice, then &quot;ltd&quot; once &amp; left &lt;quietly&gt;.")
+        "He said &quot;lt&quot; twice, then &quot;ltd&quot; once &amp; left &lt;quietly&gt;."
+    )
     for doc in TEXTS:
         for q in ("lt", "gt", "amp", "quot", "x27", "39"):
             marks_only_wrap_text(viewer(doc, q), TEXTS[doc])

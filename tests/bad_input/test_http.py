@@ -1,5 +1,6 @@
 """Every bad input to the API answers 400 (404 for an unknown id, 413 for a body too large) with the house
 error {"error", "problems": [{"line", "field", "message"}]} naming what is wrong, and writes nothing."""
+
 import json
 
 import pytest
@@ -7,24 +8,36 @@ import pytest
 from tests.bad_input.conftest import counts
 
 NDJSON = "application/x-ndjson"
-UPLOADS = ["/api/corpus/import/", "/api/datasets/support/import/", "/api/runs/", "/api/labels/import/",
-           "/api/judge-versions/{jv}/verdicts/import/"]
+UPLOADS = [
+    "/api/corpus/import/",
+    "/api/datasets/support/import/",
+    "/api/runs/",
+    "/api/labels/import/",
+    "/api/judge-versions/{jv}/verdicts/import/",
+]
 
 BAD_BODIES = [
     (b'\n\n{"a": "ab\xff"}\n', {"line": 3, "field": None, "message": "not UTF-8 (byte 0xff at column 10)"}),
-    (b'\n\n{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
-     {"line": 3, "field": None, "message": "nested deeper than 64 levels"}),
-    (b'\n\n{"a": {"b": NaN}}\n',
-     {"line": 3, "field": "a.b", "message": "NaN is not a number JSON allows (write null, or a finite number)"}),
+    (
+        b'\n\n{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+        {"line": 3, "field": None, "message": "nested deeper than 64 levels"},
+    ),
+    (
+        b'\n\n{"a": {"b": NaN}}\n',
+        {"line": 3, "field": "a.b", "message": "NaN is not a number JSON allows (write null, or a finite number)"},
+    ),
     (b'\n\n{"a": 1e999}\n', {"line": 3, "field": "a", "message": "1e999 is too large for a number"}),
-    (b'\n\n{"a": "\\u0000"}\n',
-     {"line": 3, "field": "a", "message": "contains a NUL character (\\u0000), which cannot be stored"}),
+    (
+        b'\n\n{"a": "\\u0000"}\n',
+        {"line": 3, "field": "a", "message": "contains a NUL character (\\u0000), which cannot be stored"},
+    ),
 ]
 
 
 def _url(url: str, world) -> str:
-    return url.format(jv=world["judge_version"].pk, queue=world["queue"].pk,
-                      item=world["queue"].items.order_by("pk").first().key)
+    return url.format(
+        jv=world["judge_version"].pk, queue=world["queue"].pk, item=world["queue"].items.order_by("pk").first().key
+    )
 
 
 @pytest.mark.django_db
@@ -45,7 +58,8 @@ def test_an_empty_upload_has_no_records(api, world, url, body):
     before = counts()
     res = api.post(_url(url, world), data=body, content_type=NDJSON)
     expected = "request body: the file has no records" + (
-        " (the first line must be the run record)" if url == "/api/runs/" else "")
+        " (the first line must be the run record)" if url == "/api/runs/" else ""
+    )
     assert (res.status_code, res.json()) == (400, {"error": expected, "problems": []})
     assert counts() == before
 
@@ -54,12 +68,17 @@ def test_an_empty_upload_has_no_records(api, world, url, body):
 def test_a_multipart_upload_is_named_by_its_file_name(api, world):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    upload = SimpleUploadedFile("labels.jsonl", b'{"run_id": "r1", "qid": "q-0001", "annotator": "ann2", '
-                                b'"verdict": "maybe"}\n')
+    upload = SimpleUploadedFile(
+        "labels.jsonl", b'{"run_id": "r1", "qid": "q-0001", "annotator": "ann2", "verdict": "maybe"}\n'
+    )
     res = api.post("/api/labels/import/", {"file": upload}, format="multipart")
     assert res.status_code == 400
-    assert res.json() == {"error": "labels.jsonl: 1 problem(s); nothing was imported", "problems": [
-        {"line": 1, "field": "verdict", "message": "verdict must be 'correct' or 'incorrect', not 'maybe'"}]}
+    assert res.json() == {
+        "error": "labels.jsonl: 1 problem(s); nothing was imported",
+        "problems": [
+            {"line": 1, "field": "verdict", "message": "verdict must be 'correct' or 'incorrect', not 'maybe'"}
+        ],
+    }
 
 
 @pytest.mark.django_db
@@ -123,7 +142,14 @@ CASES = [
     ("get", "/api/planner/?discordant_rate=inf", None, 400, "discordant_rate", "must be a number from 0.0001 to 1"),
     ("get", "/api/queues/{queue}/stats/?iters=abc", None, 400, "iters", "must be a whole number from 0 to 100000"),
     ("get", "/api/queues/{queue}/stats/?iters=-1", None, 400, "iters", "must be a whole number from 0 to 100000"),
-    ("get", f"/api/queues/{{queue}}/stats/?iters={10**9}", None, 400, "iters", "must be a whole number from 0 to 100000"),
+    (
+        "get",
+        f"/api/queues/{{queue}}/stats/?iters={10**9}",
+        None,
+        400,
+        "iters",
+        "must be a whole number from 0 to 100000",
+    ),
     ("get", "/api/labels/export/?queue=abc", None, 400, "queue", "must be a whole number"),
     ("get", "/api/labels/export/?run_id=%00", None, 400, "run_id", "NUL character"),
     # path parts
@@ -133,76 +159,247 @@ CASES = [
     # JSON bodies of the wrong shape or with wrong types
     ("post", "/api/queues/", [], 400, "body", "the request body must be a JSON object"),
     ("post", "/api/queues/", "queue", 400, "body", "the request body must be a JSON object"),
-    ("post", "/api/queues/", {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "two"}, 400, "overlap",
-     "must be a whole number from 1 to 10"),
-    ("post", "/api/queues/", {"name": "n", "run_id": "r1", "annotators": "ann1", "overlap": 1}, 400, "annotators",
-     "give at least one annotator username"),
-    ("post", "/api/queues/", {"name": "n" * 201, "run_id": "r1", "annotators": ["ann1"], "overlap": 1}, 400, "name",
-     "is 201 characters long; at most 200 are allowed"),
-    ("post", "/api/queues/", {"name": "n", "run_id": 5, "annotators": ["ann1"], "overlap": 1}, 400, "run_id",
-     "must be a run id (a string)"),
-    ("post", "/api/queues/", {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": 1, "seed": -1}, 400,
-     "seed", "must be from 0 to 4294967295"),
-    ("post", "/api/queues/", {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": 1,
-                              "rubric": "r" * 50_001}, 400, "rubric", "at most 50000 are allowed"),
-    ("post", "/api/queues/", {"name": "n", "items": [{"run_id": "r1", "qid": 5}], "annotators": ["ann1"],
-                              "overlap": 1}, 400, "items[0]", 'must be {"run_id": str, "qid": str}'),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "two"},
+        400,
+        "overlap",
+        "must be a whole number from 1 to 10",
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "run_id": "r1", "annotators": "ann1", "overlap": 1},
+        400,
+        "annotators",
+        "give at least one annotator username",
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n" * 201, "run_id": "r1", "annotators": ["ann1"], "overlap": 1},
+        400,
+        "name",
+        "is 201 characters long; at most 200 are allowed",
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "run_id": 5, "annotators": ["ann1"], "overlap": 1},
+        400,
+        "run_id",
+        "must be a run id (a string)",
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": 1, "seed": -1},
+        400,
+        "seed",
+        "must be from 0 to 4294967295",
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": 1, "rubric": "r" * 50_001},
+        400,
+        "rubric",
+        "at most 50000 are allowed",
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "items": [{"run_id": "r1", "qid": 5}], "annotators": ["ann1"], "overlap": 1},
+        400,
+        "items[0]",
+        'must be {"run_id": str, "qid": str}',
+    ),
     ("post", "/api/queues/", b'{"name": "a\\u0000b"}', 400, "name", "contains a NUL character"),
     ("post", "/api/queues/", b'{"name": "n", "overlap": NaN}', 400, "overlap", "NaN is not a number JSON allows"),
     ("post", "/api/queues/", b'{"name": "n", "overlap": 1e999}', 400, "overlap", "1e999 is too large for a number"),
-    ("post", "/api/queues/", b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400, "body",
-     "nested deeper than 64 levels"),
+    (
+        "post",
+        "/api/queues/",
+        b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        400,
+        "body",
+        "nested deeper than 64 levels",
+    ),
     ("post", "/api/queues/", b'{"name": "\xff"}', 400, "body", "the request body is not UTF-8"),
     ("post", "/api/queues/", b'{"name": ', 400, "body", "malformed JSON"),
     ("post", "/api/queues/{queue}/rubric/", {"rubric": "r" * 50_001}, 400, "rubric", "at most 50000 are allowed"),
     ("post", "/api/queues/{queue}/rubric/", {"rubric": 5}, 400, "rubric", "must be a string"),
-    ("post", "/api/queues/{queue}/items/{item}/adjudicate/", {"verdict": "correct", "reason": "r" * 10_001}, 400,
-     "reason", "is 10001 characters long; at most 10000 are allowed"),
-    ("post", "/api/audits/", {"name": "n" * 200, "run_id": "r1", "auditors": ["ann2"]}, 400, "name",
-     "is 200 characters long; at most 193 are allowed"),
+    (
+        "post",
+        "/api/queues/{queue}/items/{item}/adjudicate/",
+        {"verdict": "correct", "reason": "r" * 10_001},
+        400,
+        "reason",
+        "is 10001 characters long; at most 10000 are allowed",
+    ),
+    (
+        "post",
+        "/api/audits/",
+        {"name": "n" * 200, "run_id": "r1", "auditors": ["ann2"]},
+        400,
+        "name",
+        "is 200 characters long; at most 193 are allowed",
+    ),
     ("post", "/api/audits/", {"changed_by": ["ann1"], "auditors": ["ann2"]}, 400, "changed_by", "must be a string"),
-    ("post", "/api/audits/", {"run_id": "r1", "auditors": ["ann2"], "seed": "x"}, 400, "seed", "must be a whole number"),
-    ("post", "/api/audits/", {"run_id": "r1", "auditors": ["ann2"], "queue": 10**30}, 400, "queue", "must be a queue id"),
-    ("post", "/api/audits/", {"run_id": "r1", "auditors": ["ann2"], "since": "last week"}, 400, "since",
-     "not an ISO 8601 date-time"),
-    ("post", "/api/judge-versions/", {"judge": "j" * 201, "backend": "replay"}, 400, "judge",
-     "no more than 200 characters"),
-    ("post", "/api/judge-versions/", {"judge": "j", "backend": "replay", "threshold": "nan"}, 400, "threshold",
-     "must be a number from -1 to 1"),
-    ("post", "/api/judge-versions/", {"judge": "j", "backend": "replay", "params": "x"}, 400, "params",
-     'Expected a dictionary of items but got type "str".'),
-    ("post", "/api/judge-versions/{jv}/calibrate/", {"dataset": "support", "seed": -1}, 400, "seed",
-     "must be a whole number from 0 to 2147483647"),
-    ("post", "/api/judge-versions/{jv}/calibrate/", {"dataset": "support", "sample": 10**12}, 400, "sample",
-     "must be a whole number from 1 to 1000000"),
-    ("post", "/api/judge-versions/{jv}/grade/", {"run_id": "r1", "force": True, "reason": "r" * 10_001}, 400, "reason",
-     "no more than 10000 characters"),
-    ("put", "/api/datasets/support/strata/", {"strata": {"policy_lookup": "nan", "no_answer": "100"}}, 400,
-     "policy_lookup", "share 'nan' is not a finite number"),
+    (
+        "post",
+        "/api/audits/",
+        {"run_id": "r1", "auditors": ["ann2"], "seed": "x"},
+        400,
+        "seed",
+        "must be a whole number",
+    ),
+    (
+        "post",
+        "/api/audits/",
+        {"run_id": "r1", "auditors": ["ann2"], "queue": 10**30},
+        400,
+        "queue",
+        "must be a queue id",
+    ),
+    (
+        "post",
+        "/api/audits/",
+        {"run_id": "r1", "auditors": ["ann2"], "since": "last week"},
+        400,
+        "since",
+        "not an ISO 8601 date-time",
+    ),
+    (
+        "post",
+        "/api/judge-versions/",
+        {"judge": "j" * 201, "backend": "replay"},
+        400,
+        "judge",
+        "no more than 200 characters",
+    ),
+    (
+        "post",
+        "/api/judge-versions/",
+        {"judge": "j", "backend": "replay", "threshold": "nan"},
+        400,
+        "threshold",
+        "must be a number from -1 to 1",
+    ),
+    (
+        "post",
+        "/api/judge-versions/",
+        {"judge": "j", "backend": "replay", "params": "x"},
+        400,
+        "params",
+        'Expected a dictionary of items but got type "str".',
+    ),
+    (
+        "post",
+        "/api/judge-versions/{jv}/calibrate/",
+        {"dataset": "support", "seed": -1},
+        400,
+        "seed",
+        "must be a whole number from 0 to 2147483647",
+    ),
+    (
+        "post",
+        "/api/judge-versions/{jv}/calibrate/",
+        {"dataset": "support", "sample": 10**12},
+        400,
+        "sample",
+        "must be a whole number from 1 to 1000000",
+    ),
+    (
+        "post",
+        "/api/judge-versions/{jv}/grade/",
+        {"run_id": "r1", "force": True, "reason": "r" * 10_001},
+        400,
+        "reason",
+        "no more than 10000 characters",
+    ),
+    (
+        "put",
+        "/api/datasets/support/strata/",
+        {"strata": {"policy_lookup": "nan", "no_answer": "100"}},
+        400,
+        "policy_lookup",
+        "share 'nan' is not a finite number",
+    ),
     ("put", "/api/datasets/support/strata/", {"strata": ["policy_lookup"]}, 400, "strata", "Expected a dictionary"),
     ("post", "/api/datasets/support/publish/", {"note": "n" * 501}, 400, "note", "no more than 500 characters"),
-    ("post", "/api/datasets/" + "d" * 201 + "/import/", b'{"qid": "q", "question": "q", "stratum": "s"}', 400,
-     "dataset", "must be a slug (letters, digits, - and _) of at most 200 characters"),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": {"gold_text": "x"}, "active_seconds": 86_401}, 400,
-     "active_seconds", "must be a number from 0 to 86400"),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": {"gold_text": "x"}, "active_seconds": "inf"}, 400,
-     "active_seconds", "must be a number from 0 to 86400"),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": ["gold_text"]}, 400, "changes",
-     "Expected a dictionary"),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": {"f" * 101: "x"}}, 400,
-     "changes." + "f" * 40 + "…", "a field name is at most 100 characters"),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": {"stratum": "s" * 101}}, 400, "stratum",
-     "is 101 characters long; at most 100 are allowed"),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": {"gold_text": "x"}, "base_revision": 10**30},
-     400, "base_revision", "must be a whole number from 0 to 2147483647"),
-    ("patch", "/api/datasets/support/working/" + "q" * 201 + "/", {"changes": {"question": "x"}}, 400, "qid",
-     "is 201 characters long; at most 200 are allowed"),
+    (
+        "post",
+        "/api/datasets/" + "d" * 201 + "/import/",
+        b'{"qid": "q", "question": "q", "stratum": "s"}',
+        400,
+        "dataset",
+        "must be a slug (letters, digits, - and _) of at most 200 characters",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": {"gold_text": "x"}, "active_seconds": 86_401},
+        400,
+        "active_seconds",
+        "must be a number from 0 to 86400",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": {"gold_text": "x"}, "active_seconds": "inf"},
+        400,
+        "active_seconds",
+        "must be a number from 0 to 86400",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": ["gold_text"]},
+        400,
+        "changes",
+        "Expected a dictionary",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": {"f" * 101: "x"}},
+        400,
+        "changes." + "f" * 40 + "…",
+        "a field name is at most 100 characters",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": {"stratum": "s" * 101}},
+        400,
+        "stratum",
+        "is 101 characters long; at most 100 are allowed",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": {"gold_text": "x"}, "base_revision": 10**30},
+        400,
+        "base_revision",
+        "must be a whole number from 0 to 2147483647",
+    ),
+    (
+        "patch",
+        "/api/datasets/support/working/" + "q" * 201 + "/",
+        {"changes": {"question": "x"}},
+        400,
+        "qid",
+        "is 201 characters long; at most 200 are allowed",
+    ),
 ]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("method,url,body,status,field,text", CASES,
-                         ids=[f"{m} {u[:60]} {f}" for m, u, _, _, f, _ in CASES])
+@pytest.mark.parametrize(
+    "method,url,body,status,field,text", CASES, ids=[f"{m} {u[:60]} {f}" for m, u, _, _, f, _ in CASES]
+)
 def test_bad_input_answers_the_house_error_naming_the_field(api, world, method, url, body, status, field, text):
     before = counts()
     if isinstance(body, bytes):
@@ -222,16 +419,19 @@ def test_bad_input_answers_the_house_error_naming_the_field(api, world, method, 
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path,name,bounds", [
-    ("/api/chunks/", "limit", {"minimum": 1, "maximum": 100}),
-    ("/api/chunks/", "offset", {"minimum": 0, "maximum": 100_000}),
-    ("/api/chunks/", "q", {"maxLength": 1000}),
-    ("/api/compare/", "seed", {"minimum": 0, "maximum": 2**32 - 1}),
-    ("/api/compare/", "iters", {"minimum": 1, "maximum": 100_000}),
-    ("/api/planner/", "gap", {"minimum": 0.001, "maximum": 100}),
-    ("/api/queues/{queue_id}/stats/", "iters", {"minimum": 0, "maximum": 100_000}),
-    ("/api/runs/{run_id}/failures/", "limit", {"minimum": 0, "maximum": 1_000_000}),
-])
+@pytest.mark.parametrize(
+    "path,name,bounds",
+    [
+        ("/api/chunks/", "limit", {"minimum": 1, "maximum": 100}),
+        ("/api/chunks/", "offset", {"minimum": 0, "maximum": 100_000}),
+        ("/api/chunks/", "q", {"maxLength": 1000}),
+        ("/api/compare/", "seed", {"minimum": 0, "maximum": 2**32 - 1}),
+        ("/api/compare/", "iters", {"minimum": 1, "maximum": 100_000}),
+        ("/api/planner/", "gap", {"minimum": 0.001, "maximum": 100}),
+        ("/api/queues/{queue_id}/stats/", "iters", {"minimum": 0, "maximum": 100_000}),
+        ("/api/runs/{run_id}/failures/", "limit", {"minimum": 0, "maximum": 1_000_000}),
+    ],
+)
 def test_the_openapi_schema_states_each_query_parameter_and_its_bounds(api, path, name, bounds):
     schema = api.get("/api/schema/?format=json").json()
     params = {p["name"]: p["schema"] for p in schema["paths"][path]["get"]["parameters"] if p["in"] == "query"}
@@ -242,8 +442,11 @@ def test_the_openapi_schema_states_each_query_parameter_and_its_bounds(api, path
 def test_drf_refusals_carry_the_house_keys_beside_detail(api, world):
     res = api.post("/api/labels/import/", data=b"hello", content_type="text/plain")
     assert res.status_code == 415
-    assert res.json() == {"error": 'Unsupported media type "text/plain" in request.', "problems": [],
-                          "detail": 'Unsupported media type "text/plain" in request.'}
+    assert res.json() == {
+        "error": 'Unsupported media type "text/plain" in request.',
+        "problems": [],
+        "detail": 'Unsupported media type "text/plain" in request.',
+    }
     res = api.delete("/api/queues/")
     assert (res.status_code, res.json()["error"]) == (405, 'Method "DELETE" not allowed.')
     from rest_framework.test import APIClient

@@ -1,4 +1,5 @@
 """Sweeps: odd values in every query parameter, JSON field and page form answer 4xx, never 5xx."""
+
 import json
 
 import pytest
@@ -6,17 +7,55 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-ODD_QUERY = ["", "%00", "a" * 5000, "%E2%80%A8", "%ff%fe", "1e999", "-1", "99999999999999999999999", "NaN", "a:*",
-             "%26", "(", "%5C", "a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p+q+r+s+t+u+v+w+x+y+z+aa+bb+cc+dd+ee+ff+gg+hh"]
-GETS = ["/corpus/?q={}", "/corpus/?q=x&doc_id={}", "/tagging/support/?stratum={}", "/tagging/support/?page={}",
-        "/tagging/support/search/?q={}", "/tagging/support/chunk/?chunk_id={}", "/tagging/support/q/q-0001/next/?step={}",
-        "/datasets/support/?old={}&new=1", "/compare/?a={}&b=r1", "/compare/question/?a=r1&b=r1&qid={}",
-        "/compare/planner/?n={}", "/compare/planner/?dataset={}", "/series/?dataset={}", "/runs/r1/?stratum={}",
-        "/runs/{}/", "/datasets/{}/history/", "/api/chunks/?q={}", "/api/chunks/?limit={}", "/api/series/?dataset={}",
-        "/api/planner/?a={}&b=r1", "/api/datasets/support/versions/{}/", "/api/datasets/support/diff/?old={}&new=1",
-        "/api/labels/export/?run_id={}", "/api/compare/?a=r1&b=r1&band_runs={}", "/api/datasets/support/working/{}/",
-        "/tagging/support/q/{}/", "/api/runs/{}/failures/", "/api/documents/?offset={}", "/api/chunks/detail/?chunk_id={}",
-        "/api/datasets/support/check-labels/?version={}", "/api/queues/{{queue}}/stats/?iters={}"]
+ODD_QUERY = [
+    "",
+    "%00",
+    "a" * 5000,
+    "%E2%80%A8",
+    "%ff%fe",
+    "1e999",
+    "-1",
+    "99999999999999999999999",
+    "NaN",
+    "a:*",
+    "%26",
+    "(",
+    "%5C",
+    "a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p+q+r+s+t+u+v+w+x+y+z+aa+bb+cc+dd+ee+ff+gg+hh",
+]
+GETS = [
+    "/corpus/?q={}",
+    "/corpus/?q=x&doc_id={}",
+    "/tagging/support/?stratum={}",
+    "/tagging/support/?page={}",
+    "/tagging/support/search/?q={}",
+    "/tagging/support/chunk/?chunk_id={}",
+    "/tagging/support/q/q-0001/next/?step={}",
+    "/datasets/support/?old={}&new=1",
+    "/compare/?a={}&b=r1",
+    "/compare/question/?a=r1&b=r1&qid={}",
+    "/compare/planner/?n={}",
+    "/compare/planner/?dataset={}",
+    "/series/?dataset={}",
+    "/runs/r1/?stratum={}",
+    "/runs/{}/",
+    "/datasets/{}/history/",
+    "/api/chunks/?q={}",
+    "/api/chunks/?limit={}",
+    "/api/series/?dataset={}",
+    "/api/planner/?a={}&b=r1",
+    "/api/datasets/support/versions/{}/",
+    "/api/datasets/support/diff/?old={}&new=1",
+    "/api/labels/export/?run_id={}",
+    "/api/compare/?a=r1&b=r1&band_runs={}",
+    "/api/datasets/support/working/{}/",
+    "/tagging/support/q/{}/",
+    "/api/runs/{}/failures/",
+    "/api/documents/?offset={}",
+    "/api/chunks/detail/?chunk_id={}",
+    "/api/datasets/support/check-labels/?version={}",
+    "/api/queues/{{queue}}/stats/?iters={}",
+]
 
 
 def _status(response) -> int:
@@ -40,24 +79,70 @@ def test_odd_query_values_never_answer_5xx(world, url):
 
 ODD_JSON = [None, -1, 10**30, 1.5, True, [], {}, "x" * 300, "", [[[]]], "2026-13-45", "1e999"]
 BODIES = [
-    ("post", "/api/queues/", {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": 1, "rubric": "r",
-                              "sample": 2, "seed": 1, "lease_seconds": 600}),
-    ("post", "/api/queues/", {"name": "n", "items": [{"run_id": "r1", "qid": "q-0001"}], "annotators": ["ann1"],
-                              "overlap": 1}),
+    (
+        "post",
+        "/api/queues/",
+        {
+            "name": "n",
+            "run_id": "r1",
+            "annotators": ["ann1"],
+            "overlap": 1,
+            "rubric": "r",
+            "sample": 2,
+            "seed": 1,
+            "lease_seconds": 600,
+        },
+    ),
+    (
+        "post",
+        "/api/queues/",
+        {"name": "n", "items": [{"run_id": "r1", "qid": "q-0001"}], "annotators": ["ann1"], "overlap": 1},
+    ),
     ("post", "/api/queues/{queue}/rubric/", {"rubric": "r"}),
     ("post", "/api/queues/{queue}/items/{item}/adjudicate/", {"verdict": "correct", "reason": "r"}),
-    ("post", "/api/audits/", {"name": "n", "auditors": ["ann2"], "run_id": "r1", "changed_by": "ann1",
-                              "since": "2020-01-01", "until": "2030-01-01", "sample": 2, "seed": 1, "queue": 1}),
-    ("post", "/api/audits/", {"name": "n", "auditors": ["ann2"], "run_id": "r1", "dataset": "support", "old": "1",
-                              "new": "1"}),
-    ("post", "/api/judge-versions/", {"judge": "j", "backend": "replay", "model": "m", "prompt_template": "p",
-                                      "rubric": "r", "params": {"a": "1e999"}, "threshold": 0.5, "min_n": 3}),
+    (
+        "post",
+        "/api/audits/",
+        {
+            "name": "n",
+            "auditors": ["ann2"],
+            "run_id": "r1",
+            "changed_by": "ann1",
+            "since": "2020-01-01",
+            "until": "2030-01-01",
+            "sample": 2,
+            "seed": 1,
+            "queue": 1,
+        },
+    ),
+    (
+        "post",
+        "/api/audits/",
+        {"name": "n", "auditors": ["ann2"], "run_id": "r1", "dataset": "support", "old": "1", "new": "1"},
+    ),
+    (
+        "post",
+        "/api/judge-versions/",
+        {
+            "judge": "j",
+            "backend": "replay",
+            "model": "m",
+            "prompt_template": "p",
+            "rubric": "r",
+            "params": {"a": "1e999"},
+            "threshold": 0.5,
+            "min_n": 3,
+        },
+    ),
     ("post", "/api/judge-versions/{jv}/calibrate/", {"dataset": "support", "sample": 5, "seed": 1, "chunk_size": 2}),
     ("post", "/api/judge-versions/{jv}/grade/", {"run_id": "r1", "force": True, "reason": "because"}),
     ("put", "/api/datasets/support/strata/", {"strata": {"policy_lookup": "50", "no_answer": "50"}}),
     ("post", "/api/datasets/support/publish/", {"note": "n"}),
-    ("patch", "/api/datasets/support/working/q-0001/", {"changes": {"gold_text": "x"}, "base_revision": 0,
-                                                        "active_seconds": 1, "client_key": "k", "delete": False}),
+    (
+        "patch",
+        "/api/datasets/support/working/q-0001/",
+        {"changes": {"gold_text": "x"}, "base_revision": 0, "active_seconds": 1, "client_key": "k", "delete": False},
+    ),
 ]
 
 
@@ -66,8 +151,9 @@ BODIES = [
 def test_odd_json_values_never_answer_5xx(world, method, url, body):
     client = APIClient(raise_request_exception=False)
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=world['users']['eng']).key}")
-    url = url.format(queue=world["queue"].pk, item=world["queue"].items.order_by("pk").first().pk,
-                     jv=world["judge_version"].pk)
+    url = url.format(
+        queue=world["queue"].pk, item=world["queue"].items.order_by("pk").first().pk, jv=world["judge_version"].pk
+    )
     failures = []
     for key, inner in body.items():
         variants = [{**body, key: v} for v in ODD_JSON]
@@ -89,11 +175,18 @@ def test_odd_page_form_values_never_answer_5xx(world):
     item = queue_next(queue=world["queue"], annotator=world["users"]["ann1"]).item
     q = world["queue"].pk
     forms = [
-        ("ann1", f"/queues/{q}/items/{item.pk}/label/", {"verdict": "correct", "rationale": "r", "active_seconds": "3"}),
+        (
+            "ann1",
+            f"/queues/{q}/items/{item.pk}/label/",
+            {"verdict": "correct", "rationale": "r", "active_seconds": "3"},
+        ),
         ("eng", f"/queues/{q}/items/{item.pk}/adjudicate/", {"verdict": "correct", "reason": "r"}),
         ("eng", "/queues/new/", {"name": "n", "run_id": "r1", "annotators": "ann1", "overlap": "1", "sample": "2"}),
-        ("eng", f"/judges/versions/{world['judge_version'].pk}/calibrate/", {"dataset": "support", "sample": "5",
-                                                                             "seed": "1"}),
+        (
+            "eng",
+            f"/judges/versions/{world['judge_version'].pk}/calibrate/",
+            {"dataset": "support", "sample": "5", "seed": "1"},
+        ),
         ("eng", "/tagging/support/publish/", {"working_hash": "x", "note": "n"}),
     ]
     failures = []

@@ -4,6 +4,7 @@ Every browser test lives under tests/e2e/, is marked `@pytest.mark.e2e` and
 `@pytest.mark.django_db(transaction=True)` (the live server runs in another thread, so the data
 must be committed to be seen).
 """
+
 import os
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """The comparison and series pages in real Chromium: intervals, regressions opened one by one, a broken series."""
+
 import pytest
 
 from tests.comparisons.support import build_300, build_series
@@ -6,8 +7,9 @@ from tests.comparisons.support import build_300, build_series
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def test_comparison_page_shows_both_intervals_and_opens_regressions(tmp_path, live_server, page, login, make_user,
-                                                                   screenshot_dir):
+def test_comparison_page_shows_both_intervals_and_opens_regressions(
+    tmp_path, live_server, page, login, make_user, screenshot_dir
+):
     _, a_only = build_300(tmp_path)
     make_user("eng", "engineer", password="pw-engineer")
     login(page, "eng", "pw-engineer")

@@ -32,12 +32,37 @@ def long_item(tmp_path):
     user_upsert(username="ann", roles=["annotator"], password=PASSWORD)
     user_upsert(username="ann2", roles=["annotator"], password=PASSWORD)
     user_upsert(username="exp", roles=["expert"], password=PASSWORD)
-    corpus_import(path=write(tmp_path / "c.jsonl", [{"doc_id": "kb:LONG", "title": "T" + WORD[:900], "text": f"See {URL} and {WORD}."}]))
-    questions_import(path=write(tmp_path / "q.jsonl", [{
-        "qid": "q-long", "question": f"what does {URL} say", "stratum": "s", "expected": WORD,
-        "gold_doc_id": "kb:LONG", "gold_chunk_id": "kb:LONG#0000", "gold_text": WORD}]), dataset_name="long")
-    run_import(path=write(tmp_path / "r.jsonl", [{"run_id": "r-long", "system": "s", "dataset": "long"},
-                                                 {"qid": "q-long", "answer": f"Traceback {WORD} {URL}"}]))
+    corpus_import(
+        path=write(
+            tmp_path / "c.jsonl", [{"doc_id": "kb:LONG", "title": "T" + WORD[:900], "text": f"See {URL} and {WORD}."}]
+        )
+    )
+    questions_import(
+        path=write(
+            tmp_path / "q.jsonl",
+            [
+                {
+                    "qid": "q-long",
+                    "question": f"what does {URL} say",
+                    "stratum": "s",
+                    "expected": WORD,
+                    "gold_doc_id": "kb:LONG",
+                    "gold_chunk_id": "kb:LONG#0000",
+                    "gold_text": WORD,
+                }
+            ],
+        ),
+        dataset_name="long",
+    )
+    run_import(
+        path=write(
+            tmp_path / "r.jsonl",
+            [
+                {"run_id": "r-long", "system": "s", "dataset": "long"},
+                {"qid": "q-long", "answer": f"Traceback {WORD} {URL}"},
+            ],
+        )
+    )
     return queue_create(name="long", annotators=["ann", "ann2"], overlap=2, run_id="r-long", rubric="R " + WORD)
 
 

@@ -1,5 +1,6 @@
 """Browser: two annotators in two browser contexts label the same item blind, keyboard only; the adjudicator
 resolves the disagreement, keyboard only."""
+
 import pytest
 
 from annotation.models import Answer, HumanLabel, QueueItem
@@ -16,14 +17,21 @@ def one_item_queue(make_run, make_user):
         make_user(name, "annotator", password=PASSWORD)
     make_user("judith", "adjudicator", password=PASSWORD)
     run_id = make_run(1)
-    return queue_create(name="blind pair", annotators=["alice", "bob"], overlap=2, run_id=run_id,
-                        rubric="Correct when the answer states the expected duration.", seed=2)
+    return queue_create(
+        name="blind pair",
+        annotators=["alice", "bob"],
+        overlap=2,
+        run_id=run_id,
+        rubric="Correct when the answer states the expected duration.",
+        seed=2,
+    )
 
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(browser, live_server, login, one_item_queue,
-                                                                       screenshot_dir):
+def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(
+    browser, live_server, login, one_item_queue, screenshot_dir
+):
     queue = one_item_queue
     label_url = f"{live_server.url}/queues/{queue.pk}/label/"
     alice_ctx, bob_ctx, judge_ctx = browser.new_context(), browser.new_context(), browser.new_context()

@@ -1,5 +1,6 @@
 """Gold tagging in a real browser: keyboard-only tagging, narrowing, not answerable, publish and export;
 a save through a failed request lands exactly once; a conflict is shown, never silently overwritten."""
+
 import datetime
 import io
 import json
@@ -20,16 +21,36 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-e2e-tagging"
 TRIAL = "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert."
 CORPUS = [
-    {"doc_id": "kb:PRICE", "title": "Legacy plans", "source": "confluence",
-     "text": f"Plans sold before 2024 are legacy plans; trials ran fourteen days.\n\n{TRIAL}\n\nLegacy Team plans bill monthly."},
-    {"doc_id": "kb:SEC", "title": "Security", "source": "wiki",
-     "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans."},
+    {
+        "doc_id": "kb:PRICE",
+        "title": "Legacy plans",
+        "source": "confluence",
+        "text": f"Plans sold before 2024 are legacy plans; trials ran fourteen days.\n\n{TRIAL}\n\nLegacy Team plans bill monthly.",
+    },
+    {
+        "doc_id": "kb:SEC",
+        "title": "Security",
+        "source": "wiki",
+        "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans.",
+    },
 ]
 QUESTIONS = [
-    {"qid": "q-1", "question": "is sso available", "stratum": "policy", "gold_doc_id": "kb:SEC",
-     "gold_chunk_id": "kb:SEC#0001", "gold_text": "Single sign-on is available on Enterprise plans.", "labelled_by": "ann"},
-    {"qid": "q-2", "question": "how often do passwords rotate", "stratum": "policy", "asked_by": "support",
-     "source": "conversation_log:2026-05-12"},
+    {
+        "qid": "q-1",
+        "question": "is sso available",
+        "stratum": "policy",
+        "gold_doc_id": "kb:SEC",
+        "gold_chunk_id": "kb:SEC#0001",
+        "gold_text": "Single sign-on is available on Enterprise plans.",
+        "labelled_by": "ann",
+    },
+    {
+        "qid": "q-2",
+        "question": "how often do passwords rotate",
+        "stratum": "policy",
+        "asked_by": "support",
+        "source": "conversation_log:2026-05-12",
+    },
     {"qid": "q-4", "question": "how long is the legacy enterprise trial", "stratum": "policy", "asked_by": "sales"},
     {"qid": "q-5", "question": "what is the refund policy on mars", "stratum": "policy", "asked_by": "support"},
 ]
@@ -67,7 +88,8 @@ def select_hit(page, query, chunk_id):
 
 def select_text_in_chunk(page, text):
     """Select `text` inside the open chunk, as a mouse drag would."""
-    page.evaluate("""(needle) => {
+    page.evaluate(
+        """(needle) => {
         const root = document.getElementById('chunk-text');
         const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -80,11 +102,14 @@ def select_text_in_chunk(page, text):
             }
         }
         throw new Error('text not in one node of the chunk: ' + needle);
-    }""", text)
+    }""",
+        text,
+    )
 
 
 def test_expert_tags_by_keyboard_narrows_marks_not_answerable_publishes_and_exports(
-        seeded, page, login, live_server, screenshot_dir):
+    seeded, page, login, live_server, screenshot_dir
+):
     login(page, "eve", PASSWORD)
     page.goto(f"{live_server.url}/tagging/support/?status=untagged")
     expect(page.locator("#queue tbody tr")).to_have_count(3)
@@ -171,20 +196,47 @@ def test_expert_tags_by_keyboard_narrows_marks_not_answerable_publishes_and_expo
     expect(page.locator(".messages")).to_contain_text("Published support v2")
 
     latest = DatasetVersion.objects.filter(dataset__name="support").order_by("-number").first()
-    assert (latest.number, latest.source, latest.modified, latest.unchanged, latest.note) == (2, "publish", 3, 1, "first gold")
+    assert (latest.number, latest.source, latest.modified, latest.unchanged, latest.note) == (
+        2,
+        "publish",
+        3,
+        1,
+        "first gold",
+    )
     out = io.StringIO()
     call_command("export_questions", "--dataset", "support", stdout=out)
     exported = {r["qid"]: r for r in map(json.loads, out.getvalue().splitlines())}
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     assert exported["q-1"] == QUESTIONS[0]
-    assert exported["q-2"] == {**QUESTIONS[1], "gold_doc_id": "kb:SEC", "gold_chunk_id": "kb:SEC#0000",
-                               "gold_text": "Passwords rotate every ninety days.", "expected": "every 90 days",
-                               "grading": "extraction", "labelled_by": "eve", "labelled_at": today}
-    assert exported["q-4"] == {**QUESTIONS[2], "gold_doc_id": "kb:PRICE", "gold_chunk_id": "kb:PRICE#0001",
-                               "gold_text": "thirty (30) days from activation", "gold_extra_chunk_ids": ["kb:PRICE#0002"],
-                               "expected": "30 days", "labelled_by": "eve", "labelled_at": today}
-    assert exported["q-5"] == {**QUESTIONS[3], "stratum": "no_answer", "gold_doc_id": None, "gold_chunk_id": None,
-                               "gold_text": None, "labelled_by": "eve", "labelled_at": today}
+    assert exported["q-2"] == {
+        **QUESTIONS[1],
+        "gold_doc_id": "kb:SEC",
+        "gold_chunk_id": "kb:SEC#0000",
+        "gold_text": "Passwords rotate every ninety days.",
+        "expected": "every 90 days",
+        "grading": "extraction",
+        "labelled_by": "eve",
+        "labelled_at": today,
+    }
+    assert exported["q-4"] == {
+        **QUESTIONS[2],
+        "gold_doc_id": "kb:PRICE",
+        "gold_chunk_id": "kb:PRICE#0001",
+        "gold_text": "thirty (30) days from activation",
+        "gold_extra_chunk_ids": ["kb:PRICE#0002"],
+        "expected": "30 days",
+        "labelled_by": "eve",
+        "labelled_at": today,
+    }
+    assert exported["q-5"] == {
+        **QUESTIONS[3],
+        "stratum": "no_answer",
+        "gold_doc_id": None,
+        "gold_chunk_id": None,
+        "gold_text": None,
+        "labelled_by": "eve",
+        "labelled_at": today,
+    }
     eve = get_user_model().objects.get(username="eve")
     assert set(EditAudit.objects.filter(user=eve).values_list("qid", flat=True)) == {"q-2", "q-4", "q-5"}
     assert all(s >= 0 for s in EditAudit.objects.values_list("active_seconds", flat=True))
@@ -251,8 +303,15 @@ def test_two_experts_on_one_question_see_a_conflict_not_an_overwrite(seeded, pag
 
 def test_an_annotator_is_refused_pages_and_api(seeded, page, login, live_server):
     login(page, "ann", PASSWORD)
-    for url in ("/tagging/", "/tagging/support/", "/tagging/support/q/q-2/", "/tagging/support/publish/",
-                "/tagging/support/stats/", "/api/datasets/support/working/q-2/", "/api/chunks/?q=legacy"):
+    for url in (
+        "/tagging/",
+        "/tagging/support/",
+        "/tagging/support/q/q-2/",
+        "/tagging/support/publish/",
+        "/tagging/support/stats/",
+        "/api/datasets/support/working/q-2/",
+        "/api/chunks/?q=legacy",
+    ):
         assert page.goto(f"{live_server.url}{url}").status == 403, url
     assert "Gold tagging" not in page.goto(f"{live_server.url}/").text()
     assert WorkingExample.objects.count() == 0
@@ -260,7 +319,9 @@ def test_an_annotator_is_refused_pages_and_api(seeded, page, login, live_server)
 
 def test_stale_gold_is_flagged_and_retagged_in_one_go(seeded, page, login, live_server, tmp_path):
     # The security page gains a paragraph: q-1's gold text moves from kb:SEC#0001 to kb:SEC#0002.
-    corpus_import(path=write(tmp_path / "corpus2.jsonl", [dict(CORPUS[1], text="Security overview.\n\n" + CORPUS[1]["text"])]))
+    corpus_import(
+        path=write(tmp_path / "corpus2.jsonl", [dict(CORPUS[1], text="Security overview.\n\n" + CORPUS[1]["text"])])
+    )
     login(page, "eve", PASSWORD)
     page.goto(f"{live_server.url}/tagging/support/?status=flagged")
     expect(page.locator("#queue tbody tr.stale-row")).to_have_count(1)
@@ -277,7 +338,11 @@ def test_stale_gold_is_flagged_and_retagged_in_one_go(seeded, page, login, live_
     expect(page.locator("#queue tbody tr.stale-row")).to_have_count(0)
     record = WorkingExample.objects.get(dataset__name="support", qid="q-1").record
     assert (record["gold_chunk_id"], record["gold_doc_id"], record["gold_text"], record["labelled_by"]) == (
-        "kb:SEC#0002", "kb:SEC", "Single sign-on is available on Enterprise plans.", "eve")
+        "kb:SEC#0002",
+        "kb:SEC",
+        "Single sign-on is available on Enterprise plans.",
+        "eve",
+    )
 
 
 def test_active_time_counts_input_while_visible_not_idle_or_hidden(seeded, page, login, live_server):
@@ -285,15 +350,15 @@ def test_active_time_counts_input_while_visible_not_idle_or_hidden(seeded, page,
     page.clock.install()
     page.goto(f"{live_server.url}/tagging/support/q/q-2/")
     page.clock.pause_at(datetime.datetime(2030, 1, 1, 12, 0, 0))
-    page.keyboard.press("e")           # input: the clock runs ...
-    page.clock.run_for(10_000)         # ... 10 s of work
+    page.keyboard.press("e")  # input: the clock runs ...
+    page.clock.run_for(10_000)  # ... 10 s of work
     page.keyboard.press("Escape")
-    page.clock.run_for(600_000)        # 10 min away: counted only until 30 s after the last input
+    page.clock.run_for(600_000)  # 10 min away: counted only until 30 s after the last input
     page.evaluate("""() => {
         Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});
         document.dispatchEvent(new Event('visibilitychange'));
     }""")
-    page.keyboard.press("k")            # input while the tab is hidden does not count
+    page.keyboard.press("k")  # input while the tab is hidden does not count
     page.clock.run_for(20_000)
     page.evaluate("""() => {
         Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'visible'});
@@ -313,8 +378,10 @@ def test_active_time_counts_input_while_visible_not_idle_or_hidden(seeded, page,
 
 def test_unsaved_work_survives_a_crashed_tab(seeded, page, login, live_server):
     login(page, "eve", PASSWORD)
-    page.route("**/api/datasets/support/working/q-2/", lambda route: route.abort("failed")
-               if route.request.method == "PATCH" else route.continue_())
+    page.route(
+        "**/api/datasets/support/working/q-2/",
+        lambda route: route.abort("failed") if route.request.method == "PATCH" else route.continue_(),
+    )
     page.goto(f"{live_server.url}/tagging/support/q/q-2/")
     page.keyboard.press("e")
     page.keyboard.type("90 days")
@@ -344,7 +411,9 @@ def test_a_retried_save_that_another_expert_overtook_shows_a_conflict(seeded, pa
         patches.append(route.request.post_data_json)
         if len(patches) == 1:
             route.fetch()  # eve's save lands as revision 1; the reply is lost ...
-            working_edit(dataset_name="support", qid="q-2", changes={"expected": "ninety days"}, base_revision=1, user=ola)
+            working_edit(
+                dataset_name="support", qid="q-2", changes={"expected": "ninety days"}, base_revision=1, user=ola
+            )
             route.abort("failed")  # ... and ola saves revision 2 before eve's retry
             return
         route.continue_()
@@ -360,4 +429,7 @@ def test_a_retried_save_that_another_expert_overtook_shows_a_conflict(seeded, pa
     assert len(patches) == 2 and patches[0] == patches[1]
     row = WorkingExample.objects.get(dataset__name="support", qid="q-2")
     assert (row.revision, row.record["expected"], row.updated_by.username) == (2, "ninety days", "ola")
-    assert sorted(set(EditAudit.objects.filter(qid="q-2").values_list("revision", "user__username"))) == [(1, "eve"), (2, "ola")]
+    assert sorted(set(EditAudit.objects.filter(qid="q-2").values_list("revision", "user__username"))) == [
+        (1, "eve"),
+        (2, "ola"),
+    ]

@@ -1,5 +1,6 @@
 """Repeated failed sign-ins lock an account from an address (django-axes); repeated bad API tokens from an
 address answer 429 with Retry-After (counted in the cache)."""
+
 import time
 
 import pytest
@@ -101,6 +102,7 @@ def test_production_settings_wire_axes_in():
 
 # --- API tokens ---------------------------------------------------------------------------------------
 
+
 def api(ip: str, token: str) -> APIClient:
     client = APIClient(REMOTE_ADDR=ip)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
@@ -180,13 +182,18 @@ def test_the_cache_is_local_memory_unless_redis_is_configured(tmp_path):
     def backend(**extra):
         env = {k: v for k, v in os.environ.items() if k not in ("CACHE_URL", "CELERY_BROKER_URL")}
         env.update({"EVALAPP_VAR_DIR": str(tmp_path), **extra})
-        code = ("import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
-                "from django.conf import settings; c = settings.CACHES['default']; "
-                "print(json.dumps([c['BACKEND'].rsplit('.', 1)[1], c.get('LOCATION')]))")
+        code = (
+            "import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
+            "from django.conf import settings; c = settings.CACHES['default']; "
+            "print(json.dumps([c['BACKEND'].rsplit('.', 1)[1], c.get('LOCATION')]))"
+        )
         result = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
     assert backend()[0] == "LocMemCache"
     assert backend(CELERY_BROKER_URL="redis://r:6379/3") == ["RedisCache", "redis://r:6379/3"]
-    assert backend(CELERY_BROKER_URL="redis://r:6379/3", CACHE_URL="redis://c:6379/5") == ["RedisCache", "redis://c:6379/5"]
+    assert backend(CELERY_BROKER_URL="redis://r:6379/3", CACHE_URL="redis://c:6379/5") == [
+        "RedisCache",
+        "redis://c:6379/5",
+    ]

@@ -9,8 +9,9 @@ from django.test import Client
 def test_a_signed_out_htmx_request_gets_hx_redirect_to_the_sign_in_page():
     client = Client()
 
-    response = client.get("/corpus/?q=json", HTTP_HX_REQUEST="true",
-                          HTTP_HX_CURRENT_URL="http://testserver/corpus/?q=js")
+    response = client.get(
+        "/corpus/?q=json", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/corpus/?q=js"
+    )
 
     assert response.status_code == 200
     assert response["HX-Redirect"] == "/login/?next=/corpus/%3Fq%3Djs"

@@ -1,4 +1,5 @@
 """The shared JSON Lines reader (evalapp.jsonl): what it refuses, by line and field path, and what it keeps."""
+
 import pytest
 
 from evalapp.errors import Problem, ServiceError
@@ -20,14 +21,21 @@ def test_brackets_inside_strings_do_not_count_as_nesting():
     assert parse_json_text(text) == ({"a": "[{" * 200, "b": '"[[[['}, None)
 
 
-@pytest.mark.parametrize("text,field,message", [
-    ('{"a": NaN}', "a", "NaN is not a number JSON allows (write null, or a finite number)"),
-    ('{"a": [0, {"b": -Infinity}]}', "a[1].b", "-Infinity is not a number JSON allows (write null, or a finite number)"),
-    ('{"a": -1e400}', "a", "-1e400 is too large for a number"),
-    ('{"a": 1' + "0" * 400 + '.5}', "a", "100000000000…0000.5 is too large for a number"),
-    ('{"k\\u0000": 1}', "k\\u0000", "the key contains a NUL character (\\u0000), which cannot be stored"),
-    ('{"a": ["\\ud800x"]}', "a[0]", "contains an unpaired surrogate (\\ud800), which is not valid Unicode"),
-])
+@pytest.mark.parametrize(
+    "text,field,message",
+    [
+        ('{"a": NaN}', "a", "NaN is not a number JSON allows (write null, or a finite number)"),
+        (
+            '{"a": [0, {"b": -Infinity}]}',
+            "a[1].b",
+            "-Infinity is not a number JSON allows (write null, or a finite number)",
+        ),
+        ('{"a": -1e400}', "a", "-1e400 is too large for a number"),
+        ('{"a": 1' + "0" * 400 + ".5}", "a", "100000000000…0000.5 is too large for a number"),
+        ('{"k\\u0000": 1}', "k\\u0000", "the key contains a NUL character (\\u0000), which cannot be stored"),
+        ('{"a": ["\\ud800x"]}', "a[0]", "contains an unpaired surrogate (\\ud800), which is not valid Unicode"),
+    ],
+)
 def test_refused_values_are_named_by_field_path(text, field, message):
     assert parse_json_text(text, line=2) == (None, Problem(message, line=2, field=field))
 
@@ -38,12 +46,15 @@ def test_several_refused_values_on_a_line_are_counted():
     assert problem.message.endswith("(and 2 more refused value(s) on this line)")
 
 
-@pytest.mark.parametrize("text,value", [
-    ('{"a": "\\ud83d\\ude00"}', {"a": "\U0001F600"}),     # a surrogate pair is one character
-    ('{"a": "\\\\u0000"}', {"a": "\\u0000"}),              # an escaped backslash, not a NUL
-    ('{"a": 1e308, "b": -0.0, "c": 12345678901234567890}', {"a": 1e308, "b": -0.0, "c": 12345678901234567890}),
-    ('{"a": "NaN", "Infinity": true}', {"a": "NaN", "Infinity": True}),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ('{"a": "\\ud83d\\ude00"}', {"a": "\U0001f600"}),  # a surrogate pair is one character
+        ('{"a": "\\\\u0000"}', {"a": "\\u0000"}),  # an escaped backslash, not a NUL
+        ('{"a": 1e308, "b": -0.0, "c": 12345678901234567890}', {"a": 1e308, "b": -0.0, "c": 12345678901234567890}),
+        ('{"a": "NaN", "Infinity": true}', {"a": "NaN", "Infinity": True}),
+    ],
+)
 def test_values_python_and_the_database_agree_on_are_kept(text, value):
     assert parse_json_text(text) == (value, None)
 
@@ -54,7 +65,8 @@ def test_value_problems_walks_any_parsed_value_without_recursion():
         deep = [deep]
     assert value_problems({"x": deep}) == [Problem("nested deeper than 64 levels", field="x" + "[0]" * 63)]
     assert value_problems({"x": [float("nan"), "ok"]}) == [
-        Problem("nan is not a number JSON allows (write null, or a finite number)", field="x[0]")]
+        Problem("nan is not a number JSON allows (write null, or a finite number)", field="x[0]")
+    ]
 
 
 def test_read_jsonl_numbers_lines_as_in_the_file(tmp_path):

@@ -28,8 +28,9 @@ def test_the_filter_leaves_other_records_alone():
     except ValueError:
         import sys
 
-        record = logging.LogRecord("django.request", logging.ERROR, __file__, 1, "Internal Server Error: /x/", None,
-                                   sys.exc_info())
+        record = logging.LogRecord(
+            "django.request", logging.ERROR, __file__, 1, "Internal Server Error: /x/", None, sys.exc_info()
+        )
     record.status_code = 500
     assert ForbiddenWithoutTraceback().filter(record) is True
     assert record.exc_info is not None and "ValueError: boom" in logging.Formatter().format(record)

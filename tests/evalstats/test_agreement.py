@@ -91,7 +91,7 @@ def test_sas_table_equals_statsmodels_and_sklearn_exactly(weights):
 
 
 def test_z_constant_is_the_normal_quantile_statsmodels_uses():
-    assert Z_975 == norm.isf(0.025)
+    assert norm.isf(0.025) == Z_975
 
 
 # --- The kappa paradox and the base-rate baseline --------------------------------------------
@@ -111,8 +111,7 @@ def test_kappa_paradox_high_raw_agreement_negative_kappa_warns():
         "labels, so two raters guessing with these base rates would already agree 94.2% of the "
         "time. The raw figure mostly reflects the base rate, not skill (the kappa paradox); read "
         "kappa beside PABAK (0.88) and AC1 (0.94).",
-        "a rater that always says 'correct' would agree with a on 97.0% of items, at least as "
-        "often as b does (94.0%).",
+        "a rater that always says 'correct' would agree with a on 97.0% of items, at least as often as b does (94.0%).",
     )
 
 
@@ -160,8 +159,7 @@ def test_one_label_only_is_undefined_with_a_reason():
     assert ag.chance_agreement == 1.0
     assert ag.kappa is None
     assert ag.reason == (
-        "only one label ('correct') occurs in both raters' labels, so chance agreement is 1 "
-        "and kappa is undefined"
+        "only one label ('correct') occurs in both raters' labels, so chance agreement is 1 and kappa is undefined"
     )
     with pytest.warns(Warning):
         assert np.isnan(cohen_kappa_score(["correct"] * 12, ["correct"] * 12))
@@ -205,9 +203,7 @@ def test_explicit_labels_ignore_outside_items_like_sklearn():
     ag = agreement(a, b, labels=["y", "x"])
     assert ag.n == 4
     assert ag.kappa == cohen_kappa_score(a, b, labels=["y", "x"])
-    assert ag.warnings[0] == (
-        "2 item(s) had a label outside the given labels ['y', 'x'] and were ignored"
-    )
+    assert ag.warnings[0] == ("2 item(s) had a label outside the given labels ['y', 'x'] and were ignored")
 
 
 def test_explicit_labels_none_in_a_is_undefined_not_an_error():
@@ -250,10 +246,7 @@ def test_many_labels_take_the_sorting_path_and_still_match_sklearn():
     assert labels == tuple(sorted(set(a) | set(b)))
     assert counts.tolist() == sk_confusion_matrix(a, b).tolist()
     explicit = list(pool[::-1])
-    assert (
-        confusion_matrix(a, b, labels=explicit)[1].tolist()
-        == sk_confusion_matrix(a, b, labels=explicit).tolist()
-    )
+    assert confusion_matrix(a, b, labels=explicit)[1].tolist() == sk_confusion_matrix(a, b, labels=explicit).tolist()
     assert agreement(a, b).kappa == cohen_kappa_score(a, b)
 
 
@@ -280,15 +273,26 @@ def test_confusion_is_int64_and_counts_every_item():
 # --- The INTERFACES `agreement` object ---------------------------------------------------------
 
 INTERFACE_KEYS = {
-    "n", "labels", "raw_agreement", "chance_agreement", "kappa", "kappa_se", "kappa_ci95",
-    "bootstrap_ci95", "pabak", "ac1", "confusion", "per_stratum", "warnings",
+    "n",
+    "labels",
+    "raw_agreement",
+    "chance_agreement",
+    "kappa",
+    "kappa_se",
+    "kappa_ci95",
+    "bootstrap_ci95",
+    "pabak",
+    "ac1",
+    "confusion",
+    "per_stratum",
+    "warnings",
 }
 
 
 def test_to_dict_has_the_interface_keys_and_plain_values():
     ag = agreement_from_counts([[200, 10], [17, 73]], ["correct", "incorrect"])
     d = ag.to_dict()
-    assert INTERFACE_KEYS <= d.keys()
+    assert d.keys() >= INTERFACE_KEYS
     assert d["confusion"] == {
         "correct/correct": 200,
         "correct/incorrect": 10,
@@ -315,8 +319,7 @@ def test_weighted_shares_for_weighted_kappa():
     ag = agreement_from_counts(TABLE10, ["1", "2", "3"], weights="linear")
     # kappa_w = (p_ow - p_ew) / (1 - p_ew) with agreement weights 1 - |i-j|/2.
     assert ag.kappa == pytest.approx(
-        (ag.weighted_agreement - ag.weighted_chance_agreement)
-        / (1 - ag.weighted_chance_agreement),
+        (ag.weighted_agreement - ag.weighted_chance_agreement) / (1 - ag.weighted_chance_agreement),
         abs=1e-14,
     )
     with warnings.catch_warnings():

@@ -1,4 +1,5 @@
 """The run-to-run band and the verdict on a difference against it."""
+
 import math
 
 import pytest

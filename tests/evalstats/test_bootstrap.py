@@ -138,6 +138,4 @@ def test_stratified_refuses_mismatched_shares():
     with pytest.raises(ValueError, match="no counts"):
         stratified_bootstrap_kappa_ci(STRATA, {"policy_lookup": 1, "no_answer": 1, "other": 1})
     with pytest.raises(ValueError, match="share but no items"):
-        stratified_bootstrap_kappa_ci(
-            {"x": np.array([[5, 1], [1, 5]]), "y": np.zeros((2, 2), int)}, {"x": 1, "y": 1}
-        )
+        stratified_bootstrap_kappa_ci({"x": np.array([[5, 1], [1, 5]]), "y": np.zeros((2, 2), int)}, {"x": 1, "y": 1})

@@ -1,4 +1,5 @@
 """Relabel drift: one-sided relabelling is drift, balanced disagreements are accepted."""
+
 import pytest
 from scipy.stats import binomtest
 

@@ -1,4 +1,5 @@
 """The gate decision: point and lower-bound policies, minimum n, reasons in words."""
+
 import pytest
 
 from evalstats import agreement, agreement_from_counts, gate_decide

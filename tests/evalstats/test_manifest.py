@@ -1,4 +1,5 @@
 """Dataset manifests: the four-way diff, the ceiling after adding, movement decomposition."""
+
 import math
 
 import pytest
@@ -24,7 +25,10 @@ def test_diff_manifests_four_way_sorted():
     assert d.modified == ("q2",)
     assert d.unchanged == ("q1", "q3")
     assert d.to_dict() == {
-        "added": ["q0", "q4"], "removed": ["q9"], "modified": ["q2"], "unchanged": ["q1", "q3"],
+        "added": ["q0", "q4"],
+        "removed": ["q9"],
+        "modified": ["q2"],
+        "unchanged": ["q1", "q3"],
     }
 
 

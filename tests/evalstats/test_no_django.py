@@ -25,9 +25,7 @@ def test_importing_every_stats_module_loads_no_django():
     )
     # A fresh interpreter, without DJANGO_SETTINGS_MODULE, so nothing else has imported Django.
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True
-    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
@@ -36,7 +34,5 @@ def test_no_stats_source_mentions_a_django_import():
         r"^\s*(import|from)\s+(django|rest_framework|evalapp|annotation|calibration|comparisons)",
         re.M,
     )
-    offenders = [
-        p.name for p in STATS_DIR.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))
-    ]
+    offenders = [p.name for p in STATS_DIR.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
     assert offenders == []

@@ -8,8 +8,17 @@ import pytest
 from evalstats import n_for_gap, paired_counts, paired_diff, resolvable_gap
 
 COMPARE_KEYS = [
-    "n", "a_score", "b_score", "diff_points", "ci95", "naive_ci95", "se_points", "b_only",
-    "a_only", "regressions", "resolvable_gap_points",
+    "n",
+    "a_score",
+    "b_score",
+    "diff_points",
+    "ci95",
+    "naive_ci95",
+    "se_points",
+    "b_only",
+    "a_only",
+    "regressions",
+    "resolvable_gap_points",
 ]
 
 
@@ -42,7 +51,7 @@ def test_seed_case_figures():
     assert round(r.se_points, 2) == 2.36
     # Resolvable gap: 1.96 * sqrt((52/300) / 300) = 4.71 points.
     assert round(r.resolvable_gap_points, 2) == 4.71
-    assert r.regressions == tuple(sorted(q for q, x, y in zip(qids, a, b) if x and not y))
+    assert r.regressions == tuple(sorted(q for q, x, y in zip(qids, a, b, strict=False) if x and not y))
     assert len(r.regressions) == 14
 
 
@@ -98,18 +107,28 @@ def test_counts_alone_give_the_same_comparison():
     qids, a, b = seed_case()
     full = paired_diff(qids, a, b, iters=2000, seed=3)
     both = int(np.count_nonzero(np.array(a) & np.array(b)))
-    counted = paired_counts(n=len(qids), a_right=both + full.a_only, b_right=both + full.b_only,
-                            b_only=full.b_only, regressions=set(full.regressions), iters=2000, seed=3)
+    counted = paired_counts(
+        n=len(qids),
+        a_right=both + full.a_only,
+        b_right=both + full.b_only,
+        b_only=full.b_only,
+        regressions=set(full.regressions),
+        iters=2000,
+        seed=3,
+    )
     assert counted == full
 
 
-@pytest.mark.parametrize("counts, what", [
-    ({"n": 0, "a_right": 0, "b_right": 0, "b_only": 0, "regressions": []}, "no questions"),
-    ({"n": 10, "a_right": 5, "b_right": 5, "b_only": 1, "regressions": []}, "inconsistent counts"),
-    ({"n": 10, "a_right": 3, "b_right": 9, "b_only": 8, "regressions": ["q1"]}, "inconsistent counts"),
-    ({"n": 3, "a_right": 4, "b_right": 4, "b_only": 0, "regressions": []}, "inconsistent counts"),
-    ({"n": 3, "a_right": 3, "b_right": 3, "b_only": 1, "regressions": ["q1"]}, "inconsistent counts"),
-])
+@pytest.mark.parametrize(
+    "counts, what",
+    [
+        ({"n": 0, "a_right": 0, "b_right": 0, "b_only": 0, "regressions": []}, "no questions"),
+        ({"n": 10, "a_right": 5, "b_right": 5, "b_only": 1, "regressions": []}, "inconsistent counts"),
+        ({"n": 10, "a_right": 3, "b_right": 9, "b_only": 8, "regressions": ["q1"]}, "inconsistent counts"),
+        ({"n": 3, "a_right": 4, "b_right": 4, "b_only": 0, "regressions": []}, "inconsistent counts"),
+        ({"n": 3, "a_right": 3, "b_right": 3, "b_only": 1, "regressions": ["q1"]}, "inconsistent counts"),
+    ],
+)
 def test_inconsistent_counts_are_refused(counts, what):
     with pytest.raises(ValueError, match=what):
         paired_counts(**counts)

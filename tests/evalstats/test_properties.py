@@ -34,7 +34,7 @@ def two_raters(draw):
     else:  # b mostly copies a: high agreement, the regime where the paradox lives
         noise = draw(st.lists(st.sampled_from(used), min_size=n, max_size=n))
         keep = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-        b = [x if k else y for x, y, k in zip(a, noise, keep)]
+        b = [x if k else y for x, y, k in zip(a, noise, keep, strict=False)]
     labels = None
     if draw(st.booleans()):
         labels = draw(st.permutations(ALPHABET))[: draw(st.integers(1, 4))]
@@ -97,8 +97,9 @@ tables = st.integers(1, 5).flatmap(
 )
 # 2x2 tables drawn directly (filtering `tables` to k == 2 throws most draws away, and Hypothesis's
 # health check then fails the test on some seeds).
-tables_2x2 = st.lists(st.lists(st.one_of(st.just(0), st.integers(0, 40)), min_size=2, max_size=2),
-                      min_size=2, max_size=2)
+tables_2x2 = st.lists(
+    st.lists(st.one_of(st.just(0), st.integers(0, 40)), min_size=2, max_size=2), min_size=2, max_size=2
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -156,8 +157,7 @@ def test_no_nan_ever_leaves_the_package(table):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.dictionaries(st.sampled_from(["s1", "s2", "s3"]), tables_2x2,
-                       min_size=1))
+@given(st.dictionaries(st.sampled_from(["s1", "s2", "s3"]), tables_2x2, min_size=1))
 def test_stratified_point_with_observed_shares_is_the_pooled_kappa(strata):
     counts = {s: np.array(t) for s, t in strata.items()}
     if sum(int(t.sum()) for t in counts.values()) == 0:

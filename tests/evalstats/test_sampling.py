@@ -1,4 +1,5 @@
 """Stratified allocation and seeded draws (pure)."""
+
 from collections import Counter
 
 import pytest
@@ -7,7 +8,11 @@ from evalstats.sampling import allocate, draw, stratified_sample
 
 
 def test_budget_shares_by_largest_remainder():
-    assert allocate(100, {"a": 500, "b": 500, "c": 500}, {"a": 33.3, "b": 33.3, "c": 33.4}) == {"a": 33, "b": 33, "c": 34}
+    assert allocate(100, {"a": 500, "b": 500, "c": 500}, {"a": 33.3, "b": 33.3, "c": 33.4}) == {
+        "a": 33,
+        "b": 33,
+        "c": 34,
+    }
     assert allocate(20, {"a": 50, "b": 50, "c": 50}, {"a": 50, "b": 30, "c": 20}) == {"a": 10, "b": 6, "c": 4}
 
 
@@ -51,8 +56,10 @@ def test_draw_is_seeded_and_independent_of_input_order():
 def test_stratified_sample_spreads_by_stratum_and_respects_small_strata():
     strata = {f"q{i}": ("a" if i < 6 else "b" if i < 9 else "c") for i in range(10)}
     chosen = stratified_sample(strata, 5, seed=1)
-    assert Counter(strata[q] for q in chosen) == {"a": 3, "b": 1, "c": 1} or \
-        Counter(strata[q] for q in chosen) == {"a": 3, "b": 2}
+    assert Counter(strata[q] for q in chosen) == {"a": 3, "b": 1, "c": 1} or Counter(strata[q] for q in chosen) == {
+        "a": 3,
+        "b": 2,
+    }
     assert stratified_sample(strata, 5, seed=1) == chosen
     # A budget sets the shares; a stratum too small for its seats passes them on.
     chosen = stratified_sample(strata, 8, seed=0, budget={"a": 25, "b": 25, "c": 50})

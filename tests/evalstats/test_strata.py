@@ -1,4 +1,5 @@
 """Per-stratum agreement."""
+
 import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
@@ -33,7 +34,10 @@ def test_stratum_with_one_label_is_undefined_with_reason():
     assert out["tiny"].kappa is None
     assert "only one label" in out["tiny"].reason
     assert out["tiny"].to_dict() == {
-        "n": 5, "raw_agreement": 1.0, "kappa": None, "reason": out["tiny"].reason,
+        "n": 5,
+        "raw_agreement": 1.0,
+        "kappa": None,
+        "reason": out["tiny"].reason,
         "too_small": True,
     }
     assert out["big"].kappa == 1.0

@@ -29,9 +29,15 @@ def test_ctrl_c_stops_both_children_once_and_cleanly(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
     env.update(EVALAPP_VAR_DIR=str(tmp_path / "var"), DJANGO_SETTINGS_MODULE="evalapp.settings.base")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True)
-    proc = subprocess.Popen([sys.executable, "tools/serve.py", "--port", str(port), "--notice", str(notice)],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "tools/serve.py", "--port", str(port), "--notice", str(notice)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines: list[str] = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -41,7 +47,7 @@ def test_ctrl_c_stops_both_children_once_and_cleanly(tmp_path):
         lines.append(line)
         if "evalapp on http://" in line:
             break
-    assert any("evalapp on http://127.0.0.1:%d/" % port in x for x in lines), "".join(lines)
+    assert any(f"evalapp on http://127.0.0.1:{port}/" in x for x in lines), "".join(lines)
     ready_at = next(i for i, x in enumerate(lines) if "ready." in x and "celery@" in x)
     notice_at = next(i for i, x in enumerate(lines) if "users: demo-expert" in x)
     address_at = next(i for i, x in enumerate(lines) if "evalapp on http://" in x)

@@ -27,6 +27,7 @@ Answers `v1` and `v2` are [code, gold_rank, text] per system. gold_rank is where
 the retrieval (1 = top; null = not retrieved). The code fixes the harness score and the two annotators'
 verdicts (CODES).
 """
+
 import hashlib
 import importlib
 import inspect
@@ -65,10 +66,10 @@ def load_questions() -> list[dict]:
 
 DATASET = "stdlib-support"
 SOURCE = "python-stdlib"
-DOC_CAP = 24_000        # characters per document; cut at an entry boundary
-MEMBER_CAP = 3_000      # characters per function/class docstring
-MAX_MEMBERS = 40        # public functions/classes per module
-MAX_METHODS = 20        # public methods per class, those the class itself defines
+DOC_CAP = 24_000  # characters per document; cut at an entry boundary
+MEMBER_CAP = 3_000  # characters per function/class docstring
+MAX_MEMBERS = 40  # public functions/classes per module
+MAX_METHODS = 20  # public methods per class, those the class itself defines
 
 # (module, title) — titles as the library reference names them.
 MODULES = [
@@ -146,7 +147,7 @@ def _cap(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text.rfind("\n\n", 0, limit)
-    return text[:cut if cut > 0 else limit].rstrip()
+    return text[: cut if cut > 0 else limit].rstrip()
 
 
 def _public_members(module) -> list[tuple[str, object]]:
@@ -217,15 +218,20 @@ def build_corpus() -> list[dict]:
                 break
             parts.append(entry)
             size += len(entry) + 2
-        docs.append({"doc_id": f"stdlib:{name}", "title": f"{name} — {title}", "text": "\n\n".join(parts),
-                     "source": SOURCE})
+        docs.append(
+            {"doc_id": f"stdlib:{name}", "title": f"{name} — {title}", "text": "\n\n".join(parts), "source": SOURCE}
+        )
     return docs
 
 
 def chunk_corpus(docs: list[dict]) -> dict[str, list[tuple[str, str]]]:
     """doc_id -> [(chunk_id, text)], exactly as annotation.services.corpus.corpus_import chunks."""
-    return {d["doc_id"]: [(chunk_id(d["doc_id"], i), t) for i, t in enumerate(chunk_text(d["text"], max_chars=DEFAULT_MAX_CHARS))]
-            for d in docs}
+    return {
+        d["doc_id"]: [
+            (chunk_id(d["doc_id"], i), t) for i, t in enumerate(chunk_text(d["text"], max_chars=DEFAULT_MAX_CHARS))
+        ]
+        for d in docs
+    }
 
 
 class GoldNotFound(Exception):
@@ -251,7 +257,9 @@ def _locate(chunks: dict[str, list[tuple[str, str]]], ref: tuple) -> tuple[str, 
     if not hits:
         raise GoldNotFound(f"{doc_id}: {sentence!r} is in no chunk")
     if after is None and len(hits) > 1:
-        raise GoldNotFound(f"{doc_id}: {sentence!r} is in {len(hits)} chunks ({', '.join(c for c, _ in hits)}); give `after`")
+        raise GoldNotFound(
+            f"{doc_id}: {sentence!r} is in {len(hits)} chunks ({', '.join(c for c, _ in hits)}); give `after`"
+        )
     return hits[0]
 
 
@@ -259,15 +267,23 @@ def build_questions(chunks, questions) -> list[dict]:
     """The labelled-set records, key order as a person would write them."""
     records = []
     for i, q in enumerate(questions):
-        record = {"qid": q["qid"], "question": q["question"], "asked_by": q["asked_by"], "source": q["source"],
-                  "stratum": q["stratum"]}
+        record = {
+            "qid": q["qid"],
+            "question": q["question"],
+            "asked_by": q["asked_by"],
+            "source": q["source"],
+            "stratum": q["stratum"],
+        }
         if "gold" in q:
             cid, text = _locate(chunks, q["gold"])
             record.update(gold_doc_id=q["gold"][0], gold_chunk_id=cid, gold_text=text)
         else:
             record.update(gold_doc_id=None, gold_chunk_id=None, gold_text=None)
-        record["expected"] = q["expected"] if q["expected"] is not None else \
-            "Not answerable from the corpus: the system should say it cannot answer."
+        record["expected"] = (
+            q["expected"]
+            if q["expected"] is not None
+            else "Not answerable from the corpus: the system should say it cannot answer."
+        )
         record["grading"] = q["grading"]
         record["labelled_by"] = LABELLERS[i % len(LABELLERS)]
         record["labelled_at"] = f"2026-05-{12 + i // 10:02d}"
@@ -328,12 +344,26 @@ def _retrieval(record, rank, system, chunks, all_ids, depth=5) -> list[str]:
 
 
 RUNS = {
-    "v1": {"file": "run_baseline.jsonl", "run_id": "demo-rag-v1", "system": "rag-v1", "prompt_k": 3,
-           "model_snapshot": "demo-llm-2026-03-01", "index_id": "stdlib-index@2026-05-20",
-           "started_at": "2026-06-01T02:00:00Z", "harness_commit": "4f2c9e1"},
-    "v2": {"file": "run_candidate.jsonl", "run_id": "demo-rag-v2", "system": "rag-v2", "prompt_k": 4,
-           "model_snapshot": "demo-llm-2026-03-01", "index_id": "stdlib-index-hybrid@2026-05-28",
-           "started_at": "2026-06-02T02:00:00Z", "harness_commit": "4f2c9e1"},
+    "v1": {
+        "file": "run_baseline.jsonl",
+        "run_id": "demo-rag-v1",
+        "system": "rag-v1",
+        "prompt_k": 3,
+        "model_snapshot": "demo-llm-2026-03-01",
+        "index_id": "stdlib-index@2026-05-20",
+        "started_at": "2026-06-01T02:00:00Z",
+        "harness_commit": "4f2c9e1",
+    },
+    "v2": {
+        "file": "run_candidate.jsonl",
+        "run_id": "demo-rag-v2",
+        "system": "rag-v2",
+        "prompt_k": 4,
+        "model_snapshot": "demo-llm-2026-03-01",
+        "index_id": "stdlib-index-hybrid@2026-05-28",
+        "started_at": "2026-06-02T02:00:00Z",
+        "harness_commit": "4f2c9e1",
+    },
 }
 
 
@@ -341,12 +371,16 @@ def build_run(key, records, questions, chunks) -> list[dict]:
     spec = RUNS[key]
     all_ids = [cid for passages in chunks.values() for cid, _ in passages]
     header = {
-        "run_id": spec["run_id"], "system": spec["system"], "dataset": DATASET,
+        "run_id": spec["run_id"],
+        "system": spec["system"],
+        "dataset": DATASET,
         "model_snapshot": spec["model_snapshot"],
         "prompt_hash": "sha256:" + hashlib.sha256(f"{spec['system']} prompt".encode()).hexdigest(),
         "evaluator_version": "demo-harness-1.4",
         "evaluator_config_hash": "sha256:" + hashlib.sha256(b"demo-harness-1.4 default").hexdigest(),
-        "harness_commit": spec["harness_commit"], "index_id": spec["index_id"], "started_at": spec["started_at"],
+        "harness_commit": spec["harness_commit"],
+        "index_id": spec["index_id"],
+        "started_at": spec["started_at"],
     }
     rows = [header]
     by_qid = {r["qid"]: r for r in records}
@@ -355,11 +389,18 @@ def build_run(key, records, questions, chunks) -> list[dict]:
         record = by_qid[q["qid"]]
         ranked = _retrieval(record, rank, spec["system"], chunks, all_ids)
         assert len(set(ranked)) == len(ranked), q["qid"]
-        assert (ranked.index(record["gold_chunk_id"]) + 1 if record["gold_chunk_id"] in ranked else None) == \
-            (rank if record["gold_chunk_id"] else None), q["qid"]
-        rows.append({"qid": q["qid"], "answer": text, "correct": CODES[code][0],
-                     "retrieved": [{"chunk_id": cid, "rank": i} for i, cid in enumerate(ranked, start=1)],
-                     "prompt_chunks": ranked[:spec["prompt_k"]]})
+        assert (ranked.index(record["gold_chunk_id"]) + 1 if record["gold_chunk_id"] in ranked else None) == (
+            rank if record["gold_chunk_id"] else None
+        ), q["qid"]
+        rows.append(
+            {
+                "qid": q["qid"],
+                "answer": text,
+                "correct": CODES[code][0],
+                "retrieved": [{"chunk_id": cid, "rank": i} for i, cid in enumerate(ranked, start=1)],
+                "prompt_chunks": ranked[: spec["prompt_k"]],
+            }
+        )
     return rows
 
 
@@ -375,11 +416,19 @@ def build_labels(questions) -> list[dict]:
                 verdict = verdicts[position]
                 minute += 2
                 at = f"2026-06-{day:02d}T{9 + minute // 60:02d}:{minute % 60:02d}:00Z"
-                row = {"run_id": RUNS[key]["run_id"], "qid": q["qid"], "annotator": annotator, "verdict": verdict,
-                       "labelled_at": at}
+                row = {
+                    "run_id": RUNS[key]["run_id"],
+                    "qid": q["qid"],
+                    "annotator": annotator,
+                    "verdict": verdict,
+                    "labelled_at": at,
+                }
                 if len(set(verdicts)) > 1:
-                    row["rationale"] = ("covers the point the question turns on" if verdict == "correct"
-                                        else "incomplete: misses part of the expected answer")
+                    row["rationale"] = (
+                        "covers the point the question turns on"
+                        if verdict == "correct"
+                        else "incomplete: misses part of the expected answer"
+                    )
                 rows.append(row)
     return rows
 
@@ -396,12 +445,16 @@ def _summary(records, runs, labels) -> str:
     for key, rows in runs.items():
         answers = rows[1:]
         right = sum(a["correct"] for a in answers)
-        lines.append(f"{RUNS[key]['run_id']}: {len(answers)} answers, harness {right}/{len(answers)} = {100 * right / len(answers):.2f}%")
+        lines.append(
+            f"{RUNS[key]['run_id']}: {len(answers)} answers, harness {right}/{len(answers)} = {100 * right / len(answers):.2f}%"
+        )
     pairs: dict[tuple, list[str]] = {}
     for label in labels:
         pairs.setdefault((label["run_id"], label["qid"]), []).append(label["verdict"])
     split = sum(1 for v in pairs.values() if len(set(v)) > 1)
-    lines.append(f"labels: {len(labels)} on {len(pairs)} answers, {split} disagreements ({100 * split / len(pairs):.1f}%)")
+    lines.append(
+        f"labels: {len(labels)} on {len(pairs)} answers, {split} disagreements ({100 * split / len(pairs):.1f}%)"
+    )
     return "\n".join(lines)
 
 
@@ -411,7 +464,7 @@ def main(argv: list[str]) -> int:
     docs = build_corpus()
     chunks = chunk_corpus(docs)
     if "--dump-chunks" in argv:
-        for doc_id, passages in chunks.items():
+        for _doc_id, passages in chunks.items():
             for cid, text in passages:
                 print(f"=== {cid}\n{text}\n")
         return 0

@@ -7,8 +7,13 @@ class Command(EvalCommand):
 
     def add_command_arguments(self, parser):
         parser.add_argument("username")
-        parser.add_argument("--role", action="append", default=[], dest="roles",
-                            help="expert, annotator, adjudicator or engineer (repeatable)")
+        parser.add_argument(
+            "--role",
+            action="append",
+            default=[],
+            dest="roles",
+            help="expert, annotator, adjudicator or engineer (repeatable)",
+        )
         parser.add_argument("--password")
 
     def run(self, **o):

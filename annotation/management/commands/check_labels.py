@@ -16,9 +16,13 @@ class Command(EvalCommand):
         return report, (1 if report["stale"] else 0)
 
     def text(self, p):
-        lines = [f"{p['checked']} gold labels checked, {len(p['stale'])} stale ({p['stale_share']:.1%}), {len(p['moved'])} moved"]
+        lines = [
+            f"{p['checked']} gold labels checked, {len(p['stale'])} stale ({p['stale_share']:.1%}), {len(p['moved'])} moved"
+        ]
         lines += [f"  stale {s['qid']} {s['gold_chunk_id']}: {s['reason']}" for s in p["stale"]]
         lines += [f"  moved {m['qid']} {m['gold_chunk_id']} -> {m['now_in']}" for m in p["moved"]]
-        lines += [f"  extra gold passage(s) of {e['qid']} no longer live: {', '.join(e['chunk_ids'])}"
-                  for e in p.get("extra_not_live", [])]
+        lines += [
+            f"  extra gold passage(s) of {e['qid']} no longer live: {', '.join(e['chunk_ids'])}"
+            for e in p.get("extra_not_live", [])
+        ]
         return "\n".join(lines)

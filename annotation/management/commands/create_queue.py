@@ -9,8 +9,10 @@ from evalapp.jsonl import read_jsonl, read_text_file, require_file
 
 
 class Command(EvalCommand):
-    help = ("Create a blind annotation queue over a run (--run, optionally --sample K stratified), or over the "
-            '{"run_id", "qid"} lines of --items FILE; prints {"id", "items"}.')
+    help = (
+        "Create a blind annotation queue over a run (--run, optionally --sample K stratified), or over the "
+        '{"run_id", "qid"} lines of --items FILE; prints {"id", "items"}.'
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("name")
@@ -28,7 +30,7 @@ class Command(EvalCommand):
         if o.get("items"):
             path = require_file(o["items"])
             items, problems = [], []
-            for line, obj, problem in read_jsonl(path):
+            for _line, obj, problem in read_jsonl(path):
                 if problem:
                     problems.append(problem)
                 else:
@@ -36,9 +38,17 @@ class Command(EvalCommand):
             if problems:
                 raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was written", problems)
         rubric = read_text_file(o["rubric_file"], field="rubric-file") if o.get("rubric_file") else ""
-        queue = queue_create(name=o["name"], annotators=o["annotator"], overlap=o["overlap"], rubric=rubric,
-                             run_id=o.get("run"), items=items, sample=o.get("sample"), seed=o.get("seed"),
-                             lease_seconds=o["lease_seconds"])
+        queue = queue_create(
+            name=o["name"],
+            annotators=o["annotator"],
+            overlap=o["overlap"],
+            rubric=rubric,
+            run_id=o.get("run"),
+            items=items,
+            sample=o.get("sample"),
+            seed=o.get("seed"),
+            lease_seconds=o["lease_seconds"],
+        )
         return {"id": queue.pk, "items": queue.items.count()}, 0
 
     def text(self, p):

@@ -7,8 +7,10 @@ from evalapp.errors import ServiceError
 
 
 class Command(EvalCommand):
-    help = ("Export human labels as import_labels JSON Lines (one label a line, sorted by run, qid, time); "
-            "importing the export again changes nothing.")
+    help = (
+        "Export human labels as import_labels JSON Lines (one label a line, sorted by run, qid, time); "
+        "importing the export again changes nothing."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("--run", help="only this run's labels")
@@ -20,7 +22,7 @@ class Command(EvalCommand):
         if o.get("json") and not o.get("output"):
             raise ServiceError("--json prints a summary; give --output FILE for the labels themselves")
         rows = labels_for_export(run_id=o.get("run"), queue=queue)
-        handle = open(o["output"], "w", encoding="utf-8") if o.get("output") else None
+        handle = open(o["output"], "w", encoding="utf-8") if o.get("output") else None  # noqa: SIM115  (closed in finally)
         n = 0
         try:
             for row in rows:
@@ -38,4 +40,6 @@ class Command(EvalCommand):
         if options.get("json"):
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
         else:
-            self.stderr.write(f"{payload['labels']} labels" + (f" written to {payload['output']}" if payload["output"] else ""))
+            self.stderr.write(
+                f"{payload['labels']} labels" + (f" written to {payload['output']}" if payload["output"] else "")
+            )

@@ -14,5 +14,7 @@ class Command(EvalCommand):
 
     def text(self, p):
         state = "published" if p["created"] else "nothing to publish; the working copy equals"
-        return (f"{p['dataset']} v{p['version']} {p['dataset_hash']} {state}: added {p['added']}, removed {p['removed']}, "
-                f"modified {p['modified']}, unchanged {p['unchanged']}")
+        return (
+            f"{p['dataset']} v{p['version']} {p['dataset_hash']} {state}: added {p['added']}, removed {p['removed']}, "
+            f"modified {p['modified']}, unchanged {p['unchanged']}"
+        )

@@ -6,10 +6,12 @@ from evalapp.jsonl import read_text_file
 
 
 class Command(EvalCommand):
-    help = ("Relabel audit. Without AUDIT_ID: draw a random sample of a batch of changed labels (by --changed-by/"
-            "--run/--since/--until, or a dataset diff's modified questions with --dataset --old --new --run) and "
-            "open a blind audit queue for --auditor(s). With AUDIT_ID: report; exit 0 accepted or resolved, "
-            "1 drift (kept out of the baseline), 3 blind labels still missing.")
+    help = (
+        "Relabel audit. Without AUDIT_ID: draw a random sample of a batch of changed labels (by --changed-by/"
+        "--run/--since/--until, or a dataset diff's modified questions with --dataset --old --new --run) and "
+        "open a blind audit queue for --auditor(s). With AUDIT_ID: report; exit 0 accepted or resolved, "
+        "1 drift (kept out of the baseline), 3 blind labels still missing."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("audit_id", nargs="?", help="report on this audit")
@@ -40,16 +42,29 @@ class Command(EvalCommand):
         if o.get("rubric_file"):
             rubric = read_text_file(o["rubric_file"], field="rubric-file")
         audit = audits.audit_create(
-            name=o["name"], auditors=o["auditor"], run_id=o.get("run"), changed_by=o.get("changed_by"),
-            since=o.get("since"), until=o.get("until"), dataset=o.get("dataset"), old=o.get("old"), new=o.get("new"),
-            sample=o["sample"], seed=o["seed"], alpha=o["alpha"], rubric=rubric, queue=o.get("queue"),
+            name=o["name"],
+            auditors=o["auditor"],
+            run_id=o.get("run"),
+            changed_by=o.get("changed_by"),
+            since=o.get("since"),
+            until=o.get("until"),
+            dataset=o.get("dataset"),
+            old=o.get("old"),
+            new=o.get("new"),
+            sample=o["sample"],
+            seed=o["seed"],
+            alpha=o["alpha"],
+            rubric=rubric,
+            queue=o.get("queue"),
         )
         return audits.audit_summary(audit), 0
 
     def text(self, p):
         if "status" not in p:
-            return (f"audit {p['audit']}: {p['sample']} of {p['batch']} changed labels sampled into queue {p['queue']} "
-                    f"for {', '.join(p['auditors'])}")
+            return (
+                f"audit {p['audit']}: {p['sample']} of {p['batch']} changed labels sampled into queue {p['queue']} "
+                f"for {', '.join(p['auditors'])}"
+            )
         lines = [f"audit {p['audit']} ({p['name']}): {p['status']}, {p['labelled']} of {p['sample']} re-labelled"]
         if "words" in p:
             lines.append(p["words"])

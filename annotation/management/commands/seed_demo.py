@@ -1,17 +1,21 @@
 """seed_demo: load whatever part of the demo is missing (annotation.services.demo). Running it again
 never changes what is there: users keep their passwords and roles, datasets their versions."""
+
 from annotation.services.demo import demo_seed
 from evalapp.commands import EvalCommand
 
 
 class Command(EvalCommand):
-    help = ("Load the demo: users (one per role, password demo-USERNAME), the stdlib corpus, the stdlib-support "
-            "labelled set with its strata budget, runs demo-rag-v1 and demo-rag-v2, ann1/ann2's labels and a blind "
-            "queue. Only what is missing is loaded: running it again changes nothing, whatever was done since.")
+    help = (
+        "Load the demo: users (one per role, password demo-USERNAME), the stdlib corpus, the stdlib-support "
+        "labelled set with its strata budget, runs demo-rag-v1 and demo-rag-v2, ann1/ann2's labels and a blind "
+        "queue. Only what is missing is loaded: running it again changes nothing, whatever was done since."
+    )
 
     def add_command_arguments(self, parser):
-        parser.add_argument("--no-users", action="store_true",
-                            help="do not create or touch the demo users (and print no passwords)")
+        parser.add_argument(
+            "--no-users", action="store_true", help="do not create or touch the demo users (and print no passwords)"
+        )
 
     def run(self, **o):
         return demo_seed(users=not o["no_users"]), 0
@@ -20,8 +24,10 @@ class Command(EvalCommand):
         lines = []
         if "users" in p:
             lines.append("users (username / password, roles):")
-            lines += [f"  {u['username']:<12} {u['password'] or '(already there, unchanged)':<26} {', '.join(u['roles'])}"
-                      for u in p["users"]]
+            lines += [
+                f"  {u['username']:<12} {u['password'] or '(already there, unchanged)':<26} {', '.join(u['roles'])}"
+                for u in p["users"]
+            ]
         c, d = p["corpus"], p["dataset"]
         if c["loaded"]:
             lines.append(f"corpus: {c['documents']} documents, {c['chunks']} new chunks, {c['retired']} retired")
@@ -31,15 +37,21 @@ class Command(EvalCommand):
         lines.append(f"dataset {d['dataset']} v{d['version']} {d['dataset_hash']} ({state}): {d['examples']} questions")
         lines.append("strata: " + ", ".join(f"{k} {v:g}%" for k, v in p["strata"].items()))
         for r in p["runs"]:
-            lines.append(f"run {r['run_id']}: {r['answers']} answers ({'imported' if r['imported'] else 'already there'})")
+            lines.append(
+                f"run {r['run_id']}: {r['answers']} answers ({'imported' if r['imported'] else 'already there'})"
+            )
         lab = p["labels"]
         if lab["loaded"]:
-            lines.append(f"labels: {lab['labels']} ({lab['created']} new, {lab['changed']} changed, "
-                         f"{lab['unchanged']} unchanged)")
+            lines.append(
+                f"labels: {lab['labels']} ({lab['created']} new, {lab['changed']} changed, "
+                f"{lab['unchanged']} unchanged)"
+            )
         else:
             lines.append(f"labels: {lab['labels']} already on the demo runs, none loaded")
         if "queue" in p:
             q = p["queue"]
-            lines.append(f"queue {q['id']} {q['name']!r}: {q['items']} items for {', '.join(q['annotators'])}"
-                         + ("" if q["created"] else " (already there)"))
+            lines.append(
+                f"queue {q['id']} {q['name']!r}: {q['items']} items for {', '.join(q['annotators'])}"
+                + ("" if q["created"] else " (already there)")
+            )
         return "\n".join(lines)

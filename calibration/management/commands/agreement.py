@@ -21,15 +21,19 @@ def _interval(ci):
 
 class Command(EvalCommand):
     help = (
-        "Agreement between two raters from JSONL lines {\"id\", \"a\", \"b\", \"stratum\"?}: raw and "
+        'Agreement between two raters from JSONL lines {"id", "a", "b", "stratum"?}: raw and '
         "chance agreement, Cohen's kappa with its standard error and intervals, PABAK, AC1, the "
         "confusion counts (a/b) and the same per stratum."
     )
 
     def add_command_arguments(self, parser):
         parser.add_argument("file", metavar="FILE")
-        parser.add_argument("--weights", choices=["linear", "quadratic"], default=None,
-                            help="weighted kappa; label order is alphabetical")
+        parser.add_argument(
+            "--weights",
+            choices=["linear", "quadratic"],
+            default=None,
+            help="weighted kappa; label order is alphabetical",
+        )
         parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws, 1..100000 (default 10000)")
         parser.add_argument("--seed", type=int, default=0, help="0..4294967295 (default 0)")
 
@@ -57,9 +61,7 @@ class Command(EvalCommand):
         baseline = ""
         if p["always_correct_agreement"] is not None:
             baseline = f"   always-{p['positive']!r} baseline {_pct(p['always_correct_agreement'])}"
-        lines.append(
-            f"  raw agreement {_pct(p['raw_agreement'])}   chance {_pct(p['chance_agreement'])}{baseline}"
-        )
+        lines.append(f"  raw agreement {_pct(p['raw_agreement'])}   chance {_pct(p['chance_agreement'])}{baseline}")
         if p["kappa"] is None:
             lines.append(f"  {kind}: undefined ({p['reason']})")
         else:
@@ -81,8 +83,6 @@ class Command(EvalCommand):
             for name, s in p["per_stratum"].items():
                 kappa = _num(s["kappa"]) if s["kappa"] is not None else "undefined"
                 flag = "   too small to conclude" if s["too_small"] else ""
-                lines.append(
-                    f"    {name:24} n={s['n']:<6} raw {_pct(s['raw_agreement']):>6}   kappa {kappa}{flag}"
-                )
+                lines.append(f"    {name:24} n={s['n']:<6} raw {_pct(s['raw_agreement']):>6}   kappa {kappa}{flag}")
         lines += [f"  WARNING: {w}" for w in p["warnings"]]
         return "\n".join(lines)

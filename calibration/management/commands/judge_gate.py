@@ -11,10 +11,15 @@ def gate_text(p: dict) -> str:
         return "\n".join(lines)
     kappa = "undefined" if p["kappa"] is None else f"{p['kappa']:.3f}"
     ci = p["kappa_ci95"]
-    lines.append(f"n {p['n']}  kappa {kappa}" + (f"  95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
-                 + f"  threshold {p['threshold']} ({p['policy']})")
-    lines.append(f"raw agreement {p['raw_agreement']:.3f}  chance {p['chance_agreement']:.3f}  "
-                 f"always-correct {p['always_correct_agreement']:.3f}  invalid {p.get('invalid', 0)}")
+    lines.append(
+        f"n {p['n']}  kappa {kappa}"
+        + (f"  95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+        + f"  threshold {p['threshold']} ({p['policy']})"
+    )
+    lines.append(
+        f"raw agreement {p['raw_agreement']:.3f}  chance {p['chance_agreement']:.3f}  "
+        f"always-correct {p['always_correct_agreement']:.3f}  invalid {p.get('invalid', 0)}"
+    )
     lines.extend(f"  - {r}" for r in p.get("reasons", []))
     lines.extend(f"  ! {w}" for w in p.get("warnings", []))
     return "\n".join(lines)

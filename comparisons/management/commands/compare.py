@@ -3,28 +3,43 @@ from evalapp.commands import EvalCommand
 
 
 class Command(EvalCommand):
-    help = ("Compare run B with run A on the questions both answered and both scored: the paired gap with "
-            "its interval, the naive interval beside it, discordant counts, regressions, and the verdict.")
+    help = (
+        "Compare run B with run A on the questions both answered and both scored: the paired gap with "
+        "its interval, the naive interval beside it, discordant counts, regressions, and the verdict."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("run_a", metavar="RUN_A")
         parser.add_argument("run_b", metavar="RUN_B")
         parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws, 1..100000 (default 10000)")
         parser.add_argument("--seed", type=int, default=0, help="0..4294967295 (default 0)")
-        parser.add_argument("--band-runs", default="",
-                            help="comma-separated repeat runs of an unchanged system for the run-to-run band "
-                                 "(default: repeats of A, else of B, found by their pinned fields)")
-        parser.add_argument("--no-stale-check", action="store_true",
-                            help="skip the stale-gold check of the runs' dataset versions")
-        parser.add_argument("--no-strata", action="store_true",
-                            help="skip the per-stratum gaps (per_stratum is null): saves reading every "
-                                 "question's stratum on very large sets")
+        parser.add_argument(
+            "--band-runs",
+            default="",
+            help="comma-separated repeat runs of an unchanged system for the run-to-run band "
+            "(default: repeats of A, else of B, found by their pinned fields)",
+        )
+        parser.add_argument(
+            "--no-stale-check", action="store_true", help="skip the stale-gold check of the runs' dataset versions"
+        )
+        parser.add_argument(
+            "--no-strata",
+            action="store_true",
+            help="skip the per-stratum gaps (per_stratum is null): saves reading every "
+            "question's stratum on very large sets",
+        )
 
     def run(self, **o):
         band_runs = [r.strip() for r in o["band_runs"].split(",") if r.strip()] or None
-        return compare_runs(run_a=o["run_a"], run_b=o["run_b"], iters=o["iters"], seed=o["seed"],
-                            check_stale=not o["no_stale_check"], band_runs=band_runs,
-                            strata=not o["no_strata"]), 0
+        return compare_runs(
+            run_a=o["run_a"],
+            run_b=o["run_b"],
+            iters=o["iters"],
+            seed=o["seed"],
+            check_stale=not o["no_stale_check"],
+            band_runs=band_runs,
+            strata=not o["no_strata"],
+        ), 0
 
     def text(self, p):
         a, b = p["run_a"], p["run_b"]
@@ -43,8 +58,10 @@ class Command(EvalCommand):
         if p["per_stratum"]:
             lines.append("  per stratum:")
             for name, s in p["per_stratum"].items():
-                lines.append(f"    {name:24} n={s['n']:<6} {s['diff_points']:+6.1f} [{s['ci95'][0]:.1f}, {s['ci95'][1]:.1f}]"
-                             f"  +{s['b_only']}/-{s['a_only']}")
+                lines.append(
+                    f"    {name:24} n={s['n']:<6} {s['diff_points']:+6.1f} [{s['ci95'][0]:.1f}, {s['ci95'][1]:.1f}]"
+                    f"  +{s['b_only']}/-{s['a_only']}"
+                )
         if p["regressions"]:
             shown = ", ".join(p["regressions"][:20])
             more = f" … (+{len(p['regressions']) - 20})" if len(p["regressions"]) > 20 else ""

@@ -7,8 +7,10 @@ from evalapp.commands import EvalCommand
 
 
 class Command(EvalCommand):
-    help = ("Why a run's failing answers failed: gold chunk not retrieved; retrieved at rank r but not in the "
-            "prompt; in the prompt and still wrong. Counts per stratum.")
+    help = (
+        "Why a run's failing answers failed: gold chunk not retrieved; retrieved at rank r but not in the "
+        "prompt; in the prompt and still wrong. Counts per stratum."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("run_id", metavar="RUN")
@@ -23,9 +25,13 @@ class Command(EvalCommand):
         for c in FAILURE_CATEGORIES:
             lines.append(f"  {FAILURE_LABELS[c]:40} {p['counts'][c]}")
         if p["ranks_not_in_prompt"]:
-            lines.append("  retrieved but not in the prompt, by rank: "
-                         + ", ".join(f"r{r}: {n}" for r, n in p["ranks_not_in_prompt"].items()))
+            lines.append(
+                "  retrieved but not in the prompt, by rank: "
+                + ", ".join(f"r{r}: {n}" for r, n in p["ranks_not_in_prompt"].items())
+            )
         for s, row in p["per_stratum"].items():
-            lines.append(f"  {s:24} failing {row['failing']}/{row['scored']}  "
-                         + "  ".join(f"{c} {row['counts'][c]}" for c in FAILURE_CATEGORIES))
+            lines.append(
+                f"  {s:24} failing {row['failing']}/{row['scored']}  "
+                + "  ".join(f"{c} {row['counts'][c]}" for c in FAILURE_CATEGORIES)
+            )
         return "\n".join(lines)

@@ -3,8 +3,10 @@ from evalapp.commands import EvalCommand
 
 
 class Command(EvalCommand):
-    help = ("A system's score over time, split where the dataset hash or the evaluator config hash changes; "
-            "each break says what changed. --backfill re-scores earlier runs on the new version where they resolve.")
+    help = (
+        "A system's score over time, split where the dataset hash or the evaluator config hash changes; "
+        "each break says what changed. --backfill re-scores earlier runs on the new version where they resolve."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("--dataset", required=True)
@@ -21,13 +23,18 @@ class Command(EvalCommand):
             for i, seg in enumerate(line["segments"]):
                 if i:
                     lines.append(f"  --- break: {line['breaks'][i - 1]['text']}")
-                lines.append(f"  segment v{seg['version']} {seg['dataset_hash'][:19]}… evaluator "
-                             f"{seg['evaluator_config_hash'][:19] or '(none)'}")
+                lines.append(
+                    f"  segment v{seg['version']} {seg['dataset_hash'][:19]}… evaluator "
+                    f"{seg['evaluator_config_hash'][:19] or '(none)'}"
+                )
                 for pt in seg["points"]:
                     score = f"{pt['score']:.3f}" if pt["score"] is not None else "unscored"
                     lines.append(f"    {pt['started_at'][:16]}  {pt['run_id']:30} {score} (n={pt['n']})")
                 for bf in seg["backfilled"]:
-                    state = f"{bf['score']:.3f} backfilled" if bf["resolved"] else (
-                        f"not resolvable ({bf['missing_answers']} unanswered, {bf['ungradable']} ungradable)")
+                    state = (
+                        f"{bf['score']:.3f} backfilled"
+                        if bf["resolved"]
+                        else (f"not resolvable ({bf['missing_answers']} unanswered, {bf['ungradable']} ungradable)")
+                    )
                     lines.append(f"    {bf['started_at'][:16]}  {bf['run_id']:30} {state}")
         return "\n".join(lines)

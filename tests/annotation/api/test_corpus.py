@@ -1,4 +1,5 @@
 """The corpus API: chunk search and detail, corpus import as a multipart upload."""
+
 import pytest
 
 from tests.conftest import jsonl
@@ -8,7 +9,9 @@ from tests.conftest import jsonl
 def test_chunk_search_api(loaded, api_client_for):
     api = api_client_for("exp", "expert")
     hits = api.get("/api/chunks/?q=rotate").json()
-    assert [h["chunk_id"] for h in hits] == ["confluence:SEC/12#0000"] and "<mark>rotate</mark>" in hits[0]["snippet_html"]
+    assert [h["chunk_id"] for h in hits] == ["confluence:SEC/12#0000"] and "<mark>rotate</mark>" in hits[0][
+        "snippet_html"
+    ]
     detail = api.get("/api/chunks/detail/", {"chunk_id": "confluence:PRICE/8821#0001"}).json()
     assert [c["chunk_id"] for c in detail["neighbours"]] == [f"confluence:PRICE/8821#000{i}" for i in range(3)]
 

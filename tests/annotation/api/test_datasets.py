@@ -1,4 +1,5 @@
 """The dataset API: token authentication, who may reach it, imports that report problems and write nothing, versions that cannot be changed."""
+
 import json
 
 import pytest
@@ -10,9 +11,13 @@ from tests.conftest import QUESTIONS, jsonl, question, run_cmd
 
 @pytest.mark.django_db
 def test_add_user_prints_a_token_that_authenticates_the_api(loaded):
-    code, out, _ = run_cmd("add_user", "eng", "--role", "engineer", "--role", "expert", "--password", "s3cret-pass", "--json")
+    code, out, _ = run_cmd(
+        "add_user", "eng", "--role", "engineer", "--role", "expert", "--password", "s3cret-pass", "--json"
+    )
     payload = json.loads(out)
-    assert code == 0 and payload["username"] == "eng" and payload["roles"] == ["engineer", "expert"] and payload["token"]
+    assert (
+        code == 0 and payload["username"] == "eng" and payload["roles"] == ["engineer", "expert"] and payload["token"]
+    )
     from rest_framework.test import APIClient
 
     api = APIClient()
@@ -27,8 +32,14 @@ def test_add_user_prints_a_token_that_authenticates_the_api(loaded):
 @pytest.mark.django_db
 def test_annotators_cannot_reach_datasets_corpus_or_runs(loaded, api_client_for):
     api = api_client_for("ann", "annotator")
-    for url in ["/api/datasets/", "/api/datasets/support/working/", "/api/chunks/?q=legacy", "/api/runs/",
-                "/api/documents/", "/api/datasets/support/versions/1/export/"]:
+    for url in [
+        "/api/datasets/",
+        "/api/datasets/support/working/",
+        "/api/chunks/?q=legacy",
+        "/api/runs/",
+        "/api/documents/",
+        "/api/datasets/support/versions/1/export/",
+    ]:
         assert api.get(url).status_code == 403, url
     client = Client()
     client.force_login(api.user)
@@ -42,7 +53,9 @@ def test_import_via_api_reports_problems_and_writes_nothing(api_client_for):
     bad = jsonl([question("q-1"), question("q-1")])
     response = api.post("/api/datasets/support/import/", data=bad, content_type="application/x-ndjson")
     assert response.status_code == 400
-    assert response.json()["problems"] == [{"line": 2, "field": "qid", "message": "duplicate qid 'q-1' (first on line 1)"}]
+    assert response.json()["problems"] == [
+        {"line": 2, "field": "qid", "message": "duplicate qid 'q-1' (first on line 1)"}
+    ]
     assert DatasetVersion.objects.count() == 0
     response = api.post("/api/datasets/support/import/", data=jsonl(QUESTIONS), content_type="application/x-ndjson")
     assert response.status_code == 201 and response.json()["examples"] == 3

@@ -1,4 +1,5 @@
 """The label import API never creates accounts, replaces only with a reason, and cannot overturn a queue item."""
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -14,14 +15,22 @@ def test_the_api_never_creates_accounts_and_replaces_only_with_a_reason(run_id, 
     eng = api_client_for("eng2", "engineer")
     url = "/api/labels/import/"
     before = counts()
-    refused = eng.post(url, data=jsonl([label(run_id, "q-0001", "ghost", "correct")]),
-                       content_type="application/x-ndjson")
+    refused = eng.post(
+        url, data=jsonl([label(run_id, "q-0001", "ghost", "correct")]), content_type="application/x-ndjson"
+    )
     assert refused.status_code == 400
-    assert refused.json()["problems"] == [{"line": 1, "field": "annotator", "message":
-                                           "unknown user 'ghost'; the API does not create accounts: add them with add_user"}]
+    assert refused.json()["problems"] == [
+        {
+            "line": 1,
+            "field": "annotator",
+            "message": "unknown user 'ghost'; the API does not create accounts: add them with add_user",
+        }
+    ]
     assert counts() == before and not get_user_model().objects.filter(username="ghost").exists()
 
-    created = eng.post(url, data=jsonl([label(run_id, "q-0001", "ann1", "correct")]), content_type="application/x-ndjson")
+    created = eng.post(
+        url, data=jsonl([label(run_id, "q-0001", "ann1", "correct")]), content_type="application/x-ndjson"
+    )
     assert created.status_code == 201 and created.json()["created"] == 1
     flipped = jsonl([label(run_id, "q-0001", "ann1", "incorrect")])
     before = counts()
@@ -33,8 +42,9 @@ def test_the_api_never_creates_accounts_and_replaces_only_with_a_reason(run_id, 
     assert counts() == before and labels_of(run_id)[0][2] == "correct"
 
     # Query parameters with a raw body, or form fields beside a multipart file.
-    done = eng.post(url + "?replace=true&reason=ann1+misread+the+rubric", data=flipped,
-                    content_type="application/x-ndjson")
+    done = eng.post(
+        url + "?replace=true&reason=ann1+misread+the+rubric", data=flipped, content_type="application/x-ndjson"
+    )
     assert done.status_code == 201, done.json()
     assert (done.json()["replaced"], done.json()["users_created"]) == (1, [])
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -43,10 +53,15 @@ def test_the_api_never_creates_accounts_and_replaces_only_with_a_reason(run_id, 
     back = eng.post(url, {"file": upload, "replace": "true", "reason": "the rubric was right"}, format="multipart")
     assert back.status_code == 201, back.json()
     assert back.json()["replaced"] == 1
-    assert list(LabelEvent.objects.filter(answer__qid="q-0001", answer__run__run_id=run_id).order_by("id")
-                .values_list("old_verdict", "new_verdict", "reason", "by__username")) == [
-        ("", "correct", "", None), ("correct", "incorrect", "ann1 misread the rubric", "eng2"),
-        ("incorrect", "correct", "the rubric was right", "eng2")]
+    assert list(
+        LabelEvent.objects.filter(answer__qid="q-0001", answer__run__run_id=run_id)
+        .order_by("id")
+        .values_list("old_verdict", "new_verdict", "reason", "by__username")
+    ) == [
+        ("", "correct", "", None),
+        ("correct", "incorrect", "ann1 misread the rubric", "eng2"),
+        ("incorrect", "correct", "the rubric was right", "eng2"),
+    ]
 
 
 @pytest.mark.django_db
@@ -90,9 +105,13 @@ def test_an_adjudicator_cannot_overturn_a_queue_item_by_importing(make_queue, po
     adj.user.groups.add(Group.objects.get_or_create(name="engineer")[0])
     response = adj.post(url, data=body, content_type="application/x-ndjson")
     assert response.status_code == 400
-    message = f"answer {run_id}/{qid} is in labelling queue 'q' (id {queue.pk}); its labels are made there, not imported"
-    assert response.json()["problems"] == [{"line": 1, "field": "qid", "message": message},
-                                           {"line": 2, "field": "qid", "message": message}]
+    message = (
+        f"answer {run_id}/{qid} is in labelling queue 'q' (id {queue.pk}); its labels are made there, not imported"
+    )
+    assert response.json()["problems"] == [
+        {"line": 1, "field": "qid", "message": message},
+        {"line": 2, "field": "qid", "message": message},
+    ]
     assert adj.get(stats_url).content == stats_before
     assert counts() == before
     answer.refresh_from_db()

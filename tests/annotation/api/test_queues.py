@@ -1,5 +1,6 @@
 """Blindness at the API level: for every endpoint an annotator can call, another annotator's label on an
 incomplete item never appears, and nothing names the system, the run or a judge verdict."""
+
 import json
 
 import pytest
@@ -27,23 +28,40 @@ def setup(api_client_for, make_run):
     adj = api_client_for("adj", "adjudicator")
     outsider = api_client_for("carol", "annotator")
     run_id = make_run(3)
-    response = eng.post("/api/queues/", {"name": "blind", "run_id": run_id, "overlap": 2,
-                                         "annotators": ["alice", "bob"], "rubric": "Grade against the expected answer."},
-                        format="json")
+    response = eng.post(
+        "/api/queues/",
+        {
+            "name": "blind",
+            "run_id": run_id,
+            "overlap": 2,
+            "annotators": ["alice", "bob"],
+            "rubric": "Grade against the expected answer.",
+        },
+        format="json",
+    )
     assert response.status_code == 201
-    return {"eng": eng, "a": a, "b": b, "adj": adj, "outsider": outsider, "queue": response.json()["id"],
-            "run_id": run_id}
+    return {
+        "eng": eng,
+        "a": a,
+        "b": b,
+        "adj": adj,
+        "outsider": outsider,
+        "queue": response.json()["id"],
+        "run_id": run_id,
+    }
 
 
 @pytest.mark.django_db
 def test_create_queue_answers_201_with_the_id_and_refuses_annotators(setup):
     queue = Queue.objects.get(pk=setup["queue"])
     assert QueueItem.objects.filter(queue=queue).count() == 3
-    response = setup["a"].post("/api/queues/", {"name": "x", "run_id": setup["run_id"], "annotators": ["alice"]},
-                               format="json")
+    response = setup["a"].post(
+        "/api/queues/", {"name": "x", "run_id": setup["run_id"], "annotators": ["alice"]}, format="json"
+    )
     assert response.status_code == 403 and Queue.objects.count() == 1
-    response = setup["eng"].post("/api/queues/", {"name": "x", "run_id": setup["run_id"], "annotators": ["zed"],
-                                                  "overlap": 1}, format="json")
+    response = setup["eng"].post(
+        "/api/queues/", {"name": "x", "run_id": setup["run_id"], "annotators": ["zed"], "overlap": 1}, format="json"
+    )
     assert response.status_code == 400
     assert response.json()["problems"] == [{"line": None, "field": "annotators[0]", "message": "unknown user 'zed'"}]
     assert Queue.objects.count() == 1
@@ -58,11 +76,18 @@ def test_every_annotator_endpoint_is_blind_until_all_labels_are_in(setup):
     assert set(body) == {"item_id", "question", "answer", "gold_text", "expected", "lease_expires_at"}
     item = body["item_id"]
     assert_blind(first)
-    labelled = a.post(f"/api/queues/{q}/items/{item}/label/",
-                      {"verdict": "incorrect", "rationale": "SECRET-RATIONALE of alice"}, format="json")
+    labelled = a.post(
+        f"/api/queues/{q}/items/{item}/label/",
+        {"verdict": "incorrect", "rationale": "SECRET-RATIONALE of alice"},
+        format="json",
+    )
     assert labelled.status_code == 201
-    assert labelled.json() == {"item_id": item, "verdict": "incorrect", "rationale": "SECRET-RATIONALE of alice",
-                               "outcome": "created"}
+    assert labelled.json() == {
+        "item_id": item,
+        "verdict": "incorrect",
+        "rationale": "SECRET-RATIONALE of alice",
+        "outcome": "created",
+    }
 
     # bob is handed the item alice labelled (fullest first) and sees nothing of her label anywhere.
     nxt = b.post(f"/api/queues/{q}/next/")
@@ -93,7 +118,10 @@ def test_every_annotator_endpoint_is_blind_until_all_labels_are_in(setup):
     assert_blind(done, "alice", "incorrect")
     after = b.get(f"/api/queues/{q}/items/{item}/").json()
     assert after["complete"] is True and after["status"] == "disputed"
-    assert [(l["annotator"], l["verdict"]) for l in after["labels"]] == [("alice", "incorrect"), ("bob", "correct")]
+    assert [(lab["annotator"], lab["verdict"]) for lab in after["labels"]] == [
+        ("alice", "incorrect"),
+        ("bob", "correct"),
+    ]
     for key in ("system", "run", "run_id", "judge", "verdict_judge"):
         assert key not in after
 
@@ -104,7 +132,9 @@ def test_outsiders_and_wrong_holders_are_refused_and_nothing_changes(setup):
     assert outsider.post(f"/api/queues/{q}/next/").status_code == 403
     item = a.post(f"/api/queues/{q}/next/").json()["item_id"]
     assert outsider.get(f"/api/queues/{q}/items/{item}/").status_code == 403
-    assert outsider.post(f"/api/queues/{q}/items/{item}/label/", {"verdict": "correct"}, format="json").status_code == 403
+    assert (
+        outsider.post(f"/api/queues/{q}/items/{item}/label/", {"verdict": "correct"}, format="json").status_code == 403
+    )
     # bob has not been handed this item (his next gives him the same item only when he asks).
     refused = b.post(f"/api/queues/{q}/items/{item}/label/", {"verdict": "correct"}, format="json")
     assert refused.status_code == 409 and "not been handed" in refused.json()["error"]
@@ -136,11 +166,14 @@ def test_adjudicate_201_and_403_for_one_of_its_annotators(setup, api_client_for)
     from django.contrib.auth.models import Group
 
     a.user.groups.add(Group.objects.get_or_create(name="adjudicator")[0])
-    refused = a.post(f"/api/queues/{q}/items/{item}/adjudicate/", {"verdict": "correct", "reason": "mine"}, format="json")
+    refused = a.post(
+        f"/api/queues/{q}/items/{item}/adjudicate/", {"verdict": "correct", "reason": "mine"}, format="json"
+    )
     assert refused.status_code == 403
     assert QueueItem.objects.get(key=item).status == "disputed"
-    ok = adj.post(f"/api/queues/{q}/items/{item}/adjudicate/", {"verdict": "incorrect", "reason": "not 0 days"},
-                  format="json")
+    ok = adj.post(
+        f"/api/queues/{q}/items/{item}/adjudicate/", {"verdict": "incorrect", "reason": "not 0 days"}, format="json"
+    )
     assert ok.status_code == 201
     assert ok.json() == {"item_id": item, "verdict": "incorrect", "reason": "not 0 days", "final_verdict": "incorrect"}
     item_view = adj.get(f"/api/queues/{q}/items/{item}/").json()
@@ -159,20 +192,34 @@ def test_stats_gives_progress_and_the_agreement_object(setup):
         b.post(f"/api/queues/{q}/items/{item}/label/", {"verdict": verdicts["b"][i]}, format="json")
         items.append(item)
     stats = eng.get(f"/api/queues/{q}/stats/?iters=200").json()
-    assert stats["progress"] == {"items": 3, "complete": 3, "open": 0, "agreed": 2, "disputed": 1, "adjudicated": 0,
-                                 "labels": 6, "labels_needed": 6, "claims": 0, "share_complete": 1.0,
-                                 "per_annotator": {"alice": 3, "bob": 3}}
+    assert stats["progress"] == {
+        "items": 3,
+        "complete": 3,
+        "open": 0,
+        "agreed": 2,
+        "disputed": 1,
+        "adjudicated": 0,
+        "labels": 6,
+        "labels_needed": 6,
+        "claims": 0,
+        "share_complete": 1.0,
+        "per_annotator": {"alice": 3, "bob": 3},
+    }
     ag = stats["agreement"]
     assert ag["n"] == 3 and ag["raw_agreement"] == pytest.approx(2 / 3)
-    assert ag["confusion"] == {"correct/correct": 1, "correct/incorrect": 1, "incorrect/correct": 0,
-                               "incorrect/incorrect": 1}
+    assert ag["confusion"] == {
+        "correct/correct": 1,
+        "correct/incorrect": 1,
+        "incorrect/correct": 0,
+        "incorrect/incorrect": 1,
+    }
     # Cohen's kappa by hand: p_o = 2/3, p_e = (2/3)(1/3) + (1/3)(2/3) = 4/9, kappa = (2/3 - 4/9)/(5/9) = 0.4
     assert ag["kappa"] == pytest.approx(0.4)
     assert ag["per_pair"]["alice/bob"]["n"] == 3 and ag["per_pair"]["alice/bob"]["kappa"] == pytest.approx(0.4)
     assert sum(s["n"] for s in ag["per_stratum"].values()) == 3
     assert [d["item_id"] for d in ag["disagreements"]] == [items[1]]
     assert ag["disagreements"][0]["labels"] == {"alice": "correct", "bob": "incorrect"}
-    json.dumps(stats, allow_nan=False)   # plain JSON: no NaN or infinity anywhere in the payload
+    json.dumps(stats, allow_nan=False)  # plain JSON: no NaN or infinity anywhere in the payload
     assert setup["adj"].get(f"/api/queues/{q}/stats/").status_code == 200
 
 
@@ -180,8 +227,15 @@ def test_stats_gives_progress_and_the_agreement_object(setup):
 def test_queue_detail_and_rubric_versions(setup):
     a, eng, q = setup["a"], setup["eng"], setup["queue"]
     body = a.get(f"/api/queues/{q}/").json()
-    assert body == {"id": q, "name": "blind", "kind": "labelling", "overlap": 2,
-                    "rubric": "Grade against the expected answer.", "rubric_version": 1, "lease_seconds": 1800}
+    assert body == {
+        "id": q,
+        "name": "blind",
+        "kind": "labelling",
+        "overlap": 2,
+        "rubric": "Grade against the expected answer.",
+        "rubric_version": 1,
+        "lease_seconds": 1800,
+    }
     assert eng.get(f"/api/queues/{q}/").json()["annotators"] == ["alice", "bob"]
     assert setup["outsider"].get(f"/api/queues/{q}/").status_code == 403
     assert a.post(f"/api/queues/{q}/rubric/", {"rubric": "x"}, format="json").status_code == 403

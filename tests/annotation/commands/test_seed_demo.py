@@ -1,4 +1,5 @@
 """seed_demo loads the committed demo files exactly, and a second run changes nothing."""
+
 import json
 from collections import Counter
 from io import StringIO
@@ -29,8 +30,15 @@ QUESTIONS = 80
 ANSWERABLE = 72  # all but the 8 no_answer questions
 LABELS = 320  # ann1 and ann2 on both runs' 80 answers
 DISAGREEMENTS = 19
-USERS = {"expert": ["expert"], "annotator": ["annotator"], "ann1": ["annotator"], "ann2": ["annotator"],
-         "ann3": ["annotator"], "adjudicator": ["adjudicator"], "engineer": ["engineer"]}
+USERS = {
+    "expert": ["expert"],
+    "annotator": ["annotator"],
+    "ann1": ["annotator"],
+    "ann2": ["annotator"],
+    "ann3": ["annotator"],
+    "adjudicator": ["adjudicator"],
+    "engineer": ["engineer"],
+}
 
 
 def seed(*args) -> dict:
@@ -48,10 +56,16 @@ def file_dataset_hash() -> str:
 def snapshot() -> dict:
     User = get_user_model()
     return {
-        "documents": Document.objects.count(), "chunks": Chunk.objects.count(),
-        "retired": Chunk.objects.filter(retired=True).count(), "datasets": Dataset.objects.count(),
-        "versions": DatasetVersion.objects.count(), "examples": Example.objects.count(), "runs": Run.objects.count(),
-        "answers": Answer.objects.count(), "labels": HumanLabel.objects.count(), "events": LabelEvent.objects.count(),
+        "documents": Document.objects.count(),
+        "chunks": Chunk.objects.count(),
+        "retired": Chunk.objects.filter(retired=True).count(),
+        "datasets": Dataset.objects.count(),
+        "versions": DatasetVersion.objects.count(),
+        "examples": Example.objects.count(),
+        "runs": Run.objects.count(),
+        "answers": Answer.objects.count(),
+        "labels": HumanLabel.objects.count(),
+        "events": LabelEvent.objects.count(),
         "users": User.objects.count(),
         "finals": Counter(Answer.objects.values_list("final_verdict", flat=True)),
     }
@@ -69,21 +83,37 @@ def test_seed_demo_loads_the_demo():
     assert out["dataset"]["version"] == 1
     assert out["dataset"]["created"] is True
     assert out["dataset"]["dataset_hash"] == file_dataset_hash()
-    assert out["strata"] == {"single_fact": 40.0, "procedural": 20.0, "constrained": 15.0, "comparison": 10.0,
-                             "no_answer": 10.0, "ambiguous": 5.0}
+    assert out["strata"] == {
+        "single_fact": 40.0,
+        "procedural": 20.0,
+        "constrained": 15.0,
+        "comparison": 10.0,
+        "no_answer": 10.0,
+        "ambiguous": 5.0,
+    }
     version = version_get(dataset_get("stdlib-support"))
     records = [json.loads(text) for _qid, text in version_records(version)]
     assert len(records) == QUESTIONS
     assert Counter(r["stratum"] for r in records) == STRATA
 
     assert [r["run_id"] for r in out["runs"]] == ["demo-rag-v1", "demo-rag-v2"]
-    assert all(r["imported"] and r["answers"] == QUESTIONS and r["dataset_hash"] == version.dataset_hash
-               for r in out["runs"])
-    harness = {run.run_id: sorted(run.answers.values_list("correct", flat=True)).count(True) for run in Run.objects.all()}
+    assert all(
+        r["imported"] and r["answers"] == QUESTIONS and r["dataset_hash"] == version.dataset_hash for r in out["runs"]
+    )
+    harness = {
+        run.run_id: sorted(run.answers.values_list("correct", flat=True)).count(True) for run in Run.objects.all()
+    }
     assert harness == {"demo-rag-v1": 55, "demo-rag-v2": 62}
 
-    assert out["labels"] == {"labels": LABELS, "created": LABELS, "changed": 0, "unchanged": 0, "replaced": 0,
-                             "users_created": [], "loaded": True}
+    assert out["labels"] == {
+        "labels": LABELS,
+        "created": LABELS,
+        "changed": 0,
+        "unchanged": 0,
+        "replaced": 0,
+        "users_created": [],
+        "loaded": True,
+    }
     assert HumanLabel.objects.count() == LABELS
     assert set(HumanLabel.objects.values_list("annotator__username", flat=True)) == {"ann1", "ann2"}
     # Where ann1 and ann2 agree the final label is set; the disagreements wait for adjudication.
@@ -124,7 +154,8 @@ def test_seed_demo_creates_one_user_per_role_with_the_printed_password():
     out = seed()
     User = get_user_model()
     assert [(u["username"], u["roles"], u["password"], u["created"]) for u in out["users"]] == [
-        (name, roles, f"demo-{name}", True) for name, roles in USERS.items()]
+        (name, roles, f"demo-{name}", True) for name, roles in USERS.items()
+    ]
     for name, roles in USERS.items():
         user = User.objects.get(username=name)
         assert user.check_password(f"demo-{name}")
@@ -144,10 +175,13 @@ def test_second_run_changes_nothing():
     assert second["dataset"]["created"] is False
     assert second["corpus"] == {"documents": DOCUMENTS, "chunks": 0, "retired": 0, "loaded": False}
     assert [(r["run_id"], r["answers"], r["imported"]) for r in second["runs"]] == [
-        ("demo-rag-v1", QUESTIONS, False), ("demo-rag-v2", QUESTIONS, False)]
+        ("demo-rag-v1", QUESTIONS, False),
+        ("demo-rag-v2", QUESTIONS, False),
+    ]
     assert second["labels"] == {"labels": LABELS, "loaded": False}
     assert [(u["username"], u["password"], u["created"]) for u in second["users"]] == [
-        (name, None, False) for name in USERS]
+        (name, None, False) for name in USERS
+    ]
     assert before["finals"] == Counter({"correct": 104, "incorrect": 37, "": DISAGREEMENTS})
 
 
@@ -177,7 +211,10 @@ def test_seed_demo_opens_one_blind_queue_for_the_annotators_without_labels():
     assert first["queue"] == again["queue"] and Queue.objects.count() == 1
     queue = Queue.objects.get()
     assert (queue.size, queue.overlap, sorted(queue.members.values_list("user__username", flat=True))) == (
-        24, 2, ["ann3", "annotator"])
+        24,
+        2,
+        ["ann3", "annotator"],
+    )
     assert "demo-rag" not in queue.name and "rag-v" not in queue.name
     User = get_user_model()
     assert queue_next(queue=queue, annotator=User.objects.get(username="annotator")) is not None
@@ -194,8 +231,13 @@ def test_seeding_again_keeps_what_the_team_did_since():
     User = get_user_model()
     expert = User.objects.get(username="expert")
     qid = json.loads(next(version_records(version_get(dataset_get("stdlib-support"))))[1])["qid"]
-    working_edit(dataset_name="stdlib-support", qid=qid, changes={"expected": "rewritten by the expert"},
-                 base_revision=None, user=expert)
+    working_edit(
+        dataset_name="stdlib-support",
+        qid=qid,
+        changes={"expected": "rewritten by the expert"},
+        base_revision=None,
+        user=expert,
+    )
     published = dataset_publish(dataset_name="stdlib-support", user=expert, note="expert's fix")
     assert published.number == 2
     user_upsert(username="ann1", roles=["annotator", "adjudicator"], password="a-long-new-secret-2026")
@@ -207,8 +249,13 @@ def test_seeding_again_keeps_what_the_team_did_since():
 
     assert snapshot() == before
     assert list(DatasetVersion.objects.order_by("number").values_list("number", "dataset_hash")) == versions
-    assert again["dataset"] == {"dataset": "stdlib-support", "dataset_hash": published.dataset_hash, "version": 2,
-                                "examples": QUESTIONS, "created": False}
+    assert again["dataset"] == {
+        "dataset": "stdlib-support",
+        "dataset_hash": published.dataset_hash,
+        "version": 2,
+        "examples": QUESTIONS,
+        "created": False,
+    }
     ann1 = User.objects.get(username="ann1")
     assert ann1.check_password("a-long-new-secret-2026") and not ann1.check_password("demo-ann1")
     assert sorted(ann1.groups.values_list("name", flat=True)) == ["adjudicator", "annotator"]

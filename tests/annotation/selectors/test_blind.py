@@ -1,5 +1,6 @@
 """The viewer's blind scope (annotation.selectors.blind), from rows made by factories: the runs with an
 answer on an open item of a queue whose pool holds the viewer, and nothing else."""
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -45,11 +46,16 @@ def test_a_pool_member_is_blind_to_the_whole_run_of_an_open_item(june):
     assert list(Answer.objects.filter(pk__in=scope.answer_ids_query())) == [blind_answer]
 
     assert (scope.can_read_run(run_a.pk), scope.can_read_run(run_b.pk), scope.can_read_run(run_c.pk)) == (
-        False, True, True)
+        False,
+        True,
+        True,
+    )
     with pytest.raises(PermissionDenied) as refused:
         scope.check_run(run_a)
-    assert str(refused.value) == ("you are labelling answers of run 'run-a' blind in queue 'June'; its results are "
-                                  "hidden from you until those items are complete")
+    assert str(refused.value) == (
+        "you are labelling answers of run 'run-a' blind in queue 'June'; its results are "
+        "hidden from you until those items are complete"
+    )
     assert scope.check_run(run_b) is None
 
     # The blind answer is hidden everywhere; the run's other answer only where the read names the run.
@@ -88,7 +94,7 @@ def test_an_open_item_of_an_audit_queue_blinds_too(june):
 def test_anonymous_users_hold_no_role_and_the_operator_every_one(june):
     anonymous = blind_scope(AnonymousUser())
     assert (anonymous.user_id, anonymous.roles, anonymous.run_ids) == (None, frozenset(), frozenset())
-    assert not anonymous.can_read_run(june["runs"]["run-b"].pk)   # runs are the engineers'
+    assert not anonymous.can_read_run(june["runs"]["run-b"].pk)  # runs are the engineers'
     assert blind_scope(None).roles == frozenset()
     assert (OPERATOR.user_id, OPERATOR.roles, OPERATOR.blind) == (None, frozenset(ROLES), False)
     assert OPERATOR.check_run(june["runs"]["run-a"]) is None and OPERATOR.answer_ids == frozenset()

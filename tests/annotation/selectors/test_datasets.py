@@ -1,4 +1,5 @@
 """Dataset reads: the partition of two versions worked out by the database is the manifest diff."""
+
 import random
 
 import pytest
@@ -32,11 +33,14 @@ def test_the_database_partition_of_two_versions_is_the_manifest_diff():
     v2 = version(support, edited, parent=v1)
 
     unchanged = sorted({r["qid"] for r in records} - set(removed) - set(modified))
-    expected = ManifestDiff(added=tuple(added), removed=tuple(removed), modified=tuple(modified),
-                            unchanged=tuple(unchanged))
-    assert expected.removed and expected.modified and len(unchanged) > 50   # the seed makes all four non-trivial
+    expected = ManifestDiff(
+        added=tuple(added), removed=tuple(removed), modified=tuple(modified), unchanged=tuple(unchanged)
+    )
+    assert expected.removed and expected.modified and len(unchanged) > 50  # the seed makes all four non-trivial
     assert version_diff(v1, v2) == expected == diff_manifests(version_manifest(v1), version_manifest(v2))
-    assert version_diff(v2, v1) == ManifestDiff(added=tuple(removed), removed=tuple(added), modified=tuple(modified),
-                                                unchanged=tuple(unchanged))
-    assert version_diff(v1, v1) == ManifestDiff(added=(), removed=(), modified=(),
-                                                unchanged=tuple(r["qid"] for r in records))
+    assert version_diff(v2, v1) == ManifestDiff(
+        added=tuple(removed), removed=tuple(added), modified=tuple(modified), unchanged=tuple(unchanged)
+    )
+    assert version_diff(v1, v1) == ManifestDiff(
+        added=(), removed=(), modified=(), unchanged=tuple(r["qid"] for r in records)
+    )

@@ -1,5 +1,6 @@
 """Labels as they leave the app: the export (export_labels round-trips through import_labels; runs in the
 viewer's blind scope are left out) and the answers held out of calibration by a drift-flagged audit."""
+
 import json
 from datetime import timedelta
 
@@ -62,11 +63,21 @@ def test_the_export_leaves_out_the_runs_the_viewer_labels_blind():
 
     def row(run_id, qid, annotator, verdict, rationale, hours):
         stamp = (WHEN + timedelta(hours=hours)).isoformat().replace("+00:00", "Z")
-        return {"run_id": run_id, "qid": qid, "annotator": annotator, "verdict": verdict, "labelled_at": stamp,
-                "rationale": rationale, "source": "import"}
+        return {
+            "run_id": run_id,
+            "qid": qid,
+            "annotator": annotator,
+            "verdict": verdict,
+            "labelled_at": stamp,
+            "rationale": rationale,
+            "source": "import",
+        }
 
-    run_b_rows = [row("run-b", qid, *label) for qid in ("q-0001", "q-0002")
-                  for label in (("ann1", "correct", "states 30 days", 0), ("ann2", "incorrect", "", 1))]
+    run_b_rows = [
+        row("run-b", qid, *label)
+        for qid in ("q-0001", "q-0002")
+        for label in (("ann1", "correct", "states 30 days", 0), ("ann2", "incorrect", "", 1))
+    ]
     # The operator (commands) gets every label, by run, qid and time.
     assert list(labels_for_export()) == [dict(r, run_id="run-a") for r in run_b_rows] + run_b_rows
     # The viewer labels an answer of run-a blind: none of run-a's labels, and asking for run-a is refused.

@@ -1,5 +1,6 @@
 """System run reads, from rows made by factories: lookup under the viewer's blind scope, final labels and
 the scores a run's answers carry."""
+
 import pytest
 from django.core.exceptions import PermissionDenied
 
@@ -20,7 +21,7 @@ def nightly():
     AnswerFactory(run=run, qid="q-2", correct=False, final_verdict="correct")
     AnswerFactory(run=run, qid="q-3", correct=None, final_verdict="incorrect")
     AnswerFactory(run=run, qid="q-4", correct=None)
-    AnswerFactory(qid="q-1", correct=False, final_verdict="incorrect")   # another run's answer
+    AnswerFactory(qid="q-1", correct=False, final_verdict="incorrect")  # another run's answer
     return run
 
 
@@ -46,4 +47,4 @@ def test_run_get_names_an_unknown_run_and_refuses_a_blind_one(nightly):
     QueueMemberFactory(queue=item.queue, user=eng)
     with pytest.raises(PermissionDenied):
         run_get("nightly", scope=blind_scope(eng))
-    assert run_get("nightly") == nightly   # commands run as the operator
+    assert run_get("nightly") == nightly  # commands run as the operator

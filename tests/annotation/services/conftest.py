@@ -1,4 +1,5 @@
 """Helpers shared by the service tests of the annotation app."""
+
 from annotation.models import Queue, QueueItem, QueueMember
 
 

@@ -1,5 +1,6 @@
 """Relabel audits: a batch of changed labels, a blind random sample, the sign test, drift kept out of the
 baseline until resolved; only annotators audit."""
+
 import json
 
 import pytest
@@ -38,8 +39,18 @@ def audit_labels(audit_id: int, user, verdict_of):
 
 @pytest.mark.django_db
 def test_one_way_disagreements_are_flagged_as_drift_and_held_out(changed_batch, pool):
-    code, out, _ = run_cmd("relabel_audit", "--run", changed_batch, "--changed-by", "ann1", "--auditor", "ann2",
-                           "--name", "ann1 session", "--json")
+    code, out, _ = run_cmd(
+        "relabel_audit",
+        "--run",
+        changed_batch,
+        "--changed-by",
+        "ann1",
+        "--auditor",
+        "ann2",
+        "--name",
+        "ann1 session",
+        "--json",
+    )
     assert code == 0
     created = json.loads(out)
     assert (created["batch"], created["sample"], created["auditors"], created["source"]) == (36, 30, ["ann2"], "labels")
@@ -54,9 +65,14 @@ def test_one_way_disagreements_are_flagged_as_drift_and_held_out(changed_batch, 
     code, out, _ = run_cmd("relabel_audit", str(audit_id), "--json")
     report = json.loads(out)
     assert code == 1
-    assert (report["status"], report["n"], report["disagreements"], report["to_correct"], report["to_incorrect"]) == \
-        ("drift", 30, 30, 0, 30)
-    assert report["p_value"] == pytest.approx(2 * 0.5 ** 30)
+    assert (report["status"], report["n"], report["disagreements"], report["to_correct"], report["to_incorrect"]) == (
+        "drift",
+        30,
+        30,
+        0,
+        30,
+    )
+    assert report["p_value"] == pytest.approx(2 * 0.5**30)
     assert report["verdict"] == "drift" and report["in_baseline"] is False
     assert len(report["disagreement_items"]) == 30
     assert {d["original"] + ">" + d["relabel"] for d in report["disagreement_items"]} == {"correct>incorrect"}
@@ -75,15 +91,34 @@ def test_disagreements_both_ways_are_accepted(make_run, pool):
         first, then = ("correct", "incorrect") if i % 2 else ("incorrect", "correct")
         label_write(answer=answer, annotator=pool["ann1"], verdict=first)
         label_write(answer=answer, annotator=pool["ann1"], verdict=then)
-    code, out, _ = run_cmd("relabel_audit", "--run", run_id, "--changed-by", "ann1", "--auditor", "ann2",
-                           "--auditor", "ann3", "--sample", "20", "--json")
+    code, out, _ = run_cmd(
+        "relabel_audit",
+        "--run",
+        run_id,
+        "--changed-by",
+        "ann1",
+        "--auditor",
+        "ann2",
+        "--auditor",
+        "ann3",
+        "--sample",
+        "20",
+        "--json",
+    )
     audit_id = json.loads(out)["audit"]
     # The blind auditors undo three changes each way and keep the rest.
     undo = {a.pk for a in answers[:6]}
-    audit_labels(audit_id, pool["ann2"], lambda a: (HumanLabel.objects.get(answer=a, annotator=pool["ann1"]).verdict
-                                                    if a.pk not in undo else
-                                                    {"correct": "incorrect", "incorrect": "correct"}[
-                                                        HumanLabel.objects.get(answer=a, annotator=pool["ann1"]).verdict]))
+    audit_labels(
+        audit_id,
+        pool["ann2"],
+        lambda a: (
+            HumanLabel.objects.get(answer=a, annotator=pool["ann1"]).verdict
+            if a.pk not in undo
+            else {"correct": "incorrect", "incorrect": "correct"}[
+                HumanLabel.objects.get(answer=a, annotator=pool["ann1"]).verdict
+            ]
+        ),
+    )
     code, out, _ = run_cmd("relabel_audit", str(audit_id), "--json")
     report = json.loads(out)
     assert code == 0 and report["status"] == "accepted"
@@ -93,12 +128,13 @@ def test_disagreements_both_ways_are_accepted(make_run, pool):
 
 @pytest.mark.django_db
 def test_the_changer_cannot_audit_and_an_empty_batch_is_refused(changed_batch, pool):
-    code, out, err = run_cmd("relabel_audit", "--run", changed_batch, "--changed-by", "ann1", "--auditor", "ann1",
-                             "--json")
+    code, _out, err = run_cmd(
+        "relabel_audit", "--run", changed_batch, "--changed-by", "ann1", "--auditor", "ann1", "--json"
+    )
     assert code == 2 and "ann1 made changes in this batch" in err
-    code, out, err = run_cmd("relabel_audit", "--run", changed_batch, "--changed-by", "ann2", "--auditor", "ann3")
+    code, _out, err = run_cmd("relabel_audit", "--run", changed_batch, "--changed-by", "ann2", "--auditor", "ann3")
     assert code == 2 and "the batch is empty" in err
-    code, out, err = run_cmd("relabel_audit", "--run", changed_batch, "--since", "yesterday", "--auditor", "ann3")
+    code, _out, err = run_cmd("relabel_audit", "--run", changed_batch, "--since", "yesterday", "--auditor", "ann3")
     assert code == 2 and "field 'since': not an ISO 8601 date-time" in err
     assert (RelabelAudit.objects.count(), Queue.objects.count()) == (0, 0)
     code, _, err = run_cmd("relabel_audit", "999")
@@ -116,8 +152,20 @@ def test_a_dataset_diff_batch(make_run, pool, tmp_path):
     for row in rows[:6]:
         row["expected"] = "changed " + (row["expected"] or "")
     new = questions_import(path=write_jsonl(tmp_path / "v2.jsonl", rows), dataset_name="support-q").dataset_hash
-    code, out, err = run_cmd("relabel_audit", "--dataset", "support-q", "--old", old, "--new", new, "--run", run_id,
-                             "--auditor", "ann2", "--json")
+    code, out, err = run_cmd(
+        "relabel_audit",
+        "--dataset",
+        "support-q",
+        "--old",
+        old,
+        "--new",
+        new,
+        "--run",
+        run_id,
+        "--auditor",
+        "ann2",
+        "--json",
+    )
     assert code == 0, err
     created = json.loads(out)
     assert (created["source"], created["batch"], created["sample"]) == ("diff", 6, 6)
@@ -140,6 +188,9 @@ def test_a_relabel_auditor_must_be_an_annotator(make_run, pool):
     with pytest.raises(ServiceError) as exc:
         audit_create(name="s", auditors=["ann2", "adj"], changed_by="ann1")
     assert [(p.field, p.message) for p in exc.value.problems] == [
-        ("auditors[1]", "'adj' does not hold the annotator role; only annotators can audit blind (an audit "
-                        "queue's pool)")]
+        (
+            "auditors[1]",
+            "'adj' does not hold the annotator role; only annotators can audit blind (an audit queue's pool)",
+        )
+    ]
     assert _counts() == before and RelabelAudit.objects.count() == 0

@@ -1,4 +1,5 @@
 """Labelled sets: imports as content-hashed versions, exports, the strata budget, the working copy and publishing."""
+
 import hashlib
 import json
 
@@ -19,8 +20,14 @@ from tests.conftest import QUESTIONS, question, run_cmd, write_jsonl
 
 def manual_dataset_hash(records):
     lines = sorted(
-        (r["qid"], hashlib.sha256(json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest())
-        for r in records)
+        (
+            r["qid"],
+            hashlib.sha256(
+                json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+            ).hexdigest(),
+        )
+        for r in records
+    )
     return "sha256:" + hashlib.sha256("\n".join(f"{q}\t{h}" for q, h in lines).encode()).hexdigest()
 
 
@@ -31,7 +38,13 @@ def test_import_questions_makes_a_version_with_the_interfaces_hash(questions_fil
     payload = json.loads(out)
     assert payload["dataset_hash"] == manual_dataset_hash(QUESTIONS)
     assert {k: payload[k] for k in ("dataset", "examples", "added", "removed", "modified", "unchanged")} == {
-        "dataset": "support", "examples": 3, "added": 3, "removed": 0, "modified": 0, "unchanged": 0}
+        "dataset": "support",
+        "examples": 3,
+        "added": 3,
+        "removed": 0,
+        "modified": 0,
+        "unchanged": 0,
+    }
 
 
 @pytest.mark.django_db
@@ -63,21 +76,26 @@ def test_export_round_trip_is_byte_stable_and_keeps_unknown_keys(tmp_path, quest
 
 @pytest.mark.django_db
 def test_bad_questions_are_all_listed_and_nothing_is_written(tmp_path):
-    path = write_jsonl(tmp_path / "bad.jsonl", [
-        question("q-1"),
-        question("q-1"),
-        {"qid": "q-2", "question": "x"},
-        question("q-3", grading="vibes"),
-        "[1, 2]",
-        "{oops",
-    ])
+    path = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            question("q-1"),
+            question("q-1"),
+            {"qid": "q-2", "question": "x"},
+            question("q-3", grading="vibes"),
+            "[1, 2]",
+            "{oops",
+        ],
+    )
     code, _, err = run_cmd("import_questions", str(path), "--dataset", "support")
     assert code == 2
-    for expected in ["line 2, field 'qid': duplicate qid 'q-1' (first on line 1)",
-                     "line 3, field 'stratum': missing required key",
-                     "line 4, field 'grading': unknown grading 'vibes'",
-                     "line 5: each line must be a JSON object",
-                     "line 6: malformed JSON"]:
+    for expected in [
+        "line 2, field 'qid': duplicate qid 'q-1' (first on line 1)",
+        "line 3, field 'stratum': missing required key",
+        "line 4, field 'grading': unknown grading 'vibes'",
+        "line 5: each line must be a JSON object",
+        "line 6: malformed JSON",
+    ]:
         assert expected in err
     assert DatasetVersion.objects.count() == 0 and Example.objects.count() == 0
 
@@ -99,12 +117,26 @@ def test_strata_budget_closes_to_100_and_polices_later_imports(tmp_path, questio
 @pytest.mark.django_db
 def test_working_copy_edits_are_audited_conflict_checked_and_published(tmp_path, loaded, make_user):
     alice, bob = make_user("alice", "expert"), make_user("bob", "expert")
-    result = working_edit(dataset_name="support", qid="q-0003", changes={"expected": "ask back"}, base_revision=0,
-                          user=alice, active_seconds=12.5, client_key="k1")
+    result = working_edit(
+        dataset_name="support",
+        qid="q-0003",
+        changes={"expected": "ask back"},
+        base_revision=0,
+        user=alice,
+        active_seconds=12.5,
+        client_key="k1",
+    )
     assert result.revision == 1 and result.record["expected"] == "ask back"
     # The same save retried lands once.
-    replay = working_edit(dataset_name="support", qid="q-0003", changes={"expected": "ask back"}, base_revision=0,
-                          user=alice, active_seconds=12.5, client_key="k1")
+    replay = working_edit(
+        dataset_name="support",
+        qid="q-0003",
+        changes={"expected": "ask back"},
+        base_revision=0,
+        user=alice,
+        active_seconds=12.5,
+        client_key="k1",
+    )
     assert replay.replayed and EditAudit.objects.count() == 1
     # Bob edited revision 0 too: a conflict, not an overwrite.
     with pytest.raises(ServiceError) as exc:
@@ -113,7 +145,12 @@ def test_working_copy_edits_are_audited_conflict_checked_and_published(tmp_path,
     assert WorkingExample.objects.get(qid="q-0003").record["expected"] == "ask back"
     audit = EditAudit.objects.get()
     assert (audit.field, audit.old_value, audit.new_value, audit.user, audit.active_seconds) == (
-        "expected", None, "ask back", alice, 12.5)
+        "expected",
+        None,
+        "ask back",
+        alice,
+        12.5,
+    )
     # Import refuses while edits are pending.
     with pytest.raises(ServiceError, match="unpublished working-copy edit"):
         questions_import(path=write_jsonl(tmp_path / "q.jsonl", QUESTIONS), dataset_name="support")
@@ -131,11 +168,14 @@ def test_working_copy_edits_are_audited_conflict_checked_and_published(tmp_path,
 @pytest.mark.django_db
 def test_unmarking_ambiguous_restores_the_record_and_publishes_nothing(loaded, make_user):
     alice = make_user("alice", "expert")
-    marked = working_edit(dataset_name="support", qid="q-0002", changes={"ambiguous": True}, base_revision=0, user=alice)
+    marked = working_edit(
+        dataset_name="support", qid="q-0002", changes={"ambiguous": True}, base_revision=0, user=alice
+    )
     assert marked.record["ambiguous"] is True
     for off in (False, None):
-        unmarked = working_edit(dataset_name="support", qid="q-0002", changes={"ambiguous": off},
-                                base_revision=marked.revision, user=alice)
+        unmarked = working_edit(
+            dataset_name="support", qid="q-0002", changes={"ambiguous": off}, base_revision=marked.revision, user=alice
+        )
         assert "ambiguous" not in unmarked.record
         marked = unmarked
     # The working copy equals the latest version again: publishing makes no new version.
@@ -145,8 +185,13 @@ def test_unmarking_ambiguous_restores_the_record_and_publishes_nothing(loaded, m
 @pytest.mark.django_db
 def test_invalid_working_edit_is_refused_and_writes_nothing(loaded, make_user):
     with pytest.raises(ServiceError) as exc:
-        working_edit(dataset_name="support", qid="q-0001", changes={"grading": "vibes"}, base_revision=0,
-                     user=make_user("a", "expert"))
+        working_edit(
+            dataset_name="support",
+            qid="q-0001",
+            changes={"grading": "vibes"},
+            base_revision=0,
+            user=make_user("a", "expert"),
+        )
     assert "grading" in str(exc.value)
     assert WorkingExample.objects.count() == 0 and EditAudit.objects.count() == 0
 
@@ -158,16 +203,28 @@ def test_strata_budget_can_come_first_and_must_cover_the_strata_in_use(tmp_path,
     code, _, err = run_cmd("set_strata", "--dataset", "fresh", "policy_lookup=100")
     assert code == 2 and "field 'no_answer': 1 question(s) in this stratum" in err
     from annotation.models import Dataset
+
     assert Dataset.objects.get(name="fresh").strata_budget == {"policy_lookup": 90.0, "no_answer": 10.0}
 
 
 @pytest.mark.django_db
 def test_manifest_lines_carry_the_stratum_through_import_and_publish(loaded, make_user):
     assert dict(VersionEntry.objects.values_list("qid", "stratum")) == {
-        "q-0001": "policy_lookup", "q-0002": "policy_lookup", "q-0003": "no_answer"}
-    working_edit(dataset_name="support", qid="q-0002", changes={"stratum": "numeric"}, base_revision=0,
-                 user=make_user("e", "expert"))
+        "q-0001": "policy_lookup",
+        "q-0002": "policy_lookup",
+        "q-0003": "no_answer",
+    }
+    working_edit(
+        dataset_name="support",
+        qid="q-0002",
+        changes={"stratum": "numeric"},
+        base_revision=0,
+        user=make_user("e", "expert"),
+    )
     dataset_publish(dataset_name="support")
     v2 = DatasetVersion.objects.get(number=2)
     assert dict(VersionEntry.objects.filter(version=v2).values_list("qid", "stratum")) == {
-        "q-0001": "policy_lookup", "q-0002": "numeric", "q-0003": "no_answer"}
+        "q-0001": "policy_lookup",
+        "q-0002": "numeric",
+        "q-0003": "no_answer",
+    }

@@ -1,4 +1,5 @@
 """Queue services: creation, assignment (exactly N distinct annotators), labels, leases, adjudication, pools."""
+
 import json
 from collections import Counter
 from datetime import timedelta
@@ -45,8 +46,14 @@ def drain(queue, users, verdict_of=lambda item, user: "correct"):
 @pytest.mark.django_db
 def test_create_queue_over_a_whole_run(make_run, pool):
     run_id = make_run(9)
-    queue = queue_create(name="nightly", annotators=["ann1", "ann2", "ann1"], run_id=run_id, rubric="v1 text",
-                         seed=3, created_by=pool["eng"])
+    queue = queue_create(
+        name="nightly",
+        annotators=["ann1", "ann2", "ann1"],
+        run_id=run_id,
+        rubric="v1 text",
+        seed=3,
+        created_by=pool["eng"],
+    )
     assert (queue.overlap, queue.lease_seconds, queue.rubric_version, queue.kind) == (2, 1800, 1, "labelling")
     assert sorted(QueueMember.objects.filter(queue=queue).values_list("user__username", flat=True)) == ["ann1", "ann2"]
     items = list(QueueItem.objects.filter(queue=queue).select_related("answer"))
@@ -66,10 +73,18 @@ def test_create_queue_refuses_bad_input_naming_each_problem(make_run, pool):
     problems = {(p.field, p.message) for p in exc.value.problems}
     assert problems == {("name", "must be a non-empty string"), ("annotators[1]", "unknown user 'nobody'")}
     with pytest.raises(ServiceError) as exc:
-        queue_create(name="x", annotators=["ann1"], overlap=2, items=[{"run_id": run_id, "qid": "q-0000"},
-                                                                      {"run_id": run_id, "qid": "q-0000"},
-                                                                      {"run_id": run_id, "qid": "q-9999"},
-                                                                      {"run_id": "nope", "qid": "q-0001"}, "x"])
+        queue_create(
+            name="x",
+            annotators=["ann1"],
+            overlap=2,
+            items=[
+                {"run_id": run_id, "qid": "q-0000"},
+                {"run_id": run_id, "qid": "q-0000"},
+                {"run_id": run_id, "qid": "q-9999"},
+                {"run_id": "nope", "qid": "q-0001"},
+                "x",
+            ],
+        )
     assert {(p.field, p.message) for p in exc.value.problems} == {
         ("overlap", "overlap 2 needs at least 2 annotators; the pool has 1"),
         ("items[1]", f"duplicate item {run_id}/q-0000 (first at items[0])"),
@@ -88,7 +103,10 @@ def test_queue_with_a_stratified_sample(make_run, pool):
     run_id = make_run(30)
     queue = queue_create(name="s", annotators=["ann1", "ann2"], run_id=run_id, sample=9, seed=5)
     assert Counter(QueueItem.objects.filter(queue=queue).values_list("stratum", flat=True)) == {
-        "policy_lookup": 3, "how_to": 3, "no_answer": 3}
+        "policy_lookup": 3,
+        "how_to": 3,
+        "no_answer": 3,
+    }
 
 
 @pytest.mark.django_db
@@ -156,7 +174,9 @@ def test_own_label_changes_until_complete_then_409_and_nothing_changes(make_queu
     _label, outcome = label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="incorrect", rationale="wrong")
     assert outcome == "changed"
     assert list(LabelEvent.objects.filter(annotator=ann1).values_list("old_verdict", "new_verdict", "source")) == [
-        ("", "correct", "queue"), ("correct", "incorrect", "queue")]
+        ("", "correct", "queue"),
+        ("correct", "incorrect", "queue"),
+    ]
     assert queue_next(queue=queue, annotator=ann1) is None
     assert queue_next(queue=queue, annotator=ann2).item.pk == item.pk
     label_submit(queue=queue, item_id=item.pk, annotator=ann2, verdict="incorrect")
@@ -213,7 +233,9 @@ def test_disagreement_goes_to_adjudication_never_by_an_annotator(make_queue, mak
     with pytest.raises(ServiceError) as exc:
         item_adjudicate(queue=queue, item_id=item.pk, adjudicator=pool["adj"], verdict="incorrect", reason="  ")
     assert exc.value.problems[0].field == "reason"
-    item_adjudicate(queue=queue, item_id=item.pk, adjudicator=pool["adj"], verdict="incorrect", reason="0 days is wrong")
+    item_adjudicate(
+        queue=queue, item_id=item.pk, adjudicator=pool["adj"], verdict="incorrect", reason="0 days is wrong"
+    )
     answer.refresh_from_db()
     assert (answer.final_verdict, answer.final_source) == ("incorrect", "adjudication")
     assert QueueItem.objects.get().status == "adjudicated"
@@ -260,8 +282,9 @@ def test_late_submit_is_taken_while_the_slot_is_still_free(make_queue, pool):
 def test_lease_renewal_extends_the_claim(make_queue, pool):
     queue = make_queue(1)
     claim = queue_next(queue=queue, annotator=pool["ann1"])
-    until = lease_renew(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"],
-                        now=timezone.now() + timedelta(minutes=20))
+    until = lease_renew(
+        queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], now=timezone.now() + timedelta(minutes=20)
+    )
     assert until > claim.lease_expires_at + timedelta(minutes=19)
     with pytest.raises(Conflict):
         lease_renew(queue=queue, item_id=claim.item.pk, annotator=pool["ann2"])
@@ -280,11 +303,17 @@ def test_a_change_after_completion_is_a_new_audited_round(make_queue, pool):
     assert exc.value.problems[0].field == "rationale"
     with pytest.raises(Conflict):
         label_revise(queue=queue, item_id=item.pk, annotator=pool["ann3"], verdict="incorrect", rationale="x")
-    label, outcome = label_revise(queue=queue, item_id=item.pk, annotator=pool["ann1"], verdict="incorrect",
-                                  rationale="guideline 4.2: a trial is not a plan")
+    label, outcome = label_revise(
+        queue=queue,
+        item_id=item.pk,
+        annotator=pool["ann1"],
+        verdict="incorrect",
+        rationale="guideline 4.2: a trial is not a plan",
+    )
     assert (outcome, label.round) == ("changed", 2)
-    assert list(LabelEvent.objects.filter(annotator=pool["ann1"]).values_list("old_verdict", "new_verdict", "round")) == [
-        ("", "correct", 1), ("correct", "incorrect", 2)]
+    assert list(
+        LabelEvent.objects.filter(annotator=pool["ann1"]).values_list("old_verdict", "new_verdict", "round")
+    ) == [("", "correct", 1), ("correct", "incorrect", 2)]
     item.refresh_from_db()
     answer = Answer.objects.get(pk=item.answer_id)
     assert (item.status, answer.final_verdict) == ("disputed", "")
@@ -306,22 +335,29 @@ def test_a_user_without_the_annotator_role_is_refused_in_every_pool_path(make_ru
     run_id = make_run(3)
     eng = api_client_for("eng", "engineer")
     before = _counts()
-    refused = eng.post("/api/queues/", {"name": "x", "run_id": run_id, "overlap": 2, "annotators": ["ann1", "eng"]},
-                       format="json")
+    refused = eng.post(
+        "/api/queues/", {"name": "x", "run_id": run_id, "overlap": 2, "annotators": ["ann1", "eng"]}, format="json"
+    )
     assert refused.status_code == 400
-    assert refused.json()["problems"] == [{"line": None, "field": "annotators[1]", "message":
-                                           "'eng' does not hold the annotator role; only annotators can be in a "
-                                           "queue's annotator pool"}]
+    assert refused.json()["problems"] == [
+        {
+            "line": None,
+            "field": "annotators[1]",
+            "message": "'eng' does not hold the annotator role; only annotators can be in a queue's annotator pool",
+        }
+    ]
     assert _counts() == before
     # The command: exit 2, the same problem, nothing written.
-    run_command("create_queue", "x", "--run", run_id, "--annotator", "ann1", "--annotator", "adj", "--overlap", "2",
-                expect=2)
+    run_command(
+        "create_queue", "x", "--run", run_id, "--annotator", "ann1", "--annotator", "adj", "--overlap", "2", expect=2
+    )
     assert _counts() == before
     # The new-queue page.
     page = Client()
     page.force_login(eng.user)
-    html = page.post("/queues/new/", {"name": "x", "run_id": run_id, "annotators": ["ann1", "adj"],
-                                      "overlap": "2"}).content.decode()
+    html = page.post(
+        "/queues/new/", {"name": "x", "run_id": run_id, "annotators": ["ann1", "adj"], "overlap": "2"}
+    ).content.decode()
     assert "&#x27;adj&#x27; does not hold the annotator role" in html and _counts() == before
     # Adding members later.
     queue = queue_create(name="ok", annotators=["ann1", "ann2"], overlap=2, run_id=run_id)
@@ -335,11 +371,24 @@ def test_a_user_without_the_annotator_role_is_refused_in_every_pool_path(make_ru
 @pytest.mark.django_db
 def test_create_queue_command(make_run, pool, tmp_path):
     run_id = make_run(9)
-    code, out, err = run_cmd("create_queue", "nightly", "--run", run_id, "--sample", "6", "--annotator", "ann1",
-                             "--annotator", "ann2", "--json")
+    code, out, err = run_cmd(
+        "create_queue",
+        "nightly",
+        "--run",
+        run_id,
+        "--sample",
+        "6",
+        "--annotator",
+        "ann1",
+        "--annotator",
+        "ann2",
+        "--json",
+    )
     assert code == 0, err
     assert json.loads(out)["items"] == 6
-    items = write_jsonl(tmp_path / "items.jsonl", [{"run_id": run_id, "qid": "q-0001"}, {"run_id": run_id, "qid": "nope"}])
+    items = write_jsonl(
+        tmp_path / "items.jsonl", [{"run_id": run_id, "qid": "q-0001"}, {"run_id": run_id, "qid": "nope"}]
+    )
     code, _, err = run_cmd("create_queue", "x", "--items", str(items), "--annotator", "ann1", "--overlap", "1")
     assert code == 2 and f"field 'items[1]': run '{run_id}' has no answer to 'nope'" in err
     assert Queue.objects.count() == 1

@@ -4,6 +4,7 @@ labels from N distinct annotators, and no label is lost.
 PostgreSQL: 20 threads as 10 annotators (two browser tabs each) over a 500-item queue with N = 2,
 exercising SELECT ... FOR UPDATE SKIP LOCKED. SQLite: the serialised path (BEGIN IMMEDIATE), smaller.
 """
+
 import hashlib
 import threading
 from collections import Counter
@@ -35,8 +36,12 @@ def drain_concurrently(queue, users, threads_per_user: int):
                 if claim is None:
                     return
                 try:
-                    _label, outcome = label_submit(queue=queue, item_id=claim.item.pk, annotator=user,
-                                                   verdict=verdict_for(claim.item.pk, user.username))
+                    _label, outcome = label_submit(
+                        queue=queue,
+                        item_id=claim.item.pk,
+                        annotator=user,
+                        verdict=verdict_for(claim.item.pk, user.username),
+                    )
                 except Conflict:
                     # The sibling tab of the same annotator completed the item first.
                     with lock:
@@ -85,7 +90,7 @@ def test_postgres_20_threads_10_annotators_500_items(make_run, make_user):
     users = [make_user(f"t{i}", "annotator") for i in range(10)]
     run_id = make_run(500)
     queue = queue_create(name="race", annotators=[u.username for u in users], overlap=2, run_id=run_id, seed=1)
-    created, conflicts, errors = drain_concurrently(queue, users, threads_per_user=2)
+    created, _conflicts, errors = drain_concurrently(queue, users, threads_per_user=2)
     assert errors == []
     assert_exact(queue, 500, 2, created)
 
@@ -128,9 +133,15 @@ def test_sqlite_serialised_path_under_threads(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalapp.settings.test",
-           "DATABASE_URL": f"sqlite:///{tmp_path / 'race.sqlite3'}", "TEST_DATABASE_NAME": ""}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "evalapp.settings.test",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'race.sqlite3'}",
+        "TEST_DATABASE_NAME": "",
+    }
     script = f"TMP = {str(tmp_path)!r}\n" + SQLITE_SCRIPT
-    done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["OK", "120"]

@@ -1,4 +1,5 @@
 """add_user --password runs Django's password validators; a refused password writes nothing."""
+
 import json
 
 import pytest
@@ -14,12 +15,15 @@ def roles_of(username: str) -> list[str]:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("password, rule", [
-    ("Xk9#q", "MinimumLengthValidator"),
-    ("password123", "CommonPasswordValidator"),
-    ("4830591726", "NumericPasswordValidator"),
-    ("marguerite1", "UserAttributeSimilarityValidator"),
-])
+@pytest.mark.parametrize(
+    "password, rule",
+    [
+        ("Xk9#q", "MinimumLengthValidator"),
+        ("password123", "CommonPasswordValidator"),
+        ("4830591726", "NumericPasswordValidator"),
+        ("marguerite1", "UserAttributeSimilarityValidator"),
+    ],
+)
 def test_a_weak_password_exits_2_naming_the_rule_and_creates_no_user(password, rule):
     code, out, err = run_cmd("add_user", "marguerite", "--role", "engineer", "--password", password, "--json")
 
@@ -78,5 +82,8 @@ def test_the_demo_path_sets_a_password_the_validators_would_refuse():
 
 def test_settings_use_the_four_standard_validators(settings):
     assert [v["NAME"].rsplit(".", 1)[1] for v in settings.AUTH_PASSWORD_VALIDATORS] == [
-        "UserAttributeSimilarityValidator", "MinimumLengthValidator", "CommonPasswordValidator",
-        "NumericPasswordValidator"]
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    ]

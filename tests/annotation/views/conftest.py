@@ -1,4 +1,5 @@
 """Helpers shared by the page tests of the annotation app."""
+
 from django.test import Client
 
 

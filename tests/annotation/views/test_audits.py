@@ -1,4 +1,5 @@
 """The relabel audit pages."""
+
 import pytest
 
 from annotation.models import Answer

@@ -1,4 +1,5 @@
 """The dataset and corpus pages need a login, then render."""
+
 import pytest
 from django.test import Client
 

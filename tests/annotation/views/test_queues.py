@@ -1,4 +1,5 @@
 """The queue pages: my queues, labelling (htmx fragment after submit), adjudication, statistics, a new queue."""
+
 import pytest
 
 from annotation.models import Answer, HumanLabel, Queue, QueueItem
@@ -27,8 +28,9 @@ def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
     queue = make_queue(2)
     # ann2 labels first, with a rationale that must never reach ann1's page.
     claim = queue_next(queue=queue, annotator=pool["ann2"])
-    label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann2"], verdict="incorrect",
-                 rationale="SECRET-RATIONALE")
+    label_submit(
+        queue=queue, item_id=claim.item.pk, annotator=pool["ann2"], verdict="incorrect", rationale="SECRET-RATIONALE"
+    )
     c = client_for(pool["ann1"])
     page = c.get(f"/queues/{queue.pk}/label/")
     html = page.content.decode()
@@ -38,8 +40,11 @@ def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
     item_id = claim.item.key  # fullest first: ann1 is handed the item ann2 labelled
     assert f'data-item="{item_id}"' in html and "Correct when it states the expected answer." in html
     assert "js/labelling/main.js" in html
-    fragment = c.post(f"/queues/{queue.pk}/items/{item_id}/label/", {"verdict": "correct", "rationale": "ok",
-                                                                     "active_seconds": "4.5"}, HTTP_HX_REQUEST="true")
+    fragment = c.post(
+        f"/queues/{queue.pk}/items/{item_id}/label/",
+        {"verdict": "correct", "rationale": "ok", "active_seconds": "4.5"},
+        HTTP_HX_REQUEST="true",
+    )
     body = fragment.content.decode()
     assert fragment.status_code == 200 and body.startswith('<section id="item"') and "<html" not in body
     assert f'data-item="{item_id}"' not in body and "data-item=" in body
@@ -64,7 +69,9 @@ def test_adjudication_page_shows_both_labels_and_records_the_decision(make_queue
     html = c.get(f"/queues/{queue.pk}/adjudicate/").content.decode()
     assert "why ann1" in html and "why ann2" in html and "1 disputed item left" in html
     assert "rag-secret-system" not in html
-    response = c.post(f"/queues/{queue.pk}/items/{claim.item.key}/adjudicate/", {"verdict": "incorrect", "reason": "no"})
+    response = c.post(
+        f"/queues/{queue.pk}/items/{claim.item.key}/adjudicate/", {"verdict": "incorrect", "reason": "no"}
+    )
     assert response.status_code == 302
     assert Answer.objects.get(pk=claim.item.answer_id).final_verdict == "incorrect"
     assert "No disputed items left" in c.get(f"/queues/{queue.pk}/adjudicate/").content.decode()
@@ -76,8 +83,12 @@ def test_stats_page_has_the_confusion_matrix(make_queue, pool):
     queue = make_queue(2)
     for name in ("ann1", "ann2"):
         while (claim := queue_next(queue=queue, annotator=pool[name])) is not None:
-            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name],
-                         verdict="correct" if name == "ann1" or claim.item.position == 0 else "incorrect")
+            label_submit(
+                queue=queue,
+                item_id=claim.item.pk,
+                annotator=pool[name],
+                verdict="correct" if name == "ann1" or claim.item.position == 0 else "incorrect",
+            )
     page = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/")
     html = page.content.decode()
     assert page.status_code == 200
@@ -93,8 +104,9 @@ def test_new_queue_form(make_run, pool):
     assert c.get("/queues/new/").status_code == 200
     bad = c.post("/queues/new/", {"name": "", "run_id": run_id, "annotators": ["ann1"], "overlap": "2"})
     assert "must be a non-empty string" in bad.content.decode() and Queue.objects.count() == 0
-    ok = c.post("/queues/new/", {"name": "n", "run_id": run_id, "annotators": ["ann1", "ann2"], "overlap": "2",
-                                 "sample": "3"})
+    ok = c.post(
+        "/queues/new/", {"name": "n", "run_id": run_id, "annotators": ["ann1", "ann2"], "overlap": "2", "sample": "3"}
+    )
     assert ok.status_code == 302 and QueueItem.objects.count() == 3
 
 
@@ -107,8 +119,10 @@ def test_the_home_page_sends_an_annotator_to_their_queues_with_counts(make_queue
     html = client_for(pool["ann1"]).get("/").content.decode()
     other = client_for(pool["ann3"]).get("/").content.decode()
 
-    assert (f'<tr data-queue="{queue.pk}"><td>q</td><td>1</td><td>3</td>'
-            f'\n    <td><a class="button primary" href="/queues/{queue.pk}/label/">Label</a>') in html
+    assert (
+        f'<tr data-queue="{queue.pk}"><td>q</td><td>1</td><td>3</td>'
+        f'\n    <td><a class="button primary" href="/queues/{queue.pk}/label/">Label</a>'
+    ) in html
     assert 'id="my-queues"' not in other
 
 
@@ -121,9 +135,14 @@ def test_the_labelling_page_says_how_long_the_item_is_held(make_queue, pool):
     assert ">held for 29 min</time>" in html or ">held for 30 min</time>" in html
     assert "lease until" not in html
     from datetime import timedelta
+
     assert [lease_text(timedelta(seconds=s)) for s in (-1, 30, 60, 29 * 60 + 59, 3 * 3600 + 300)] == [
-        "lease ran out: the item may go to someone else", "held for less than a minute", "held for 1 min",
-        "held for 29 min", "held for 3 h 5 min"]
+        "lease ran out: the item may go to someone else",
+        "held for less than a minute",
+        "held for 1 min",
+        "held for 29 min",
+        "held for 3 h 5 min",
+    ]
 
 
 @pytest.mark.django_db

@@ -1,5 +1,6 @@
 """The tagging pages: who may open them (annotators get 403 on pages and their API, and nothing changes),
 what they show, and publishing only what was reviewed."""
+
 import json
 
 import pytest
@@ -23,9 +24,14 @@ def client_for(username, *roles):
 
 
 PAGES = [
-    "/tagging/", "/tagging/support/", "/tagging/support/q/q-2/", "/tagging/support/q/q-2/next/",
-    "/tagging/support/search/?q=legacy", "/tagging/support/chunk/?chunk_id=kb:PRICE%230001",
-    "/tagging/support/publish/", "/tagging/support/stats/",
+    "/tagging/",
+    "/tagging/support/",
+    "/tagging/support/q/q-2/",
+    "/tagging/support/q/q-2/next/",
+    "/tagging/support/search/?q=legacy",
+    "/tagging/support/chunk/?chunk_id=kb:PRICE%230001",
+    "/tagging/support/publish/",
+    "/tagging/support/stats/",
 ]
 
 
@@ -58,8 +64,12 @@ def test_annotator_cannot_post_publish_nor_use_the_api(ds):
     assert api.get("/api/chunks/detail/", {"chunk_id": "kb:PRICE#0001"}).status_code == 403
     assert api.get("/api/datasets/support/working/").status_code == 403
     assert api.get("/api/datasets/support/working/q-2/").status_code == 403
-    assert api.patch("/api/datasets/support/working/q-2/", {"changes": {"expected": "x"}, "base_revision": 0},
-                     format="json").status_code == 403
+    assert (
+        api.patch(
+            "/api/datasets/support/working/q-2/", {"changes": {"expected": "x"}, "base_revision": 0}, format="json"
+        ).status_code
+        == 403
+    )
     assert api.post("/api/datasets/support/publish/", {}, format="json").status_code == 403
     assert api.get("/api/datasets/support/audit/").status_code == 403
     assert WorkingExample.objects.count() == 0 and EditAudit.objects.count() == 0
@@ -86,13 +96,20 @@ def test_search_fragment_highlights_and_filters(ds):
     html = expert.get("/tagging/support/search/", {"q": "legacy enter"}).content.decode()
     assert 'data-chunk-id="kb:PRICE#0001"' in html and "<mark>" in html
     assert 'data-chunk-id="kb:SEC' not in html
-    assert 'data-chunk-id' not in expert.get("/tagging/support/search/", {"q": "legacy", "source": "wiki"}).content.decode()
+    assert (
+        "data-chunk-id"
+        not in expert.get("/tagging/support/search/", {"q": "legacy", "source": "wiki"}).content.decode()
+    )
     only = expert.get("/tagging/support/search/", {"q": "enterprise", "doc_id": "kb:SEC"}).content.decode()
     assert 'data-chunk-id="kb:SEC#0001"' in only and "kb:PRICE" not in only
 
 
 def test_chunk_fragment_shows_neighbours(ds):
-    html = client_for("eve", "expert").get("/tagging/support/chunk/", {"chunk_id": "kb:PRICE#0001", "q": "trials"}).content.decode()
+    html = (
+        client_for("eve", "expert")
+        .get("/tagging/support/chunk/", {"chunk_id": "kb:PRICE#0001", "q": "trials"})
+        .content.decode()
+    )
     assert 'data-chunk-id="kb:PRICE#0001"' in html
     assert 'class="open-chunk prev-chunk mono" data-chunk-id="kb:PRICE#0000"' in html
     assert 'class="open-chunk next-chunk mono" data-chunk-id="kb:PRICE#0002"' in html
@@ -101,7 +118,10 @@ def test_chunk_fragment_shows_neighbours(ds):
 
 def test_next_follows_filters_and_ends_at_the_queue(ds):
     expert = client_for("eve", "expert")
-    assert expert.get("/tagging/support/q/q-2/next/?status=untagged")["Location"] == "/tagging/support/q/q-4/?status=untagged"
+    assert (
+        expert.get("/tagging/support/q/q-2/next/?status=untagged")["Location"]
+        == "/tagging/support/q/q-4/?status=untagged"
+    )
     assert expert.get("/tagging/support/q/q-4/next/?status=untagged")["Location"] == "/tagging/support/?status=untagged"
     assert expert.get("/tagging/support/q/q-2/next/?step=-1")["Location"] == "/tagging/support/q/q-1/"
 
@@ -109,6 +129,7 @@ def test_next_follows_filters_and_ends_at_the_queue(ds):
 def test_queue_shows_progress_and_stale_retag_link(ds, tmp_path):
     from annotation.services.corpus import corpus_import
     from tests.annotation.conftest import CORPUS, write
+
     corpus_import(path=write(tmp_path / "c2.jsonl", [dict(CORPUS[0], text="Intro.\n\n" + CORPUS[0]["text"])]))
     html = client_for("eve", "expert").get("/tagging/support/?status=flagged").content.decode()
     assert 'href="/tagging/support/q/q-1/?retag=1&amp;status=flagged">Re-tag</a>' in html
@@ -137,15 +158,26 @@ def test_publish_shows_the_diff_then_publishes_exactly_it(ds):
     assert done.status_code == 302 and done["Location"] == "/tagging/support/"
     latest = DatasetVersion.objects.filter(dataset__name="support").order_by("-number").first()
     assert (latest.number, latest.modified, latest.dataset_hash, latest.note, latest.created_by.username) == (
-        2, 2, fresh["working_hash"], "first tags", "eve")
+        2,
+        2,
+        fresh["working_hash"],
+        "first tags",
+        "eve",
+    )
     nothing = expert.post("/tagging/support/publish/", {"working_hash": fresh["working_hash"]})
     assert nothing.status_code == 409 and DatasetVersion.objects.filter(dataset__name="support").count() == 2
 
 
 def test_stats_page_lists_experts(ds):
     expert = client_for("eve", "expert")
-    working_edit(dataset_name="support", qid="q-2", changes={"expected": "90 days"}, base_revision=0, user=expert.user,
-                 active_seconds=30)
+    working_edit(
+        dataset_name="support",
+        qid="q-2",
+        changes={"expected": "90 days"},
+        base_revision=0,
+        user=expert.user,
+        active_seconds=30,
+    )
     html = expert.get("/tagging/support/stats/").content.decode()
     assert '<tr data-expert="eve"><td>eve</td><td>1</td><td>120.0</td><td>30.0</td><td>30.0 s</td></tr>' in html
 
@@ -153,6 +185,7 @@ def test_stats_page_lists_experts(ds):
 def test_home_lists_datasets_when_there_are_several(ds, tmp_path):
     from annotation.services.datasets import questions_import
     from tests.annotation.conftest import QUESTIONS, write
+
     questions_import(path=write(tmp_path / "q2.jsonl", QUESTIONS[:1]), dataset_name="sales")
     html = client_for("eve", "expert").get("/tagging/").content.decode()
     assert '<a href="/tagging/sales/">sales</a>' in html and '<a href="/tagging/support/">support</a>' in html
@@ -160,11 +193,19 @@ def test_home_lists_datasets_when_there_are_several(ds, tmp_path):
 
 def test_queue_filters_mine_and_stratum(ds):
     expert = client_for("eve", "expert")
-    working_edit(dataset_name="support", qid="q-4", changes={"ambiguous": True, "labelled_by": "eve"}, base_revision=0,
-                 user=expert.user)
+    working_edit(
+        dataset_name="support",
+        qid="q-4",
+        changes={"ambiguous": True, "labelled_by": "eve"},
+        base_revision=0,
+        user=expert.user,
+    )
     mine = expert.get("/tagging/support/?mine=1").context["items"]
     assert [(i.qid, i.state) for i in mine] == [("q-4", "ambiguous")]
     policy = expert.get("/tagging/support/?stratum=policy&status=untagged").context["items"]
     assert [i.qid for i in policy] == ["q-2"]
     response = expert.get("/tagging/support/?status=bogus")
-    assert response.context["filters"] == {"stratum": "", "status": "", "mine": False} and len(response.context["items"]) == 4
+    assert (
+        response.context["filters"] == {"stratum": "", "status": "", "mine": False}
+        and len(response.context["items"]) == 4
+    )

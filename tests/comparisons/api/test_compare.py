@@ -1,4 +1,5 @@
 """The comparison API and the engineer pages: same objects as the commands, roles, bad input."""
+
 import pytest
 
 from tests.comparisons.support import build_300, build_series, run_command
@@ -26,7 +27,10 @@ def test_compare_api_roles_and_bad_input(tmp_path, api_client_for):
     res = api.get("/api/compare/", {"a": "A"})
     assert (res.status_code, res.json()["error"]) == (400, "query parameter 'b' is required")
     res = api.get("/api/compare/", {"a": "A", "b": "B", "iters": "many"})
-    assert (res.status_code, res.json()["problems"]) == (400, [{"line": None, "field": "iters", "message": "must be a whole number from 1 to 100000"}])
+    assert (res.status_code, res.json()["problems"]) == (
+        400,
+        [{"line": None, "field": "iters", "message": "must be a whole number from 1 to 100000"}],
+    )
     res = api.get("/api/compare/", {"a": "A", "b": "zzz"})
     assert (res.status_code, res.json()["error"]) == (404, "unknown run 'zzz'")
     res = api.get("/api/compare/", {"a": "A", "b": "A"})
@@ -39,8 +43,11 @@ def test_compare_question_opens_one_regression(tmp_path, api_client_for):
     res = api.get("/api/compare/question/", {"a": "A", "b": "B", "qid": a_only[0]})
     assert res.status_code == 200
     d = res.json()
-    assert (d["qid"], d["question"], d["gold_chunk_id"]) == (a_only[0], f"question {a_only[0]}",
-                                                             f"doc:A#{int(a_only[0][2:]):04d}")
+    assert (d["qid"], d["question"], d["gold_chunk_id"]) == (
+        a_only[0],
+        f"question {a_only[0]}",
+        f"doc:A#{int(a_only[0][2:]):04d}",
+    )
     assert (d["a"]["graded"], d["b"]["graded"], d["a"]["graded_by"]) == (True, False, "harness")
     assert d["a"]["answer"] == f"answer of rag-v1 to {a_only[0]}"
 
@@ -61,7 +68,12 @@ def test_failures_series_history_planner_endpoints(tmp_path, api_client_for):
     assert hist["versions"][1]["audit_url"] == "/api/datasets/support/audit/"
     (c,) = hist["versions"][2]["ceilings"]
     assert (c["old_run"], c["new_run"], c["ceiling"], c["new_score"], c["exceeds_ceiling"]) == (
-        "r3", "r5", 10 / 12, 10 / 12, False)
+        "r3",
+        "r5",
+        10 / 12,
+        10 / 12,
+        False,
+    )
 
     res = api.get("/api/planner/", {"n": "300", "gap": "5", "discordant_rate": "0.1733"})
     p = res.json()

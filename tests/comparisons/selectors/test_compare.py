@@ -1,5 +1,6 @@
 """Paired comparisons: the seed's worked cases through the real commands, stale gold checked first, set
 algebra over qids equal to the per-question count."""
+
 import math
 import random
 
@@ -29,8 +30,19 @@ def test_300_question_comparison_38_14_discordant(tmp_path):
     assert [round(x, 1) for x in out["naive_ci95"]] == [1.1, 14.9]
     assert [round(x, 1) for x in out["ci95"]] == [3.3, 12.7]
     assert round(out["resolvable_gap_points"], 2) == 4.71
-    keys = ["n", "a_score", "b_score", "diff_points", "ci95", "naive_ci95", "se_points", "b_only", "a_only",
-            "regressions", "resolvable_gap_points"]
+    keys = [
+        "n",
+        "a_score",
+        "b_score",
+        "diff_points",
+        "ci95",
+        "naive_ci95",
+        "se_points",
+        "b_only",
+        "a_only",
+        "regressions",
+        "resolvable_gap_points",
+    ]
     assert list(out)[:11] == keys
     # Band from A and its two reruns (0.71, 0.70, 0.72): sd 1 point, width 4 points; 8.0 clears both bars.
     assert out["band"]["runs"] == ["A", "A-rerun-1", "A-rerun-2"]
@@ -77,35 +89,63 @@ def test_same_gap_inside_a_wide_run_to_run_band(tmp_path):
     """The 8-point gap excludes zero, but reruns that wander 0.62-0.80 make it rerun noise."""
     v, _ = build_300(tmp_path, repeats=False)
     for run_id, right in (("wide-1", 186), ("wide-2", 240)):
-        import_run(tmp_path, run_id=run_id, system="rag-v1", dataset="support", dataset_hash=v["dataset_hash"],
-                   correct={i: n < right for n, i in enumerate(qids(300))}, started_at="2026-06-07T04:00:00Z")
+        import_run(
+            tmp_path,
+            run_id=run_id,
+            system="rag-v1",
+            dataset="support",
+            dataset_hash=v["dataset_hash"],
+            correct={i: n < right for n, i in enumerate(qids(300))},
+            started_at="2026-06-07T04:00:00Z",
+        )
     out = run_command("compare", "A", "B", "--band-runs", "A,wide-1,wide-2")
     assert out["band"]["runs"] == ["A", "wide-1", "wide-2"] and out["band"]["from"] == "given"
-    assert math.isclose(out["band"]["width_points"], 36.0, abs_tol=1e-9)   # scores 71, 62, 80: sd 9 points
+    assert math.isclose(out["band"]["width_points"], 36.0, abs_tol=1e-9)  # scores 71, 62, 80: sd 9 points
     assert (out["verdict"]["status"], out["verdict"]["clears_interval"], out["verdict"]["clears_band"]) == (
-        "inside the band", True, False)
+        "inside the band",
+        True,
+        False,
+    )
     assert run_command("compare", "A", "B", "--band-runs", "A,nope", expect=2)["error"] == "unknown run 'nope'"
 
 
 def test_compare_checks_stale_gold_first_and_reports_it(tmp_path, corpus_file):
     run_command("import_corpus", str(corpus_file))
     live = "Passwords rotate every ninety days."
-    v = import_questions(tmp_path, "support", [
-        q("q-0000", gold_doc_id="confluence:SEC/12", gold_chunk_id="confluence:SEC/12#0000", gold_text=live),
-        q("q-0001", gold_doc_id="confluence:SEC/12", gold_chunk_id="confluence:SEC/12#0000",
-          gold_text="Passwords never expire."),   # no longer in the corpus
-        q("q-0002", gold_doc_id=None, gold_chunk_id=None, stratum="no_answer"),
-    ], "v1")
-    for run_id, right in (("A", {"q-0000": True, "q-0001": True, "q-0002": False}),
-                          ("B", {"q-0000": True, "q-0001": False, "q-0002": True})):
-        import_run(tmp_path, run_id=run_id, system=run_id, dataset="support", dataset_hash=v["dataset_hash"],
-                   correct=right)
+    v = import_questions(
+        tmp_path,
+        "support",
+        [
+            q("q-0000", gold_doc_id="confluence:SEC/12", gold_chunk_id="confluence:SEC/12#0000", gold_text=live),
+            q(
+                "q-0001",
+                gold_doc_id="confluence:SEC/12",
+                gold_chunk_id="confluence:SEC/12#0000",
+                gold_text="Passwords never expire.",
+            ),  # no longer in the corpus
+            q("q-0002", gold_doc_id=None, gold_chunk_id=None, stratum="no_answer"),
+        ],
+        "v1",
+    )
+    for run_id, right in (
+        ("A", {"q-0000": True, "q-0001": True, "q-0002": False}),
+        ("B", {"q-0000": True, "q-0001": False, "q-0002": True}),
+    ):
+        import_run(
+            tmp_path, run_id=run_id, system=run_id, dataset="support", dataset_hash=v["dataset_hash"], correct=right
+        )
     out = run_command("compare", "A", "B", "--iters", "100")
     report = out["stale_gold"][v["dataset_hash"]]
     assert (report["checked"], report["stale"], report["stale_qids"], report["stale_in_paired"]) == (
-        2, 1, ["q-0001"], 1)
-    assert out["warnings"] == [f"1 gold label(s) of {v['dataset_hash'][:19]}… are stale (1 among the paired "
-                               f"questions): their gold_text is no longer in the live corpus"]
+        2,
+        1,
+        ["q-0001"],
+        1,
+    )
+    assert out["warnings"] == [
+        f"1 gold label(s) of {v['dataset_hash'][:19]}… are stale (1 among the paired "
+        f"questions): their gold_text is no longer in the live corpus"
+    ]
     assert run_command("compare", "A", "B", "--iters", "100", "--no-stale-check")["stale_gold"] == {}
 
 
@@ -136,10 +176,12 @@ def test_set_algebra_comparison_matches_the_per_question_count(tmp_path):
     import_run(tmp_path, run_id="B", system="s2", dataset="support", dataset_hash=v2["dataset_hash"], correct=b_correct)
 
     out = run_command("compare", "A", "B", "--iters", "500")
-    ga, gb = run_grades(Run.objects.get(run_id="A")), run_grades(Run.objects.get(run_id="B"))
+    ga, _gb = run_grades(Run.objects.get(run_id="A")), run_grades(Run.objects.get(run_id="B"))
     assert ga.scores == {k: v for k, v in a_correct.items() if v is not None}
-    assert ga.tally(list(a_correct)) == (sum(v is True for v in a_correct.values()),
-                                         sum(v is False for v in a_correct.values()))
+    assert ga.tally(list(a_correct)) == (
+        sum(v is True for v in a_correct.values()),
+        sum(v is False for v in a_correct.values()),
+    )
     paired = sorted(k for k in a_correct if a_correct[k] is not None and b_correct.get(k) is not None)
     assert out["n"] == len(paired)
     assert out["b_only"] == sum(b_correct[k] and not a_correct[k] for k in paired)
@@ -148,11 +190,18 @@ def test_set_algebra_comparison_matches_the_per_question_count(tmp_path):
     both = set(a_correct) & set(b_correct)
     only_a, only_b, unscored = len(set(a_correct) - both), len(set(b_correct) - both), len(both) - len(paired)
     assert only_a == 10 and only_b == 15 and unscored > 0
-    assert out["pairing"] == {"paired": len(paired), "dropped": only_a + only_b + unscored,
-                              "answered_only_a": only_a, "answered_only_b": only_b, "unscored": unscored}
+    assert out["pairing"] == {
+        "paired": len(paired),
+        "dropped": only_a + only_b + unscored,
+        "answered_only_a": only_a,
+        "answered_only_b": only_b,
+        "unscored": unscored,
+    }
 
-    stratum_of = {**version_strata(version_get(dataset_get("support"), "1")),
-                  **version_strata(version_get(dataset_get("support"), "2"))}
+    stratum_of = {
+        **version_strata(version_get(dataset_get("support"), "1")),
+        **version_strata(version_get(dataset_get("support"), "2")),
+    }
     expected = {}
     for k in paired:
         s = expected.setdefault(stratum_of[k], {"n": 0, "b_only": 0, "a_only": 0})
