@@ -6,15 +6,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
-from annotation.selectors.datasets import dataset_get
 from comparisons.api import serializers as s
 from comparisons.api.compare import ERRORS, READERS, RUN_ID
-from comparisons.selectors.compare import compare_runs
 from comparisons.selectors.planning import (
     PLANNER_GAP_MIN,
     PLANNER_N_MAX,
-    discordance_for_dataset,
-    sample_size_plan,
+    planner,
 )
 from evalapp.api import DeclaredOutput, QuerySerializer, finite_number, whole_number
 
@@ -50,10 +47,14 @@ class PlannerView(DeclaredOutput, APIView):
     )
     def get(self, request):
         f = PlannerFilterSerializer.parse(request)
-        rate, rate_from = f["discordant_rate"], None
-        if rate is None and f["a"] and f["b"]:
-            cmp = compare_runs(run_a=f["a"], run_b=f["b"], iters=1, check_stale=False, scope=blind_scope(request.user))
-            rate, rate_from = cmp["discordant_rate"] or None, f"runs {f['a']} vs {f['b']}"
-        elif rate is None and f["dataset"]:
-            rate, rate_from = discordance_for_dataset(dataset_get(f["dataset"]), scope=blind_scope(request.user))
-        return Response(sample_size_plan(n=f["n"], gap_points=f["gap"], discordant_rate=rate, rate_from=rate_from))
+        return Response(
+            planner(
+                n=f["n"],
+                gap_points=f["gap"],
+                discordant_rate=f["discordant_rate"],
+                run_a=f["a"],
+                run_b=f["b"],
+                dataset=f["dataset"],
+                scope=blind_scope(request.user),
+            )
+        )

@@ -7,10 +7,11 @@ import math
 
 from annotation.models import Dataset, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
-from annotation.selectors.datasets import latest_version
+from annotation.selectors.datasets import dataset_get, latest_version
 from calibration.selectors.grades import (
     run_grades,
 )
+from comparisons.selectors.compare import compare_runs
 from evalapp.errors import Problem, ServiceError
 from evalstats.paired import n_for_gap, resolvable_gap
 
@@ -88,3 +89,24 @@ def discordance_for_dataset(dataset: Dataset, *, scope: BlindScope = OPERATOR) -
                 if disc > 0:
                     return disc, f"runs {r2.run_id} vs {r1.run_id}"
     return None, None
+
+
+def planner(
+    *,
+    n: int | None = None,
+    gap_points: float | None = None,
+    discordant_rate: float | None = None,
+    run_a: str = "",
+    run_b: str = "",
+    dataset: str = "",
+    scope: BlindScope = OPERATOR,
+) -> dict:
+    """The sample-size plan with its discordance rate taken, in this order, from what was given, from
+    comparing runs a and b, from a dataset's recent repeat runs, or else assumed (sample_size_plan)."""
+    rate, rate_from = discordant_rate, None
+    if rate is None and run_a and run_b:
+        cmp = compare_runs(run_a=run_a, run_b=run_b, iters=1, check_stale=False, scope=scope)
+        rate, rate_from = cmp["discordant_rate"] or None, f"runs {run_a} vs {run_b}"
+    elif rate is None and dataset:
+        rate, rate_from = discordance_for_dataset(dataset_get(dataset), scope=scope)
+    return sample_size_plan(n=n, gap_points=gap_points, discordant_rate=rate, rate_from=rate_from)
