@@ -48,7 +48,7 @@ def _answer(run_id: str, i: int) -> str:
 @pytest.fixture
 def team(db, tmp_path, django_capture_on_commit_callbacks, make_user):
     from annotation.services.datasets import questions_import
-    from annotation.services.labels import labels_import
+    from annotation.services.label_import import labels_import
     from annotation.services.runs import run_import
     from calibration import tasks
 

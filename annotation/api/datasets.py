@@ -16,11 +16,7 @@ from annotation.selectors.datasets import (
     version_records,
 )
 from annotation.selectors.gold import stale_gold
-from annotation.services.datasets import (
-    dataset_publish,
-    questions_import,
-    strata_set,
-)
+from annotation.services.datasets import dataset_publish, questions_import, strata_set
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,

@@ -17,7 +17,7 @@ from annotation.selectors.labels import labels_for_export
 from annotation.selectors.queues import (
     queue_get,
 )
-from annotation.services.labels import labels_import
+from annotation.services.label_import import labels_import
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,

@@ -12,9 +12,7 @@ from annotation.selectors.datasets import (
     dataset_get,
     working_records,
 )
-from annotation.services.datasets import (
-    working_edit,
-)
+from annotation.services.working import working_edit
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,

@@ -16,7 +16,7 @@ from annotation.models import Dataset, Document, HumanLabel, Queue, Run
 from annotation.selectors.datasets import latest_version
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import questions_import, strata_set
-from annotation.services.labels import labels_import
+from annotation.services.label_import import labels_import
 from annotation.services.queues import queue_create
 from annotation.services.runs import run_import
 from annotation.services.users import user_upsert

@@ -15,12 +15,7 @@ from annotation.models import (
     QueueItem,
 )
 from annotation.services.claims import Conflict, _pool_ids
-from annotation.services.labels import (
-    VERDICT_VALUES,
-    adjudication_record,
-    final_label_refresh,
-    label_write,
-)
+from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (

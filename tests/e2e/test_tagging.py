@@ -13,8 +13,9 @@ from playwright.sync_api import expect
 
 from annotation.models import Dataset, DatasetVersion, EditAudit, WorkingExample
 from annotation.services.corpus import corpus_import
-from annotation.services.datasets import questions_import, working_edit
+from annotation.services.datasets import questions_import
 from annotation.services.users import user_upsert
+from annotation.services.working import working_edit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

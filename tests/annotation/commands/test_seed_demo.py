@@ -224,8 +224,9 @@ def test_seed_demo_opens_one_blind_queue_for_the_annotators_without_labels():
 def test_seeding_again_keeps_what_the_team_did_since():
     """An expert's published version, an annotator's new password and roles, an engineer's extra role
     all survive the next `make run`."""
-    from annotation.services.datasets import dataset_publish, working_edit
+    from annotation.services.datasets import dataset_publish
     from annotation.services.users import user_upsert
+    from annotation.services.working import working_edit
 
     seed()
     User = get_user_model()

@@ -7,12 +7,9 @@ from django.contrib.auth import get_user_model
 from annotation.models import EditAudit
 from annotation.selectors import tagging as ts
 from annotation.services.corpus import corpus_import
-from annotation.services.datasets import (
-    dataset_publish,
-    strata_set,
-    working_edit,
-)
+from annotation.services.datasets import dataset_publish, strata_set
 from annotation.services.users import user_upsert
+from annotation.services.working import working_edit
 from tests.annotation.conftest import CORPUS, TRIAL, write
 
 

@@ -13,7 +13,8 @@ from annotation.models import (
     VersionEntry,
     WorkingExample,
 )
-from annotation.services.datasets import dataset_publish, questions_import, working_edit
+from annotation.services.datasets import dataset_publish, questions_import
+from annotation.services.working import working_edit
 from evalapp.errors import ServiceError
 from tests.conftest import QUESTIONS, question, run_cmd, write_jsonl
 

@@ -444,7 +444,7 @@ def test_the_command_creates_unknown_annotators_and_says_so(run_id, tmp_path):
 def test_checking_a_file_costs_the_same_queries_however_long_it_is(make_run, pool, tmp_path):
     """Facts are gathered with set-based queries, never one query per line."""
     run_id = make_run(40)
-    from annotation.services.labels import labels_import
+    from annotation.services.label_import import labels_import
 
     def queries_for(n):
         # Every line is refused (engineer as annotator), so only the checking runs.

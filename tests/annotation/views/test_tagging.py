@@ -9,8 +9,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.models import DatasetVersion, EditAudit, WorkingExample
-from annotation.services.datasets import working_edit
 from annotation.services.users import user_upsert
+from annotation.services.working import working_edit
 
 PASSWORD = "pw-tagging-123"
 
