@@ -5,6 +5,7 @@ from django.urls import include, path
 from annotation.api import audits as audits_api
 from annotation.api import corpus as corpus_api
 from annotation.api import datasets as datasets_api
+from annotation.api import items as items_api
 from annotation.api import labels as labels_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
@@ -88,15 +89,15 @@ queue_api_patterns = [
     path("queues/", queues_api.QueueListView.as_view(), name="api-queues"),
     path("queues/<int:queue_id>/", queues_api.QueueDetailView.as_view(), name="api-queue"),
     path("queues/<int:queue_id>/rubric/", queues_api.RubricView.as_view(), name="api-queue-rubric"),
-    path("queues/<int:queue_id>/next/", queues_api.NextView.as_view(), name="api-queue-next"),
+    path("queues/<int:queue_id>/next/", items_api.NextView.as_view(), name="api-queue-next"),
     path("queues/<int:queue_id>/stats/", queues_api.StatsView.as_view(), name="api-queue-stats"),
-    path("queues/<int:queue_id>/items/<str:item_id>/", queues_api.ItemView.as_view(), name="api-queue-item"),
-    path("queues/<int:queue_id>/items/<str:item_id>/label/", queues_api.LabelView.as_view(), name="api-queue-label"),
-    path("queues/<int:queue_id>/items/<str:item_id>/renew/", queues_api.RenewView.as_view(), name="api-queue-renew"),
-    path("queues/<int:queue_id>/items/<str:item_id>/revise/", queues_api.ReviseView.as_view(), name="api-queue-revise"),
+    path("queues/<int:queue_id>/items/<str:item_id>/", items_api.ItemView.as_view(), name="api-queue-item"),
+    path("queues/<int:queue_id>/items/<str:item_id>/label/", items_api.LabelView.as_view(), name="api-queue-label"),
+    path("queues/<int:queue_id>/items/<str:item_id>/renew/", items_api.RenewView.as_view(), name="api-queue-renew"),
+    path("queues/<int:queue_id>/items/<str:item_id>/revise/", items_api.ReviseView.as_view(), name="api-queue-revise"),
     path(
         "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",
-        queues_api.AdjudicateView.as_view(),
+        items_api.AdjudicateView.as_view(),
         name="api-queue-adjudicate",
     ),
 ]

@@ -1,5 +1,7 @@
 """Corpus search latency and tagging-page server time, on SQLite FTS5 and PostgreSQL full-text search.
 
+(One script, read top to bottom like the measurement it makes, so it runs a little past 400 lines.)
+
 A synthetic corpus of 100,000 chunks (10,000 documents of 10 paragraphs, ~60 words each, Zipf-distributed
 words from a 20,000-word vocabulary) is loaded once into var/bench/search_bench.sqlite3 and into the
 PostgreSQL database evalapp_bench_tagging (kept between runs; --rebuild starts over). Then, per backend:

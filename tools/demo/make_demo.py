@@ -1,5 +1,8 @@
 """Build the demo data files from the Python standard library's own docstrings.
 
+(One build script, run by hand and read top to bottom; it is past 400 lines because the chunking, the
+runs and the checks it prints must agree with each other in one place.)
+
 Not part of the installed package: run it by hand, from the project root, when the demo changes:
 
     .venv/bin/python tools/demo/make_demo.py [--out DIR]

@@ -1,0 +1,244 @@
+"""REST endpoints of the work on a queue's items: the next item, one item as its viewer may see it, a
+label and its revision, the lease's renewal, and an adjudication. Items are named by their opaque key."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.queues import _data, _valid
+from annotation.selectors.blind import blind_scope
+from annotation.selectors.queues import (
+    item_for_user,
+    item_get,
+    next_payload,
+    queue_get,
+)
+from annotation.services.claims import lease_renew, queue_next
+from annotation.services.labelling import item_adjudicate, label_revise, label_submit
+from evalapp.api import DeclaredOutput, ErrorSerializer, finite_number
+from evalapp.fields import text
+from evalapp.validation import ACTIVE_SECONDS_MAX, TEXT_MAX
+
+
+class NextSerializer(serializers.Serializer):
+    item_id = serializers.CharField(help_text="the item's opaque key (never the row id)")
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    gold_text = serializers.CharField(allow_null=True)
+    expected = serializers.CharField(allow_null=True)
+    lease_expires_at = serializers.DateTimeField()
+
+
+class LabelInSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
+    rationale = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=TEXT_MAX, trim_whitespace=False
+    )
+    active_seconds = finite_number(
+        0,
+        ACTIVE_SECONDS_MAX,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="seconds of active work on this item (at most a day)",
+    )
+
+
+class AdjudicateInSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
+    reason = serializers.CharField()
+
+
+class MyLabelSerializer(serializers.Serializer):
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+
+
+class ItemLabelSerializer(MyLabelSerializer):
+    annotator = serializers.CharField()
+    labelled_at = serializers.CharField()
+
+
+class ItemAdjudicationSerializer(serializers.Serializer):
+    verdict = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    adjudicator = serializers.CharField()
+
+
+class ItemSerializer(serializers.Serializer):
+    """An item as its viewer may see it: never the system, the run or a judge verdict; other labels only
+    once the item has all of them (`complete`)."""
+
+    item_id = serializers.CharField()
+    question = serializers.CharField(allow_blank=True)
+    answer = serializers.CharField(allow_blank=True)
+    gold_text = text()
+    expected = text()
+    rubric = serializers.CharField(allow_blank=True)
+    rubric_version = serializers.IntegerField()
+    complete = serializers.BooleanField()
+    my_label = MyLabelSerializer(allow_null=True)
+    lease_expires_at = serializers.CharField(allow_null=True)
+    status = serializers.CharField(required=False, help_text="once complete")
+    labels = ItemLabelSerializer(many=True, required=False, help_text="once complete")
+    adjudication = ItemAdjudicationSerializer(allow_null=True, required=False, help_text="once complete")
+
+
+class LabelResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    outcome = serializers.CharField()
+
+
+class ReviseResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    round = serializers.IntegerField()
+    outcome = serializers.CharField()
+
+
+class RenewResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    lease_expires_at = serializers.CharField()
+
+
+class AdjudicateResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    final_verdict = text()
+
+
+class NextView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Claim the next item to label (annotator in the pool)",
+        request=None,
+        responses={200: NextSerializer, 204: None, 404: ErrorSerializer},
+    )
+    def post(self, request, queue_id):
+        claim = queue_next(queue=queue_get(queue_id), annotator=request.user)
+        if claim is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(next_payload(claim))
+
+
+class ItemView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="An item as you may see it (other labels only once all are in)",
+        responses={200: ItemSerializer, 404: ErrorSerializer},
+    )
+    def get(self, request, queue_id, item_id):
+        return Response(item_for_user(queue_get(queue_id), item_id, request.user, scope=blind_scope(request.user)))
+
+
+class LabelView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Label an item you hold",
+        request=LabelInSerializer,
+        responses={201: LabelResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request, queue_id, item_id):
+        queue = queue_get(queue_id)
+        data = _valid(LabelInSerializer, request)
+        label, outcome = label_submit(
+            queue=queue,
+            item_id=item_get(queue, item_id).pk,
+            annotator=request.user,
+            verdict=data["verdict"],
+            rationale=data["rationale"],
+            active_seconds=data["active_seconds"],
+        )
+        return Response(
+            LabelResultSerializer(
+                {"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale, "outcome": outcome}
+            ).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class ReviseView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Change your label on a complete item: a new audited round (rationale required)",
+        request=LabelInSerializer,
+        responses={201: ReviseResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request, queue_id, item_id):
+        queue = queue_get(queue_id)
+        data = _data(request)
+        label, outcome = label_revise(
+            queue=queue,
+            item_id=item_get(queue, item_id).pk,
+            annotator=request.user,
+            verdict=data.get("verdict"),
+            rationale=data.get("rationale") or "",
+        )
+        return Response(
+            ReviseResultSerializer(
+                {
+                    "item_id": item_id,
+                    "verdict": label.verdict,
+                    "rationale": label.rationale,
+                    "round": label.round,
+                    "outcome": outcome,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class RenewView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Extend your lease on an item you hold",
+        request=None,
+        responses={200: RenewResultSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request, queue_id, item_id):
+        queue = queue_get(queue_id)
+        until = lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
+        return Response(RenewResultSerializer({"item_id": item_id, "lease_expires_at": until.isoformat()}).data)
+
+
+class AdjudicateView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
+        request=AdjudicateInSerializer,
+        responses={201: AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+    )
+    def post(self, request, queue_id, item_id):
+        queue = queue_get(queue_id)
+        data = _data(request)
+        adjudication = item_adjudicate(
+            queue=queue,
+            item_id=item_get(queue, item_id).pk,
+            adjudicator=request.user,
+            verdict=data.get("verdict"),
+            reason=data.get("reason") or "",
+        )
+        adjudication.answer.refresh_from_db(fields=["final_verdict"])
+        return Response(
+            AdjudicateResultSerializer(
+                {
+                    "item_id": item_id,
+                    "verdict": adjudication.verdict,
+                    "reason": adjudication.reason,
+                    "final_verdict": adjudication.answer.final_verdict,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED,
+        )
