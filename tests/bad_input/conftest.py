@@ -44,7 +44,7 @@ def world(db, loaded, tmp_path, make_user):
     """The corpus, `support` v1, run r1 with ann1's labels, queue (ann1, ann2; overlap 2), replay judge version."""
     from annotation.services.queues import queue_create
     from annotation.services.runs import labels_import, run_import
-    from calibration.services import judge_version_create
+    from calibration.services.judges import judge_version_create
 
     users = {"eng": make_user("eng", "engineer", "adjudicator", "expert"), "ann1": make_user("ann1", "annotator"),
              "ann2": make_user("ann2", "annotator")}
