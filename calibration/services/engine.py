@@ -175,6 +175,8 @@ def chunk_judge(*, kind: RunKind, run_id: int, keys: list[int]) -> dict:
     rows.update(heartbeat_at=now)
     if not todo:
         return {"judged": 0, "skipped": len(keys)}
+    if not is_active(kind=kind, run_id=run.pk):  # a cancel may have landed since the run was read
+        return {"skipped": len(keys), "reason": "run is not active"}
     pairs = kind.items(run, todo)
     setup = judge_setup(version=run.judge_version)
     counts = {"judged": 0, "errors": 0, "transient": 0}
@@ -208,8 +210,6 @@ def chunk_judge(*, kind: RunKind, run_id: int, keys: list[int]) -> dict:
             flush()
         on_tick()
 
-    if not is_active(kind=kind, run_id=run.pk):
-        return {"skipped": len(keys), "reason": "run is not active"}
     try:
         judge_items(setup.backend, pairs, concurrency=setup.concurrency, retry=setup.retry, limiter=setup.limiter,
                     on_outcome=on_outcome, should_stop=stop.is_set, on_tick=on_tick)

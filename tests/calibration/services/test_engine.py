@@ -1,6 +1,9 @@
 """The judge engine shared by calibration and grading runs: one rate limit, one fan-out, one resume."""
+from datetime import timedelta
+
 import pytest
 from celery.signals import task_prerun
+from django.utils import timezone
 
 from calibration import tasks
 from calibration.backends import JudgeResult
@@ -10,6 +13,8 @@ from calibration.services import engine
 from calibration.services.calibration import CALIBRATION_RUNS, calibration_start, pending_item_ids
 from calibration.services.grading import GRADING_RUNS, grading_pending_answer_ids, grading_start
 from calibration.services.judges import judge_version_create
+from calibration.services.sweep import stalled_runs_resume
+from evalapp.errors import NotFound
 from tests.calibration.world import load_world
 
 RATE = 5  # calls a second
@@ -131,12 +136,6 @@ def test_a_grading_whose_worker_died_mid_chunk_is_finished_by_the_sweep(world, e
                                                                         django_capture_on_commit_callbacks):
     """Half a chunk written, then the worker is gone (no close, the heartbeat grows old): the stall sweep
     resumes it and the rest is graded, each answer exactly once."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from calibration.services.sweep import stalled_runs_resume
-
     version = span_version()
     with django_capture_on_commit_callbacks(execute=False):
         grading = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="killed")
@@ -174,8 +173,6 @@ def test_a_batch_writes_each_key_once_and_replaces_only_errors(kind, world, djan
 
 
 def test_resume_of_a_done_run_changes_nothing_and_an_unknown_run_is_not_found(world, run_inline):
-    from evalapp.errors import NotFound
-
     run = run_inline(span_version(), size=10)
     assert run.status == "done"
     again = engine.run_resume(kind=CALIBRATION_RUNS, run_id=run.pk)
