@@ -162,6 +162,8 @@ def chunk_judge(*, kind: RunKind, run_id: int, keys: list[int]) -> dict:
 
     Raises TransientJudgeError when some keys still failed transiently after their in-process retries
     (429, 5xx, timeouts): those stay pending and the task retries the chunk later, with backoff.
+    Not one transaction: each batch of verdicts commits as it is written, so a worker killed mid-chunk
+    keeps what it judged and the resume judges only the rest.
     """
     run = kind.model.objects.select_related("judge_version").filter(pk=run_id).first()
     if run is None or run.status not in ACTIVE_STATUSES:
