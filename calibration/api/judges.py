@@ -44,9 +44,9 @@ class JudgeVersionListView(_ReadWrite):
         data.is_valid(raise_exception=True)
         d = data.validated_data
         version, created = judge_version_create(
-   judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
-   rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
-   min_n=d.get("min_n"), user=request.user)
+            judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
+            rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
+            min_n=d.get("min_n"), user=request.user)
         return Response({"judge_version": version.pk, "config_hash": version.config_hash, "created": created},
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
