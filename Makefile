@@ -5,8 +5,13 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+RUN_DIR ?= $(or $(EVALAPP_VAR_DIR),var)
 
-.PHONY: run test venv venv-test bench clean
+# What ruff holds to its rules and format in `make lint` (and rewrites in `make format`). The rest of the tree
+# is formatted in one pass of its own: `make format RUFF_PATHS=.`, after which this becomes `.`.
+RUFF_PATHS ?= evalapp tools/mypy_ratchet.py tests/tools/test_mypy_ratchet.py
+
+.PHONY: run test coverage venv venv-lint lint format mypy-baseline bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,24 +21,57 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
+# The lint tools (ruff, mypy and the stubs, import-linter, coverage) on top of the test install.
+$(VENV)/.installed-lint: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e ".[test,lint]"
+	touch $@
+
+venv-lint: $(VENV)/.installed-lint
+
 # Install, migrate, load the demo, then serve the web app and a Celery worker together; Ctrl-C stops both.
 # The worker embeds beat (--beat; schedule file var/celerybeat-schedule), which runs the stall sweep that
-# resumes calibrations and gradings whose worker died.
+# resumes calibrations and gradings whose worker died. tools/serve.py runs both and stops each once on Ctrl-C;
+# the address and the demo users (seed_demo's listing) are printed after the worker's banner.
 run: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	$(PY) manage.py seed_demo
-	@echo "evalapp on http://$(HOST):$(PORT)/  (Ctrl-C stops the web server and the worker)"
-	@trap 'kill 0' INT TERM EXIT; \
-	  $(VENV)/bin/celery -A evalapp worker --beat --loglevel=INFO --concurrency=2 & \
-	  $(PY) manage.py runserver $(HOST):$(PORT) --noreload
+	@mkdir -p $(RUN_DIR)
+	$(PY) manage.py seed_demo > $(RUN_DIR)/seed_demo.txt
+	@$(PY) tools/serve.py --host $(HOST) --port $(PORT) --notice $(RUN_DIR)/seed_demo.txt
 
 # The whole test suite (browser tests skip with a reason where Chromium is not installed).
 test: venv
 	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
+# The pages' JavaScript modules, unit-tested with Node's own test runner (Node 20+, no npm install).
+.PHONY: test-js
+test-js:
+	node --test tests/js/
+# `make test` with coverage over the project's packages; fails under pyproject's fail_under.
+coverage: venv-lint
+	$(MAKE) test PYTEST_ARGS="--cov --cov-report=term $(PYTEST_ARGS)"
+
+# ruff (rules and format), mypy (strict on the packages pyproject names), the mypy ratchet over everything
+# else, and the import contracts once pyproject has them.
+lint: venv-lint
+	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
+	$(VENV)/bin/mypy
+	$(PY) tools/mypy_ratchet.py
+	@if grep -q '^\[tool\.importlinter\]' pyproject.toml; then \
+	  echo "$(VENV)/bin/lint-imports"; $(VENV)/bin/lint-imports; \
+	else echo "lint-imports: skipped, pyproject.toml has no [tool.importlinter] contracts yet"; fi
+
+format: venv-lint
+	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
+	$(VENV)/bin/ruff format $(RUFF_PATHS)
+
+# After a fix or a move: the mypy ratchet's baseline becomes today's counts.
+mypy-baseline: venv-lint
+	$(PY) tools/mypy_ratchet.py --update
+
 bench: venv
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .coverage htmlcov

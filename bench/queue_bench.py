@@ -135,12 +135,9 @@ def main():
 
     from annotation.models import Assignment, QueueItem
     from annotation.selectors.queues import next_payload
-    from annotation.services.queues import (
-        Conflict,
-        label_submit,
-        queue_create,
-        queue_next,
-    )
+    from annotation.services.claims import Conflict, queue_next
+    from annotation.services.labelling import label_submit
+    from annotation.services.queues import queue_create
 
     print(f"PostgreSQL {connection.cursor().connection.info.server_version}; {args.items} items, "
           f"{args.annotators} annotators, overlap 2")

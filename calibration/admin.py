@@ -53,7 +53,7 @@ class SampleItemAdmin(ReadOnly):
 
 
 @admin.register(CalibrationRun)
-class RunAdmin(ReadOnly):
+class CalibrationRunAdmin(ReadOnly):
     list_display = ["id", "judge_version", "status", "total", "dispatches", "created_at", "finished_at"]
     list_filter = ["status"]
 

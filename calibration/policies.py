@@ -1,21 +1,25 @@
 """Pure permission and gate rules, in can_x / check_can_x pairs."""
 import ipaddress
+from typing import TYPE_CHECKING
 
 import httpx
 
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import ENGINEER, has_role
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
 GATE_POLICIES = ("point", "lower_bound")
 GATE_EXIT = {"pass": 0, "fail": 1, "unmeasured": 3, "stale": 3}
 
 
-def can_manage_judges(user) -> bool:
+def can_manage_judges(user: "User | AnonymousUser | None") -> bool:
     """Engineers create judge versions, start, cancel and resume calibrations, and grade runs."""
     return has_role(user, ENGINEER)
 
 
-def can_read_judges(user) -> bool:
+def can_read_judges(user: "User | AnonymousUser | None") -> bool:
     """Engineers read judges, gates and disagreements (which name runs and per-answer verdicts);
     adjudicators settle items and see neither runs nor judges. The blind scope applies on top."""
     return has_role(user, ENGINEER)
@@ -40,7 +44,7 @@ def check_can_grade(*, gate_status: str, force: bool, reason: str) -> None:
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def _parsed(url: str):
+def _parsed(url: str) -> tuple[str, str, int, list[str]] | None:
     """(scheme, host, port, path segments) of an http(s) URL with nothing a prefix test could be fooled by
     (credentials, a query, a fragment, dot segments, even percent-encoded ones); else None.
 

@@ -8,10 +8,6 @@ from datetime import datetime
 SERIES_COLOURS = ("#0b5cad", "#b42318", "#1a7f37", "#9a6700", "#6e40c9", "#0e7490")
 
 
-# ---------------------------------------------------------------------------------------------
-# inline SVG geometry
-
-
 def interval_chart(cmp: dict) -> dict:
     """Two horizontal intervals (paired above, naive below) on one points axis with zero, the
     run-to-run band (±width around zero) and the resolvable gap (±r) marked."""

@@ -4,15 +4,21 @@ django-axes locks web and admin sign-ins by account and address; it never sees D
 authentication, so TokenAuthentication here counts failed tokens per address in Django's cache and,
 past API_TOKEN_FAILURE_LIMIT within the cool-off window, answers 429 with Retry-After.
 """
+
 import math
 import time
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
 from rest_framework import authentication, exceptions
 
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+    from rest_framework.request import Request
 
-def client_ip(request) -> str:
+
+def client_ip(request: "HttpRequest") -> str:
     """The caller's address: REMOTE_ADDR, or with TRUSTED_PROXY_COUNT proxies in front, the address the
     outermost of them saw (X-Forwarded-For is the client's to write, so it is read only that far)."""
     remote = request.META.get("REMOTE_ADDR", "") or ""
@@ -38,7 +44,7 @@ def token_lock_remaining(ip: str) -> int:
     failures = cache.get(count_key, 0)
     if failures < int(getattr(settings, "API_TOKEN_FAILURE_LIMIT", 5)):
         return 0
-    since = cache.get(since_key)
+    since: float | None = cache.get(since_key)
     if since is None:
         return 0
     return max(1, math.ceil(since + _cool_off_seconds() - time.time()))
@@ -65,7 +71,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
     the guess was right. Requests without a token (sessions, anonymous) are neither counted nor refused.
     """
 
-    def authenticate(self, request):
+    def authenticate(self, request: "Request") -> tuple[Any, Any] | None:
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None

@@ -1,4 +1,5 @@
 """The Celery application; workers start with `celery -A evalapp worker`."""
+
 import os
 import uuid
 from time import monotonic

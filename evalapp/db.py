@@ -1,11 +1,13 @@
 """Reading many rows fast: straight from the database cursor, for the hot paths over a million rows."""
+
 from collections.abc import Iterator
+from typing import Any
 
 from django.db import connections
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 
-def raw_chunks(qs, *fields: str, chunk: int = 20_000) -> Iterator[list[tuple]]:
+def raw_chunks(qs: QuerySet[Any], *fields: str, chunk: int = 20_000) -> Iterator[list[tuple[Any, ...]]]:
     """Lists of rows of `qs.values_list(*fields)` straight from the database cursor: no model instances
     and no per-value converters (booleans come back as the backend gives them: 0/1 on SQLite). For the
     hot paths over a million answers, where Django's per-row conversion costs more than the query."""
@@ -16,7 +18,7 @@ def raw_chunks(qs, *fields: str, chunk: int = 20_000) -> Iterator[list[tuple]]:
             yield rows
 
 
-def raw_values(qs, *fields: str, chunk: int = 20_000) -> Iterator[tuple]:
+def raw_values(qs: QuerySet[Any], *fields: str, chunk: int = 20_000) -> Iterator[tuple[Any, ...]]:
     """The rows of `raw_chunks` one by one."""
     for rows in raw_chunks(qs, *fields, chunk=chunk):
         yield from rows
@@ -26,7 +28,7 @@ def raw_values(qs, *fields: str, chunk: int = 20_000) -> Iterator[tuple]:
 _SEP = "\x1f"
 
 
-def column_strings(qs, field: str) -> list[str]:
+def column_strings(qs: QuerySet[Any], field: str) -> list[str]:
     """Every value of one text column of `qs` (in no particular order), in one round trip: the
     database joins the values (GROUP_CONCAT on SQLite, STRING_AGG on PostgreSQL) and Python splits
     one string, instead of building a row tuple per value. About twice as fast as `raw_values` over
@@ -37,7 +39,7 @@ def column_strings(qs, field: str) -> list[str]:
     return column_strings_by(qs, None, field).get(None, [])
 
 
-def column_strings_by(qs, key: str | None, field: str) -> dict:
+def column_strings_by(qs: QuerySet[Any], key: str | None, field: str) -> dict[Any, list[str]]:
     """`column_strings` per value of the column `key`: {key value: [values of `field`]}, one round
     trip for all the groups (key None: a single group, None)."""
     connection = connections[qs.db]
@@ -46,7 +48,7 @@ def column_strings_by(qs, key: str | None, field: str) -> dict:
     inner, params = qs.order_by().values(**columns).query.sql_with_params()
     group = ('"_k"', ' GROUP BY "_k"') if key else ("NULL", "")
     sql = f'SELECT {group[0]}, COUNT(*), {join}("_v", %s) FROM ({inner}) AS "_values"{group[1]}'
-    out: dict = {}
+    out: dict[Any, list[str]] = {}
     with connection.cursor() as cursor:
         cursor.execute(sql, (_SEP, *params))
         for k, count, joined in cursor.fetchall():

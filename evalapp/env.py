@@ -3,6 +3,7 @@
 Embedded defaults serve a laptop (SQLite under var/, a filesystem Celery broker under var/);
 a deployment sets DATABASE_URL, CELERY_BROKER_URL and SECRET_KEY and turns DEBUG off.
 """
+
 import secrets
 from pathlib import Path
 

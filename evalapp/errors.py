@@ -1,5 +1,7 @@
 """The one domain error every service raises: a user-facing message plus itemised problems."""
+
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -10,7 +12,7 @@ class Problem:
     line: int | None = None
     field: str | None = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = []
         if self.line is not None:
             where.append(f"line {self.line}")
@@ -18,7 +20,7 @@ class Problem:
             where.append(f"field '{self.field}'")
         return (", ".join(where) + ": " if where else "") + self.message
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "field": self.field, "message": self.message}
 
 
@@ -35,12 +37,12 @@ class ServiceError(Exception):
         self.code = code
         self.status = status
 
-    def __str__(self):
+    def __str__(self) -> str:
         if not self.problems:
             return self.message
         return self.message + "\n" + "\n".join(f"  {p}" for p in self.problems)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {"error": self.message, "problems": [p.as_dict() for p in self.problems]}
 
 

@@ -6,13 +6,15 @@ nested deeper than MAX_DEPTH, NUL characters (PostgreSQL text cannot hold them) 
 surrogates (not Unicode). Bytes that are not UTF-8 are named by line and column; a UTF-8 byte-order
 mark on the first line (Excel and Windows write one) is skipped.
 """
+
 import codecs
 import json
 import math
 import re
-from collections.abc import Iterator
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypedDict
 
 from django.utils.dateparse import parse_datetime
 
@@ -29,13 +31,19 @@ _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 class _Refused:
     """Stands in for a number the parser met but the project refuses, so its field path can be named."""
 
-    __slots__ = ("text", "reason")
+    __slots__ = ("reason", "text")
 
     def __init__(self, text: str, reason: str):
         self.text, self.reason = text, reason
 
 
-def _number_hooks(refused: list):
+class _NumberHooks(TypedDict):
+    parse_constant: Callable[[str], Any]
+    parse_float: Callable[[str], Any]
+    parse_int: Callable[[str], Any]
+
+
+def _number_hooks(refused: list[str]) -> _NumberHooks:
     """json.loads hooks that let every number through except those the project refuses, which become
     _Refused markers (and are counted in `refused`)."""
 
@@ -43,14 +51,14 @@ def _number_hooks(refused: list):
         refused.append(text)
         return _Refused(text, f"{text} is not a number JSON allows (write null, or a finite number)")
 
-    def as_float(text: str):
+    def as_float(text: str) -> float | _Refused:
         value = float(text)
         if math.isinf(value):
             refused.append(text)
             return _Refused(text, f"{_short(text)} is too large for a number")
         return value
 
-    def as_int(text: str):
+    def as_int(text: str) -> int | _Refused:
         if len(text) > MAX_INT_DIGITS:
             refused.append(text)
             return _Refused(text, f"{_short(text)} is too large for a number ({len(text.lstrip('-'))} digits)")
@@ -75,7 +83,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _join(prefix: str, key) -> str:
+def _join(prefix: str, key: object) -> str:
     if isinstance(key, int):
         return f"{prefix}[{key}]"
     return f"{prefix}.{key}" if prefix else str(key)
@@ -91,7 +99,9 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-def value_problems(value, *, line: int | None = None, field: str = "", max_depth: int = MAX_DEPTH) -> list[Problem]:
+def value_problems(
+    value: object, *, line: int | None = None, field: str = "", max_depth: int = MAX_DEPTH
+) -> list[Problem]:
     """Every value in a parsed JSON value that cannot be stored as given, each named by its field path:
     NaN/Infinity, numbers too large for a float, NUL characters, unpaired surrogates, and nesting past
     max_depth. Walks without recursion, so no input can exhaust the stack."""
@@ -102,8 +112,13 @@ def value_problems(value, *, line: int | None = None, field: str = "", max_depth
         if isinstance(item, _Refused):
             problems.append(Problem(item.reason, line=line, field=path or None))
         elif isinstance(item, float) and not math.isfinite(item):
-            problems.append(Problem(f"{item} is not a number JSON allows (write null, or a finite number)",
-                                    line=line, field=path or None))
+            problems.append(
+                Problem(
+                    f"{item} is not a number JSON allows (write null, or a finite number)",
+                    line=line,
+                    field=path or None,
+                )
+            )
         elif isinstance(item, str):
             message = _text_problem(item)
             if message:
@@ -124,8 +139,9 @@ def value_problems(value, *, line: int | None = None, field: str = "", max_depth
     return problems
 
 
-def parse_json_text(text: str, *, line: int | None = None, _hooks: tuple[list, json.JSONDecoder] | None = None
-                    ) -> tuple[object, Problem | None]:
+def parse_json_text(
+    text: str, *, line: int | None = None, _hooks: tuple[list[str], json.JSONDecoder] | None = None
+) -> tuple[object, Problem | None]:
     """One JSON text parsed strictly: (value, None), or (None, the first problem, named by line and field)."""
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
         return None, Problem(f"nested deeper than {MAX_DEPTH} levels", line=line)
@@ -150,13 +166,18 @@ def parse_json_text(text: str, *, line: int | None = None, _hooks: tuple[list, j
         if found:
             first = found[0]
             if len(found) > 1:
-                first = Problem(f"{first.message} (and {len(found) - 1} more refused value(s) on this line)",
-                                line=first.line, field=first.field)
+                first = Problem(
+                    f"{first.message} (and {len(found) - 1} more refused value(s) on this line)",
+                    line=first.line,
+                    field=first.field,
+                )
             return None, first
     return value, None
 
 
-def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict | None, Problem | None]]:
+def read_jsonl(
+    path: str | Path, *, allow_empty: bool = False
+) -> Iterator[tuple[int, dict[str, Any] | None, Problem | None]]:
     """Yield (line_number, object, None) or (line_number, None, problem); blank lines are skipped.
 
     Streams the file, so memory does not grow with its length. A file with no records (empty, or
@@ -168,20 +189,26 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(codecs.BOM_UTF8):
-                raw = raw[len(codecs.BOM_UTF8):]
+                raw = raw[len(codecs.BOM_UTF8) :]
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 records += 1
-                yield number, None, Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
-                                            line=number)
+                yield (
+                    number,
+                    None,
+                    Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", line=number),
+                )
                 continue
             if not line.strip():
                 continue
             records += 1
             if line.startswith("\ufeff"):
-                yield number, None, Problem("a UTF-8 byte-order mark is allowed only at the start of the file",
-                                            line=number)
+                yield (
+                    number,
+                    None,
+                    Problem("a UTF-8 byte-order mark is allowed only at the start of the file", line=number),
+                )
                 continue
             obj, problem = parse_json_text(line.rstrip("\r\n"), line=number, _hooks=hooks)
             if problem is not None:
@@ -195,7 +222,7 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
         raise ServiceError(f"{path}: the file has no records")
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     return {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(type(value), "a number")
 
 
@@ -213,19 +240,27 @@ def read_text_file(path: str | Path, *, field: str) -> str:
     p = require_file(path)
     raw = p.read_bytes()
     if raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
+        raw = raw[len(codecs.BOM_UTF8) :]
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ServiceError(f"{path}: line {line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})",
-                           [Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})", line=line,
-                                    field=field)]) from None
+        raise ServiceError(
+            f"{path}: line {line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})",
+            [Problem(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})", line=line, field=field)],
+        ) from None
 
 
-def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, nullable: bool = False,
-                max_length: int | None = None) -> str | None:
+def require_str(
+    obj: dict[str, Any],
+    key: str,
+    line: int,
+    problems: list[Problem],
+    *,
+    nullable: bool = False,
+    max_length: int | None = None,
+) -> str | None:
     """Check that obj[key] is a non-empty string (or null when allowed) of at most max_length characters,
     recording a problem if not."""
     if key not in obj or (obj[key] is None and not nullable):
@@ -238,19 +273,23 @@ def require_str(obj: dict, key: str, line: int, problems: list[Problem], *, null
         problems.append(Problem("must be a non-empty string", line=line, field=key))
         return None
     if max_length is not None and len(value) > max_length:
-        problems.append(Problem(f"is {len(value)} characters long; at most {max_length} are allowed", line=line, field=key))
+        problems.append(
+            Problem(f"is {len(value)} characters long; at most {max_length} are allowed", line=line, field=key)
+        )
         return None
     return value
 
 
-def check_length(obj: dict, key: str, max_length: int, line: int | None, problems: list[Problem]) -> None:
+def check_length(obj: dict[str, Any], key: str, max_length: int, line: int | None, problems: list[Problem]) -> None:
     """Record a problem when obj[key] is a string longer than max_length (other types are checked elsewhere)."""
     value = obj.get(key)
     if isinstance(value, str) and len(value) > max_length:
-        problems.append(Problem(f"is {len(value)} characters long; at most {max_length} are allowed", line=line, field=key))
+        problems.append(
+            Problem(f"is {len(value)} characters long; at most {max_length} are allowed", line=line, field=key)
+        )
 
 
-def parse_time(value, problems: list[Problem], *, field: str, line: int | None = None) -> datetime | None:
+def parse_time(value: object, problems: list[Problem], *, field: str, line: int | None = None) -> datetime | None:
     """An ISO 8601 date-time or date (UTC when no zone is given), or None with a problem recorded."""
     if value in (None, ""):
         return None
@@ -270,10 +309,10 @@ def parse_time(value, problems: list[Problem], *, field: str, line: int | None =
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:30] + "…"
         problems.append(Problem(f"not an ISO 8601 date-time: {shown}", line=line, field=field))
         return None
-    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     try:
         # Stored in UTC: a time at the very edge of the calendar may not have a UTC equivalent.
-        parsed.astimezone(timezone.utc)
+        parsed.astimezone(UTC)
     except OverflowError:
         problems.append(Problem(f"{value!r} is outside the dates that can be stored", line=line, field=field))
         return None

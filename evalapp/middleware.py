@@ -5,27 +5,35 @@
 * A ServiceError a page lets through (an unknown id is NotFound) becomes its status with the error
   page; the API has its own handler (evalapp.api.exception_handler) and never gets here.
 """
-from django.http import JsonResponse
-from django.shortcuts import render
+
+from collections.abc import Callable, Iterable
+from urllib.parse import quote
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
+from django.shortcuts import render, resolve_url
+from django.utils.cache import patch_vary_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from evalapp.errors import Problem, ServiceError
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-def wants_json(request) -> bool:
+def wants_json(request: HttpRequest) -> bool:
     return request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", "")
 
 
-def error_response(request, exc: ServiceError):
+def error_response(request: HttpRequest, exc: ServiceError) -> HttpResponse:
     """The house error as JSON for the API (and scripts asking for JSON), else as a page."""
     if wants_json(request):
         return JsonResponse(exc.as_dict(), status=exc.status)
-    return render(request, "error.html", {"error": exc.message, "problems": exc.problems, "status": exc.status},
-                  status=exc.status)
+    return render(
+        request, "error.html", {"error": exc.message, "problems": exc.problems, "status": exc.status}, status=exc.status
+    )
 
 
-def nul_problem(request) -> Problem | None:
+def nul_problem(request: HttpRequest) -> Problem | None:
     """The first place the request carries a NUL character: the path, a query parameter or a form field."""
     if "\x00" in request.path:
         return Problem("the path contains a NUL character", field="path")
@@ -38,7 +46,7 @@ def nul_problem(request) -> Problem | None:
     return None
 
 
-def _form(request):
+def _form(request: HttpRequest) -> "QueryDict | _Empty":
     # API bodies are parsed (and checked) by DRF; pages post forms, which Django parses here as it
     # would for the view (the CSRF check reads them anyway).
     if request.method != "POST" or request.path.startswith("/api/") or request.content_type not in FORM_TYPES:
@@ -48,7 +56,7 @@ def _form(request):
 
 class _Empty:
     @staticmethod
-    def lists():
+    def lists() -> Iterable[tuple[str, list[str]]]:
         return []
 
 
@@ -58,16 +66,43 @@ _EMPTY = _Empty()
 class BadInputMiddleware:
     """Refuses NUL characters in the request (400) and renders ServiceError from pages with its status."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         problem = nul_problem(request)
         if problem is not None:
             return error_response(request, ServiceError(f"bad input: {problem}", [problem]))
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, ServiceError):
             return error_response(request, exception)
         return None
+
+
+class HtmxMiddleware:
+    """What htmx needs of every page (after django_htmx's middleware, which sets `request.htmx`):
+
+    * `Vary: HX-Request`, since a page answers a fragment to htmx and the whole page otherwise, so a cache
+      must never hand one for the other;
+    * a signed-out htmx request sent to the sign-in page gets `HX-Redirect` to it (the whole window goes
+      there, and comes back to the page it was on) instead of the sign-in form swapped into a results box.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if request.path.startswith("/api/"):
+            return response
+        patch_vary_headers(response, ["HX-Request"])
+        login = resolve_url(settings.LOGIN_URL)
+        htmx = getattr(request, "htmx", None)
+        if htmx and response.status_code in (301, 302) and response.get("Location", "").startswith(login):
+            back = htmx.current_url_abs_path or request.get_full_path()
+            redirect = HttpResponseClientRedirect(f"{login}?next={quote(back)}")
+            patch_vary_headers(redirect, ["HX-Request"])
+            return redirect
+        return response

@@ -3,6 +3,7 @@
 Each check returns a Problem naming the field (or None); `raise_problems` turns the ones found into
 the one domain error. Serializers and forms state the same bounds so the OpenAPI schema shows them.
 """
+
 import math
 
 from evalapp.errors import Problem, ServiceError
@@ -23,7 +24,7 @@ SAMPLE_MAX = 1_000_000
 ID_MAX = 2**63 - 1
 
 
-def whole_number_problem(value, field: str, *, minimum: int, maximum: int) -> Problem | None:
+def whole_number_problem(value: object, field: str, *, minimum: int, maximum: int) -> Problem | None:
     """A problem unless value is an int (not a bool) in minimum..maximum."""
     if not isinstance(value, int) or isinstance(value, bool):
         return Problem(f"must be a whole number from {minimum} to {maximum}, not {_show(value)}", field=field)
@@ -32,17 +33,19 @@ def whole_number_problem(value, field: str, *, minimum: int, maximum: int) -> Pr
     return None
 
 
-def seed_problem(value, field: str = "seed", *, maximum: int = SEED_MAX) -> Problem | None:
+def seed_problem(value: object, field: str = "seed", *, maximum: int = SEED_MAX) -> Problem | None:
     """A problem unless value is a seed numpy and random both take: 0..maximum."""
     return whole_number_problem(value, field, minimum=0, maximum=maximum)
 
 
-def iters_problem(value, field: str = "iters", *, minimum: int = 1, maximum: int = ITERS_MAX) -> Problem | None:
+def iters_problem(value: object, field: str = "iters", *, minimum: int = 1, maximum: int = ITERS_MAX) -> Problem | None:
     """A problem unless value is a bootstrap replicate count in minimum..maximum."""
     return whole_number_problem(value, field, minimum=minimum, maximum=maximum)
 
 
-def seconds_problem(value, field: str = "active_seconds", *, maximum: float = ACTIVE_SECONDS_MAX) -> Problem | None:
+def seconds_problem(
+    value: object, field: str = "active_seconds", *, maximum: float = ACTIVE_SECONDS_MAX
+) -> Problem | None:
     """A problem unless value is a finite number of seconds in 0..maximum (None is no figure, allowed)."""
     if value is None:
         return None
@@ -53,7 +56,7 @@ def seconds_problem(value, field: str = "active_seconds", *, maximum: float = AC
     return None
 
 
-def text_problem(value, field: str, *, max_length: int, required: bool = False) -> Problem | None:
+def text_problem(value: object, field: str, *, max_length: int, required: bool = False) -> Problem | None:
     """A problem unless value is a string of at most max_length characters that the database can store
     (no NUL, no unpaired surrogate); with required, a non-blank one."""
     if not isinstance(value, str):
@@ -78,7 +81,7 @@ def raise_problems(message: str, *problems: Problem | None) -> None:
         raise ServiceError(message, found)
 
 
-def as_id(value) -> int | None:
+def as_id(value: object) -> int | None:
     """A row id from a URL or an argument, or None when it cannot be one (not a whole number, or beyond
     64 bits, which SQLite refuses to even compare)."""
     if isinstance(value, bool):
@@ -92,6 +95,6 @@ def as_id(value) -> int | None:
     return number if 0 <= number <= ID_MAX else None
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:30] + "…"

@@ -4,13 +4,8 @@ numpy / scipy only (scikit-learn and statsmodels are the references in tests/sta
 dependencies); never Django. Functions take plain arrays and return frozen dataclasses.
 """
 
-from evalstats.agreement import (
-    Agreement,
-    agreement,
-    agreement_from_counts,
-    confusion_matrix,
-)
-from evalstats.band import Band, Verdict, difference_verdict, run_band
+from evalstats.agreement import Agreement, agreement, agreement_from_counts
+from evalstats.band import Band, DifferenceVerdict, difference_verdict, run_band
 from evalstats.bootstrap import (
     BootstrapCI,
     StratifiedBootstrapCI,
@@ -19,6 +14,7 @@ from evalstats.bootstrap import (
 )
 from evalstats.drift import Drift, relabel_drift
 from evalstats.gate import GateDecision, gate_decide
+from evalstats.kappa import confusion_matrix
 from evalstats.manifest import (
     Decomposition,
     ManifestDiff,
@@ -49,6 +45,7 @@ __all__ = [
     "Band",
     "BootstrapCI",
     "Decomposition",
+    "DifferenceVerdict",
     "Drift",
     "GateDecision",
     "LineError",
@@ -56,7 +53,6 @@ __all__ = [
     "PairedComparison",
     "StratifiedBootstrapCI",
     "StratumAgreement",
-    "Verdict",
     "agreement",
     "agreement_from_counts",
     "agreement_report",
@@ -74,6 +70,7 @@ __all__ = [
     "paired_bootstrap_ci",
     "paired_counts",
     "paired_diff",
+    "parse_agreement_lines",
     "per_stratum",
     "relabel_drift",
     "resolvable_gap",

@@ -14,14 +14,21 @@ than peeling for two to five labels.)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Literal, overload
 
 import numpy as np
+import numpy.typing as npt
 
 # Beyond this many distinct labels the per-label passes cost more than one sort.
 _PEEL_LIMIT = 16
 
+# A label is a plain Python value of whatever type the columns hold (str in practice; numbers work too):
+# Any, because callers compare, sort and print labels and the package checks the mix at run time.
+Labels = tuple[Any, ...]
+Codes = npt.NDArray[np.intp]
 
-def as_column(x, name: str) -> np.ndarray:
+
+def as_column(x: npt.ArrayLike, name: str) -> npt.NDArray[Any]:
     """A one-dimensional numpy array of labels (strings stay a fixed-width string dtype)."""
     arr = np.asarray(x)
     if arr.ndim != 1:
@@ -29,20 +36,20 @@ def as_column(x, name: str) -> np.ndarray:
     return arr
 
 
-def _scalar(v):
+def _scalar(v: object) -> Any:
     """A plain Python value for a numpy scalar, so labels print and compare naturally."""
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _peel(x: np.ndarray, known: list, *, discover: bool) -> np.ndarray | None:
+def _peel(x: npt.NDArray[Any], known: list[Any], *, discover: bool) -> Codes | None:
     """Codes of `x` as indices into `known` (-1 where unknown and not discovered).
 
     With `discover`, unseen labels are appended to `known` in first-seen order. Returns None when
     more than `_PEEL_LIMIT` labels turn up, so the caller can switch to sorting.
     """
-    codes: np.ndarray | None = None
+    codes: Codes | None = None
     rest = x
-    idx: np.ndarray | None = None  # positions of `rest` inside `x`; None means "all of x"
+    idx: npt.NDArray[np.intp] | None = None  # positions of `rest` inside `x`; None means "all of x"
     j = 0
     while rest.size:
         new = False
@@ -65,7 +72,7 @@ def _peel(x: np.ndarray, known: list, *, discover: bool) -> np.ndarray | None:
             continue
         # The first pass touches every item, so it is written as the cheapest whole-array
         # operations (where / flatnonzero / take); later passes only see what is left.
-        if idx is None:
+        if codes is None or idx is None:  # the first pass (the two are set together)
             codes = np.where(same, j - 1, -1).astype(np.intp, copy=False)
             idx = np.flatnonzero(~same)
             rest = x.take(idx)  # take() copies strings about twice as fast as x[idx]
@@ -79,14 +86,22 @@ def _peel(x: np.ndarray, known: list, *, discover: bool) -> np.ndarray | None:
     return codes
 
 
-def _sorted_labels(values: Sequence) -> list:
+def _sorted_labels(values: Sequence[Any]) -> list[Any]:
     try:
         return sorted(values)
     except TypeError as exc:  # e.g. a mix of strings and numbers, as scikit-learn also refuses
         raise ValueError(f"labels must be of one comparable type: {exc}") from exc
 
 
-def _codes(x: np.ndarray, known: list, *, discover: bool) -> np.ndarray | None:
+@overload
+def _codes(x: npt.NDArray[Any], known: list[Any], *, discover: Literal[False]) -> Codes: ...
+
+
+@overload
+def _codes(x: npt.NDArray[Any], known: list[Any], *, discover: bool) -> Codes | None: ...
+
+
+def _codes(x: npt.NDArray[Any], known: list[Any], *, discover: bool) -> Codes | None:
     """Codes of `x` as indices into `known`; with `discover`, new labels are appended.
 
     Returns None when discovery finds more than `_PEEL_LIMIT` labels (the caller then sorts).
@@ -96,12 +111,14 @@ def _codes(x: np.ndarray, known: list, *, discover: bool) -> np.ndarray | None:
     return _peel(x, known, discover=discover)
 
 
-def encode_pair(a: np.ndarray, b: np.ndarray, labels: Sequence | None):
+def encode_pair(a: npt.NDArray[Any], b: npt.NDArray[Any], labels: Sequence[Any] | None) -> tuple[Labels, Codes, Codes]:
     """Return (labels, codes_a, codes_b); codes are -1 for labels outside an explicit set.
 
     Default labels are the sorted union of both columns (scikit-learn's order), so weighted
     kappa sees the same ordinal positions scikit-learn does.
     """
+    ca: Codes | None  # None when discovery finds more labels than peeling suits
+    cb: Codes | None
     if labels is not None:
         labels = [_scalar(v) for v in labels]
         if len(set(labels)) != len(labels):
@@ -110,18 +127,18 @@ def encode_pair(a: np.ndarray, b: np.ndarray, labels: Sequence | None):
         cb = _codes(b, list(labels), discover=False)
         return tuple(labels), ca, cb
 
-    found: list = []
+    found: list[Any] = []
     ca = _codes(a, found, discover=True)
     cb = _codes(b, found, discover=True) if ca is not None else None
     if ca is None or cb is None:
         both = np.concatenate([a, b])
         uniq, inv = np.unique(both, return_inverse=True)
-        return tuple(_scalar(v) for v in uniq), inv[: a.shape[0]], inv[a.shape[0]:]
+        return tuple(_scalar(v) for v in uniq), inv[: a.shape[0]], inv[a.shape[0] :]
     ordered, remap = _sort_codes(found)
     return ordered, remap[ca], remap[cb]
 
 
-def _codes_by_sort(x: np.ndarray, labels: list) -> np.ndarray:
+def _codes_by_sort(x: npt.NDArray[Any], labels: list[Any]) -> Codes:
     """Codes for a large explicit label set via one sort of x's distinct values."""
     uniq, inv = np.unique(x, return_inverse=True)
     position = {v: i for i, v in enumerate(labels)}
@@ -129,9 +146,9 @@ def _codes_by_sort(x: np.ndarray, labels: list) -> np.ndarray:
     return lookup[inv] if uniq.size else np.empty(0, dtype=np.intp)
 
 
-def encode_one(x: np.ndarray) -> tuple[tuple, np.ndarray]:
+def encode_one(x: npt.NDArray[Any]) -> tuple[Labels, Codes]:
     """(sorted distinct values, codes) of one column, peeling when there are few values."""
-    found: list = []
+    found: list[Any] = []
     codes = _codes(x, found, discover=True)
     if codes is None:
         uniq, inv = np.unique(x, return_inverse=True)
@@ -140,7 +157,7 @@ def encode_one(x: np.ndarray) -> tuple[tuple, np.ndarray]:
     return ordered, remap[codes]
 
 
-def _sort_codes(found: list) -> tuple[tuple, np.ndarray]:
+def _sort_codes(found: list[Any]) -> tuple[Labels, Codes]:
     """Sorted labels and the array mapping first-seen codes to sorted codes."""
     ordered = _sorted_labels(found)
     remap = np.empty(len(found), dtype=np.intp)

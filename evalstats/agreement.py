@@ -1,184 +1,35 @@
-"""Agreement between two raters: confusion counts, Cohen's kappa and its companions.
-
-Everything is computed from the k x k confusion counts, so the cost after counting does not
-depend on the number of items.
-
-Reference behaviour, held to the last digit by tests/stats:
-
-* ``kappa`` is scikit-learn's ``cohen_kappa_score`` (same weight matrix, same
-  ``expected = outer(column sums, row sums) / n``, same order of floating-point operations).
-  Where scikit-learn returns NaN with an ``UndefinedMetricWarning`` (no items; one label only)
-  we return ``None`` and say why in ``reason``.
-* ``kappa_se``, ``kappa_se0`` and ``kappa_ci95`` are statsmodels' ``cohens_kappa(table, wt=...)``
-  ``std_kappa``, ``std_kappa0`` and ``(kappa_low, kappa_upp)``: the large-sample (Fleiss, Cohen &
-  Everitt 1969) variance, with statsmodels' weights ``|i-j|/(k-1)`` or ``(i-j)^2/(k-1)^2``.
-  The interval is centred on statsmodels' own kappa, which may differ from ``kappa`` in the last
-  bit or two.
-"""
+"""Agreement between two raters: the `Agreement` record (raw agreement, Cohen's kappa with its standard
+errors and interval, chance agreement, prevalence and the kappa paradox flag), from the confusion
+counts (`agreement_from_counts`) or from two columns of labels (`agreement`). The kappa arithmetic
+itself is evalstats.kappa."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-from evalstats._encode import as_column, encode_pair
+import numpy.typing as npt
 
-WEIGHTS = (None, "linear", "quadratic")
+from evalstats._encode import Labels, as_column
+from evalstats.kappa import (
+    WEIGHTS,
+    Z_975,
+    _finite,
+    _sklearn_kappa,
+    _statsmodels_kappa,
+    _std,
+    confusion_matrix,
+    weight_matrix,
+)
 
 # Thresholds for the kappa-paradox warning: raw agreement that looks good beside a kappa that
 # says "barely better than chance". 0.4 is the usual "fair/moderate" boundary (Landis & Koch).
 PARADOX_RAW = 0.8
+
+
 PARADOX_KAPPA = 0.4
-
-# scipy.stats.norm.isf(0.025), the multiplier statsmodels uses for its 95% interval; written out
-# because importing scipy.stats costs half a second (a test checks the two are equal).
-Z_975 = 1.9599639845400545
-
-
-def _finite(x) -> float | None:
-    """A plain float, or None for NaN/inf: NaN never leaves this package."""
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def confusion_matrix(a, b, labels: Sequence | None = None) -> tuple[tuple, np.ndarray]:
-    """Count label pairs: rows are `a`'s labels, columns `b`'s; O(n) at numpy speed.
-
-    Returns ``(labels, counts)`` with ``counts`` a k x k int64 array. ``labels`` defaults to the
-    sorted union of both columns. With explicit ``labels``, an item whose label (in either
-    column) is outside the set is ignored, as ``sklearn.metrics.confusion_matrix`` does; the
-    counts then sum to fewer than ``len(a)`` items.
-    """
-    a = as_column(a, "a")
-    b = as_column(b, "b")
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(f"a and b must have the same length, got {a.shape[0]} and {b.shape[0]}")
-    labels, ca, cb = encode_pair(a, b, labels)
-    k = len(labels)
-    if k == 0:
-        return (), np.zeros((0, 0), dtype=np.int64)
-    keep = (ca >= 0) & (cb >= 0)
-    if not keep.all():
-        ca, cb = ca[keep], cb[keep]
-    counts = np.bincount(ca * k + cb, minlength=k * k).astype(np.int64, copy=False)
-    return labels, counts.reshape(k, k)
-
-
-def weight_matrix(k: int, weights: str | None) -> np.ndarray:
-    """scikit-learn's disagreement weights: 1 off the diagonal, or |i-j|, or (i-j)^2."""
-    if weights not in WEIGHTS:
-        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
-    if weights is None:
-        w = np.ones([k, k], dtype=np.float64)
-        np.fill_diagonal(w, 0)
-        return w
-    w = np.zeros([k, k], dtype=np.float64)
-    w += np.arange(k)
-    return np.abs(w - w.T) if weights == "linear" else (w - w.T) ** 2
-
-
-def kappa_batch(tables: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Kappa of many k x k tables at once (shape (r, k, k)); NaN where undefined.
-
-    Same formula as scikit-learn; used by the bootstrap, where a few ulps do not matter.
-    """
-    tables = np.asarray(tables, dtype=np.float64)
-    col = tables.sum(axis=1)  # (r, k)
-    row = tables.sum(axis=2)
-    n = col.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        expected = col[:, :, None] * row[:, None, :] / n[:, None, None]
-        num = (w * tables).sum(axis=(1, 2))
-        den = (w * expected).sum(axis=(1, 2))
-        kappa = 1 - num / den
-    kappa[~(den > 0)] = np.nan
-    return kappa
-
-
-def _sklearn_kappa(counts: np.ndarray, weights: str | None) -> float | None:
-    """cohen_kappa_score on a confusion table, operation for operation; None where it is NaN."""
-    confusion = counts.astype(np.float64)
-    k = confusion.shape[0]
-    sum0 = np.sum(confusion, axis=0)
-    sum1 = np.sum(confusion, axis=1)
-    numerator = np.outer(sum0, sum1)
-    denominator = np.sum(sum0)
-    if denominator == 0:
-        return None
-    expected = numerator / denominator
-    w_mat = weight_matrix(k, weights)
-    numerator = np.sum(w_mat * confusion)
-    denominator = np.sum(w_mat * expected)
-    if denominator == 0:
-        return None
-    return float(1 - numerator / denominator)
-
-
-def _statsmodels_kappa(counts: np.ndarray, weights: str | None):
-    """(kappa, var_kappa, var_kappa0) exactly as statsmodels 0.14/0.15 ``cohens_kappa``.
-
-    Mirrors statsmodels/stats/inter_rater.py line by line so the standard errors agree to the
-    last digit, including the weighted case where statsmodels switches to the SAS form of the
-    weights (agreement weights 1 - w with w scaled to [0, 1]).
-    """
-    table = np.asarray(counts, float)
-    agree = np.diag(table).sum()
-    nobs = table.sum()
-    probs = table / nobs
-    freqs = probs
-    probs_diag = np.diag(probs)
-    freq_row = table.sum(1) / nobs
-    freq_col = table.sum(0) / nobs
-    prob_exp = freq_col * freq_row[:, None]
-    agree_exp = np.diag(prob_exp).sum()
-    if weights is None:
-        kappa = (agree / nobs - agree_exp) / (1 - agree_exp)
-        term_a = probs_diag * (1 - (freq_row + freq_col) * (1 - kappa)) ** 2
-        term_a = term_a.sum()
-        term_b = probs * (freq_col[:, None] + freq_row) ** 2
-        d_idx = np.arange(table.shape[0])
-        term_b[d_idx, d_idx] = 0
-        term_b = (1 - kappa) ** 2 * term_b.sum()
-        term_c = (kappa - agree_exp * (1 - kappa)) ** 2
-        var_kappa = (term_a + term_b - term_c) / (1 - agree_exp) ** 2 / nobs
-        term_c = freq_col * freq_row * (freq_col + freq_row)
-        var_kappa0 = agree_exp + agree_exp**2 - term_c.sum()
-        var_kappa0 /= (1 - agree_exp) ** 2 * nobs
-        return kappa, var_kappa, var_kappa0
-    scores = np.asarray(np.arange(table.shape[0]), float)
-    if weights == "linear":
-        wts = np.abs(scores[:, None] - scores) / (scores[-1] - scores[0])
-    else:
-        wts = (scores[:, None] - scores) ** 2 / (scores[-1] - scores[0]) ** 2
-    kappa = 1 - (wts * table).sum() / nobs / (wts * prob_exp).sum()
-    w = 1.0 - wts
-    w_row = (freq_col * w).sum(1)
-    w_col = (freq_row[:, None] * w).sum(0)
-    agree_wexp = (w * freq_col * freq_row[:, None]).sum()
-    term_a = freqs * (w - (w_col + w_row[:, None]) * (1 - kappa)) ** 2
-    fac = 1.0 / ((1 - agree_wexp) ** 2 * nobs)
-    var_kappa = term_a.sum() - (kappa - agree_wexp * (1 - kappa)) ** 2
-    var_kappa *= fac
-    freqse = freq_col * freq_row[:, None]
-    var_kappa0 = (freqse * (w - (w_col + w_row[:, None])) ** 2).sum()
-    var_kappa0 -= agree_wexp**2
-    var_kappa0 *= fac
-    return kappa, var_kappa, var_kappa0
-
-
-def _std(var) -> float | None:
-    """sqrt of a variance; a variance that is zero up to rounding (perfect agreement) is 0."""
-    var = float(var)
-    if not math.isfinite(var):
-        return None
-    if var < 0:
-        # statsmodels returns NaN here; the true variance is 0 and the negative is rounding.
-        return 0.0 if var > -1e-12 else None
-    return math.sqrt(var)
 
 
 @dataclass(frozen=True)
@@ -197,7 +48,7 @@ class Agreement:
     """
 
     n: int
-    labels: tuple
+    labels: Labels
     confusion: tuple[tuple[int, ...], ...]
     weights: str | None
     raw_agreement: float | None
@@ -217,12 +68,12 @@ class Agreement:
     weighted_chance_agreement: float | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
-    def counts(self) -> np.ndarray:
+    def counts(self) -> npt.NDArray[np.int64]:
         """The confusion counts as a k x k int64 array."""
         k = len(self.labels)
         return np.array(self.confusion, dtype=np.int64).reshape(k, k)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The INTERFACES.md ``agreement`` object (``bootstrap_ci95`` and ``per_stratum`` are
         filled by ``report.agreement_report``); JSON-ready, no NaN."""
         return {
@@ -259,19 +110,18 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _undefined_reason(n: int, counts: np.ndarray, labels: tuple) -> str:
+def _undefined_reason(n: int, counts: npt.NDArray[np.int64], labels: Labels) -> str:
     if n == 0:
         return "no items to compare; kappa is undefined"
     used = [labels[i] for i in range(len(labels)) if counts[i, :].sum() or counts[:, i].sum()]
     return (
-        f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 "
-        "and kappa is undefined"
+        f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 and kappa is undefined"
     )
 
 
 def agreement_from_counts(
-    counts,
-    labels: Sequence,
+    counts: npt.ArrayLike,
+    labels: Sequence[Any],
     *,
     weights: str | None = None,
     positive: str | None = None,
@@ -295,12 +145,24 @@ def agreement_from_counts(
 
     if n == 0:
         return Agreement(
-            n=0, labels=labels, confusion=confusion, weights=weights,
-            raw_agreement=None, chance_agreement=None, kappa=None,
+            n=0,
+            labels=labels,
+            confusion=confusion,
+            weights=weights,
+            raw_agreement=None,
+            chance_agreement=None,
+            kappa=None,
             reason=_undefined_reason(0, counts, labels),
-            kappa_se=None, kappa_se0=None, kappa_ci95=None, pabak=None, ac1=None,
-            prevalence_index=None, bias_index=None, positive=positive,
-            always_correct_agreement=None, warnings=tuple(warnings),
+            kappa_se=None,
+            kappa_se0=None,
+            kappa_ci95=None,
+            pabak=None,
+            ac1=None,
+            prevalence_index=None,
+            bias_index=None,
+            positive=positive,
+            always_correct_agreement=None,
+            warnings=tuple(warnings),
         )
 
     f = counts.astype(np.float64)
@@ -365,22 +227,34 @@ def agreement_from_counts(
         )
 
     return Agreement(
-        n=n, labels=labels, confusion=confusion, weights=weights,
-        raw_agreement=p_o, chance_agreement=p_e, kappa=kappa, reason=reason,
-        kappa_se=kappa_se, kappa_se0=kappa_se0, kappa_ci95=kappa_ci95,
-        pabak=_finite(pabak), ac1=_finite(ac1),
-        prevalence_index=prevalence_index, bias_index=bias_index,
-        positive=positive, always_correct_agreement=always,
-        weighted_agreement=weighted_agreement, weighted_chance_agreement=weighted_chance,
+        n=n,
+        labels=labels,
+        confusion=confusion,
+        weights=weights,
+        raw_agreement=p_o,
+        chance_agreement=p_e,
+        kappa=kappa,
+        reason=reason,
+        kappa_se=kappa_se,
+        kappa_se0=kappa_se0,
+        kappa_ci95=kappa_ci95,
+        pabak=_finite(pabak),
+        ac1=_finite(ac1),
+        prevalence_index=prevalence_index,
+        bias_index=bias_index,
+        positive=positive,
+        always_correct_agreement=always,
+        weighted_agreement=weighted_agreement,
+        weighted_chance_agreement=weighted_chance,
         warnings=tuple(warnings),
     )
 
 
 def agreement(
-    a,
-    b,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
     *,
-    labels: Sequence | None = None,
+    labels: Sequence[Any] | None = None,
     weights: str | None = None,
     positive: str | None = "correct",
 ) -> Agreement:
@@ -394,10 +268,5 @@ def agreement(
     extra = []
     dropped = a.shape[0] - int(counts.sum())
     if dropped:
-        extra.append(
-            f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} "
-            "and were ignored"
-        )
-    return agreement_from_counts(
-        counts, labels_used, weights=weights, positive=positive, extra_warnings=extra
-    )
+        extra.append(f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} and were ignored")
+    return agreement_from_counts(counts, labels_used, weights=weights, positive=positive, extra_warnings=extra)

@@ -39,8 +39,7 @@ def run_band(scores: Sequence[float]) -> Band:
         raise ValueError("scores must be finite numbers")
     mean = statistics.fmean(scores)
     sd = statistics.stdev(scores)
-    return Band(mean=mean, sd=sd, lo=mean - BAND_SDS * sd, hi=mean + BAND_SDS * sd,
-                n_runs=len(scores))
+    return Band(mean=mean, sd=sd, lo=mean - BAND_SDS * sd, hi=mean + BAND_SDS * sd, n_runs=len(scores))
 
 
 VERDICTS = (
@@ -52,7 +51,7 @@ VERDICTS = (
 
 
 @dataclass(frozen=True)
-class Verdict:
+class DifferenceVerdict:
     """Whether a difference clears the interval bar (its 95% interval excludes zero) and the band
     bar (it is larger than the run-to-run band width); ``status`` is one of ``VERDICTS``."""
 
@@ -62,9 +61,7 @@ class Verdict:
     words: str
 
 
-def difference_verdict(
-    diff_points: float, ci95: tuple[float, float], band_width_points: float
-) -> Verdict:
+def difference_verdict(diff_points: float, ci95: tuple[float, float], band_width_points: float) -> DifferenceVerdict:
     """Say whether a difference is real: it must exclude zero and exceed the run-to-run band.
 
     ``band_width_points`` is the full band width (``Band.width``, in points): two runs of the
@@ -92,14 +89,9 @@ def difference_verdict(
     elif clears_band:
         status = "the set is too small to resolve it"
         words = (
-            f"{gap} exceeds the {band}, but the set is too small to resolve it: its 95% interval "
-            f"{ci} includes zero."
+            f"{gap} exceeds the {band}, but the set is too small to resolve it: its 95% interval {ci} includes zero."
         )
     else:
         status = "clears neither bar"
-        words = (
-            f"{gap} clears neither bar: its 95% interval {ci} includes zero and it is within the "
-            f"{band}."
-        )
-    return Verdict(status=status, clears_interval=clears_interval, clears_band=clears_band,
-                   words=words)
+        words = f"{gap} clears neither bar: its 95% interval {ci} includes zero and it is within the {band}."
+    return DifferenceVerdict(status=status, clears_interval=clears_interval, clears_band=clears_band, words=words)

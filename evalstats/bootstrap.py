@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from evalstats.agreement import kappa_batch, weight_matrix
+from evalstats.kappa import kappa_batch, weight_matrix
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class BootstrapCI:
     undefined_share: float
     level: float = 0.95
 
-    def as_list(self) -> list[float] | None:
+    def as_list(self) -> list[float | None] | None:
         """``[lo, hi]`` for JSON, or None."""
         return None if self.lo is None else [self.lo, self.hi]
 
@@ -53,7 +54,7 @@ class StratifiedBootstrapCI:
     shares: tuple[tuple[str, float], ...]
     level: float = 0.95
 
-    def as_list(self) -> list[float] | None:
+    def as_list(self) -> list[float | None] | None:
         """``[lo, hi]`` for JSON, or None."""
         return None if self.lo is None else [self.lo, self.hi]
 
@@ -65,7 +66,7 @@ def _check(iters: int, level: float) -> None:
         raise ValueError(f"level must be between 0 and 1, got {level}")
 
 
-def _as_table(counts) -> np.ndarray:
+def _as_table(counts: npt.ArrayLike) -> npt.NDArray[np.int64]:
     counts = np.asarray(counts)
     if counts.ndim != 2 or counts.shape[0] != counts.shape[1]:
         raise ValueError(f"counts must be a square table, got shape {counts.shape}")
@@ -74,7 +75,7 @@ def _as_table(counts) -> np.ndarray:
     return counts.astype(np.int64)
 
 
-def _percentiles(kappas: np.ndarray, level: float):
+def _percentiles(kappas: npt.NDArray[np.float64], level: float) -> tuple[float | None, float | None, float]:
     """(lo, hi, undefined_share) of replicate kappas, NaN meaning undefined."""
     ok = ~np.isnan(kappas)
     undefined_share = float(1 - ok.mean())
@@ -86,7 +87,7 @@ def _percentiles(kappas: np.ndarray, level: float):
 
 
 def bootstrap_kappa_ci(
-    counts,
+    counts: npt.ArrayLike,
     *,
     iters: int = 10_000,
     seed: int = 0,
@@ -111,11 +112,11 @@ def bootstrap_kappa_ci(
 
 
 def _normalise_shares(
-    tables: Mapping[str, np.ndarray], shares: Mapping[str, float] | None
+    tables: Mapping[str, npt.NDArray[np.int64]], shares: Mapping[str, float] | None
 ) -> dict[str, float]:
     if shares is None:
         # Observed shares: the population-weighted table is then the pooled table.
-        total = sum(int(t.sum()) for t in tables.values())
+        total: float = sum(int(t.sum()) for t in tables.values())
         if total == 0:
             raise ValueError("no items in any stratum")
         return {s: int(t.sum()) / total for s, t in tables.items()}
@@ -137,7 +138,7 @@ def _normalise_shares(
 
 
 def stratified_bootstrap_kappa_ci(
-    strata_counts: Mapping[str, object],
+    strata_counts: Mapping[str, npt.ArrayLike],
     shares: Mapping[str, float] | None = None,
     *,
     iters: int = 10_000,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
+
 from evalstats._encode import as_column
 
 
@@ -30,7 +32,7 @@ class Drift:
 
 
 def relabel_drift(
-    old_labels, new_labels, *, alpha: float = 0.05, positive: str = "correct"
+    old_labels: npt.ArrayLike, new_labels: npt.ArrayLike, *, alpha: float = 0.05, positive: str = "correct"
 ) -> Drift:
     """Test whether re-labelling moved labels systematically toward or away from ``positive``.
 
@@ -40,10 +42,7 @@ def relabel_drift(
     old = as_column(old_labels, "old_labels")
     new = as_column(new_labels, "new_labels")
     if old.shape[0] != new.shape[0]:
-        raise ValueError(
-            f"old_labels and new_labels must have the same length, got {old.shape[0]} and "
-            f"{new.shape[0]}"
-        )
+        raise ValueError(f"old_labels and new_labels must have the same length, got {old.shape[0]} and {new.shape[0]}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     n = int(old.shape[0])
@@ -61,9 +60,7 @@ def relabel_drift(
     p_value = 1.0 if directed == 0 else float(binomtest(to_positive, directed, 0.5).pvalue)
     verdict = "drift" if p_value < alpha else "accept"
 
-    rate = f"{disagreements} of {n} re-labels differ" + (
-        f" ({100 * disagreements / n:.1f}%)" if n else ""
-    )
+    rate = f"{disagreements} of {n} re-labels differ" + (f" ({100 * disagreements / n:.1f}%)" if n else "")
     direction = f"{to_positive} toward {positive!r}, {to_negative} away from it"
     if verdict == "drift":
         words = (
@@ -72,8 +69,7 @@ def relabel_drift(
         )
     else:
         words = (
-            f"{rate}; {direction}. No systematic direction (exact two-sided sign test "
-            f"p = {p_value:.3g} >= {alpha})."
+            f"{rate}; {direction}. No systematic direction (exact two-sided sign test p = {p_value:.3g} >= {alpha})."
         )
     return Drift(
         n=n,

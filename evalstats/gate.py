@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from evalstats.agreement import Agreement
 
 POLICIES = ("point", "lower_bound")
+
+
+class Interval(Protocol):
+    """What ``gate_decide`` reads off an interval object (``BootstrapCI``, ``StratifiedBootstrapCI``)."""
+
+    @property
+    def lo(self) -> float | None: ...
+
+    @property
+    def hi(self) -> float | None: ...
+
+
+# An interval as gate_decide takes it: an object with lo and hi, or a (lo, hi) pair (a tuple or a list).
+IntervalLike = Interval | Sequence[float | None]
 
 
 @dataclass(frozen=True)
@@ -31,8 +47,8 @@ def _pair(value: float, threshold: float) -> tuple[str, str]:
     return f"{value:.{digits}f}", f"{threshold:.{digits}f}"
 
 
-def _bounds(ci) -> tuple[float | None, float | None] | None:
-    """(lo, hi) from a BootstrapCI-like object, a pair, or None."""
+def _bounds(ci: Any) -> tuple[float | None, float | None] | None:
+    """(lo, hi) from a BootstrapCI-like object, a pair, or None (an ``IntervalLike``; duck-typed, hence Any)."""
     if ci is None:
         return None
     if hasattr(ci, "lo"):
@@ -47,7 +63,7 @@ def gate_decide(
     threshold: float = 0.7,
     policy: str = "point",
     min_n: int = 30,
-    ci=None,
+    ci: IntervalLike | None = None,
 ) -> GateDecision:
     """Pass only if kappa is defined, n >= min_n and the policy's figure >= threshold.
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping
-from itertools import compress, filterfalse
 from dataclasses import dataclass
+from itertools import compress, filterfalse
+from typing import Any
 
 PARTITIONS = ("unchanged", "modified", "added", "removed")
 
@@ -20,7 +21,7 @@ class ManifestDiff:
     modified: tuple[str, ...]
     unchanged: tuple[str, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, list[str]]:
         """``{"added": [...], "removed": [...], "modified": [...], "unchanged": [...]}``."""
         return {p: list(getattr(self, p)) for p in ("added", "removed", "modified", "unchanged")}
 
@@ -63,7 +64,7 @@ class Decomposition:
     old_sums: dict[str, float]
     new_sums: dict[str, float]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field."""
         return {
             "old_aggregate": self.old_aggregate,
@@ -84,8 +85,9 @@ OLD_PARTITIONS = ("unchanged", "modified", "removed")  # the old version's qids
 NEW_PARTITIONS = ("unchanged", "modified", "added")  # the new version's qids
 
 
-def _partition_sums(scores: Mapping[str, float], diff: ManifestDiff, partitions: tuple[str, ...],
-                    name: str) -> dict[str, float]:
+def _partition_sums(
+    scores: Mapping[str, float], diff: ManifestDiff, partitions: tuple[str, ...], name: str
+) -> dict[str, float]:
     """partition -> sum of `scores` over its qids (fsum over a C-level map: a million in a fraction of
     a second). `scores` must hold exactly the qids of those partitions, else ValueError naming them."""
     try:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 Z95 = 1.96  # the textbook constant; the brief's figures (e.g. the naive +-6.9 points) use it
 
@@ -39,7 +41,7 @@ class PairedComparison:
     iters: int
     seed: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Exactly the INTERFACES.md ``compare`` object."""
         return {
             "n": self.n,
@@ -56,7 +58,7 @@ class PairedComparison:
         }
 
 
-def _flags(x, name: str) -> np.ndarray:
+def _flags(x: npt.ArrayLike, name: str) -> npt.NDArray[np.bool_]:
     arr = np.asarray(x)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
@@ -95,9 +97,7 @@ def n_for_gap(gap: float, *, discordant_rate: float, z: float = Z95) -> int:
     return max(1, math.ceil(discordant_rate * (100 * z / gap) ** 2 - 1e-9))
 
 
-def paired_bootstrap_ci(
-    b_only: int, a_only: int, n: int, *, iters: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
+def paired_bootstrap_ci(b_only: int, a_only: int, n: int, *, iters: int = 10_000, seed: int = 0) -> tuple[float, float]:
     """Percentile 95% bootstrap interval, in points, of the mean paired difference B - A.
 
     One replicate draws (b_only, a_only, ties) ~ multinomial(n, observed shares), which is
@@ -118,8 +118,8 @@ def paired_bootstrap_ci(
 
 def paired_diff(
     qids: Sequence[str],
-    a_correct,
-    b_correct,
+    a_correct: npt.ArrayLike,
+    b_correct: npt.ArrayLike,
     *,
     iters: int = 10_000,
     seed: int = 0,
@@ -131,8 +131,7 @@ def paired_diff(
     b = _flags(b_correct, "b_correct")
     if not len(qids) == a.shape[0] == b.shape[0]:
         raise ValueError(
-            f"qids, a_correct and b_correct must have the same length, got "
-            f"{len(qids)}, {a.shape[0]}, {b.shape[0]}"
+            f"qids, a_correct and b_correct must have the same length, got {len(qids)}, {a.shape[0]}, {b.shape[0]}"
         )
     if len(set(qids)) != len(qids):
         raise ValueError("qids must be distinct: each question is compared once")
@@ -179,8 +178,9 @@ def paired_counts(
     if n <= 0:
         raise ValueError("no questions to compare")
     # both right + only A + only B must fit in n, and "both right" is the same count seen from A and from B.
-    if not (0 <= b_only <= b_right and a_only <= a_right and a_right + b_only <= n
-            and a_right - a_only == b_right - b_only):
+    if not (
+        0 <= b_only <= b_right and a_only <= a_right and a_right + b_only <= n and a_right - a_only == b_right - b_only
+    ):
         raise ValueError(
             f"inconsistent counts: n={n}, a_right={a_right}, b_right={b_right}, b_only={b_only}, "
             f"a_only={a_only} (both right must be a_right - a_only = b_right - b_only)"

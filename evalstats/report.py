@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy.typing as npt
 
 from evalstats._encode import as_column
-from evalstats.agreement import agreement_from_counts, confusion_matrix
-from evalstats.bootstrap import bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from evalstats.agreement import agreement_from_counts
+from evalstats.bootstrap import BootstrapCI, StratifiedBootstrapCI, bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from evalstats.kappa import confusion_matrix
 from evalstats.strata import StratumAgreement, strata_tables
 
 # Stratum name for rows that carry none when others do.
@@ -16,17 +20,17 @@ NO_STRATUM = "(none)"
 
 
 def agreement_report(
-    ids: Sequence,
-    a,
-    b,
-    strata=None,
+    ids: Sequence[object],
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    strata: npt.ArrayLike | None = None,
     *,
     weights: str | None = None,
     iters: int = 10_000,
     seed: int = 0,
     positive: str | None = "correct",
     min_n: int = 30,
-) -> dict:
+) -> dict[str, Any]:
     """Every agreement figure for two label columns, as the INTERFACES ``agreement`` object.
 
     ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
@@ -38,9 +42,7 @@ def agreement_report(
     b = as_column(b, "b")
     ids = list(ids)
     if not len(ids) == a.shape[0] == b.shape[0]:
-        raise ValueError(
-            f"ids, a and b must have the same length, got {len(ids)}, {a.shape[0]}, {b.shape[0]}"
-        )
+        raise ValueError(f"ids, a and b must have the same length, got {len(ids)}, {a.shape[0]}, {b.shape[0]}")
     if len(set(ids)) != len(ids):
         raise ValueError("ids must be distinct")
 
@@ -48,7 +50,7 @@ def agreement_report(
     ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
     out = ag.to_dict()
 
-    ci = None
+    ci: BootstrapCI | StratifiedBootstrapCI | None = None
     method = "counts"
     if strata is not None:
         _, tables = strata_tables(a, b, strata, labels=labels)
@@ -56,8 +58,12 @@ def agreement_report(
         for name, table in tables.items():
             st = agreement_from_counts(table, labels, weights=weights, positive=positive)
             entry = StratumAgreement(
-                n=st.n, raw_agreement=st.raw_agreement, kappa=st.kappa, reason=st.reason,
-                too_small=st.n < min_n, agreement=st,
+                n=st.n,
+                raw_agreement=st.raw_agreement,
+                kappa=st.kappa,
+                reason=st.reason,
+                too_small=st.n < min_n,
+                agreement=st,
             )
             out["per_stratum"][name] = entry.to_dict()
         if ag.kappa is not None:
@@ -89,7 +95,7 @@ class LineError:
         return f"line {self.line}: " + (f"field {self.field!r} " if self.field else "") + self.message
 
 
-def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[LineError]]:
+def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[LineError]]:
     """Read agreement JSONL: ``{"id", "a", "b", "stratum"?}`` one object a line.
 
     Returns ``(rows, errors)``; every fault is reported, each with its line number and field.
@@ -109,10 +115,10 @@ def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict], list[LineEr
     return rows, sorted(errors + more, key=lambda e: e.line)
 
 
-def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], list[LineError]]:
+def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str, Any]], list[LineError]]:
     """Check already parsed agreement records, ``(line number, value)`` pairs: the rows and every
     fault, by line and field (the rules of ``parse_agreement_lines``)."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     errors: list[LineError] = []
     seen: dict[str, int] = {}
     for number, obj in records:
@@ -126,21 +132,15 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], l
         elif isinstance(ident, bool) or not isinstance(ident, (str, int)):
             problems.append(LineError(number, "id", f"must be a string, got {type(ident).__name__}"))
         elif str(ident) in seen:
-            problems.append(
-                LineError(number, "id", f"repeats {str(ident)!r} (first on line {seen[str(ident)]})")
-            )
+            problems.append(LineError(number, "id", f"repeats {str(ident)!r} (first on line {seen[str(ident)]})"))
         for key in ("a", "b"):
             if obj.get(key) is None:
                 problems.append(LineError(number, key, "is missing"))
             elif not isinstance(obj[key], str):
-                problems.append(
-                    LineError(number, key, f"must be a string label, got {type(obj[key]).__name__}")
-                )
+                problems.append(LineError(number, key, f"must be a string label, got {type(obj[key]).__name__}"))
         stratum = obj.get("stratum")
         if stratum is not None and not isinstance(stratum, str):
-            problems.append(
-                LineError(number, "stratum", f"must be a string, got {type(stratum).__name__}")
-            )
+            problems.append(LineError(number, "stratum", f"must be a string, got {type(stratum).__name__}"))
         if problems:
             errors.extend(problems)
             continue
@@ -149,7 +149,7 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict], l
     return rows, errors
 
 
-def agreement_report_from_rows(rows: Sequence[dict], **kwargs) -> dict:
+def agreement_report_from_rows(rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> dict[str, Any]:
     """``agreement_report`` over parsed rows; strata are used when any row has one (rows
     without are grouped as ``"(none)"``)."""
     ids = [r["id"] for r in rows]

@@ -4,11 +4,17 @@ Allocation: every stratum first gets its floor (capped by what exists), the rest
 budget with the largest-remainder method, capped by what exists; what a full stratum cannot take
 goes to the others by their shares, until the sample is full or nothing is left.
 """
+
 from __future__ import annotations
 
 import math
 import random
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # A TypeVar for values that sort (typeshed's own, for annotations only: no run-time import).
+    from _typeshed import SupportsRichComparisonT
 
 
 def _largest_remainder(total: int, weights: Mapping[str, float], capacity: Mapping[str, int]) -> dict[str, int]:
@@ -38,8 +44,9 @@ def _largest_remainder(total: int, weights: Mapping[str, float], capacity: Mappi
     return given
 
 
-def allocate(size: int, available: Mapping[str, int], budget: Mapping[str, float] | None = None,
-             *, floor: int = 1) -> dict[str, int]:
+def allocate(
+    size: int, available: Mapping[str, int], budget: Mapping[str, float] | None = None, *, floor: int = 1
+) -> dict[str, int]:
     """How many items to draw from each stratum.
 
     `budget` maps stratum -> share (any unit; percentages in practice); without one the shares are
@@ -48,8 +55,11 @@ def allocate(size: int, available: Mapping[str, int], budget: Mapping[str, float
     """
     if size < 0:
         raise ValueError("size must not be negative")
-    shares = {s: float(w) for s, w in (budget or {}).items() if float(w) > 0} if budget else \
-        {s: float(n) for s, n in available.items() if n > 0}
+    shares = (
+        {s: float(w) for s, w in (budget or {}).items() if float(w) > 0}
+        if budget
+        else {s: float(n) for s, n in available.items() if n > 0}
+    )
     strata = sorted(shares)
     capacity = {s: int(available.get(s, 0)) for s in strata}
     size = min(size, sum(capacity.values()))
@@ -63,10 +73,12 @@ def allocate(size: int, available: Mapping[str, int], budget: Mapping[str, float
     return {s: alloc[s] + extra[s] for s in strata}
 
 
-def draw(candidates: Mapping[str, Sequence], allocation: Mapping[str, int], *, seed: int) -> list[tuple[str, object]]:
+def draw(
+    candidates: Mapping[str, Sequence[SupportsRichComparisonT]], allocation: Mapping[str, int], *, seed: int
+) -> list[tuple[str, SupportsRichComparisonT]]:
     """A seeded draw: (stratum, candidate) pairs, strata in name order, each stratum's candidates
     sorted before drawing so the same inputs and seed always give the same sample."""
-    out = []
+    out: list[tuple[str, SupportsRichComparisonT]] = []
     for stratum in sorted(allocation):
         pool = sorted(candidates.get(stratum, ()))
         k = min(allocation[stratum], len(pool))
@@ -75,13 +87,15 @@ def draw(candidates: Mapping[str, Sequence], allocation: Mapping[str, int], *, s
     return out
 
 
-def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = None) -> list:
+def stratified_sample(
+    strata: Mapping[SupportsRichComparisonT, str], k: int, *, seed: int, budget: Mapping[str, float] | None = None
+) -> list[SupportsRichComparisonT]:
     """Draw k keys of `strata` (key -> stratum) spread over the strata: in proportion to the budget's
     shares when one is given, else to each stratum's size; largest remainders get the leftover seats,
     and seats a small stratum cannot fill pass to the others (evalstats.sampling.allocate, with no
     floor). A stratum the budget leaves out is weighed at the budget's mean share, so no answer is
     unreachable. Deterministic for a seed."""
-    groups: dict[str, list] = {}
+    groups: dict[str, list[SupportsRichComparisonT]] = {}
     for key in sorted(strata):
         groups.setdefault(strata[key], []).append(key)
     sizes = {s: len(keys) for s, keys in groups.items()}
@@ -93,7 +107,7 @@ def stratified_sample(strata: dict, k: int, *, seed: int, budget: dict | None = 
         weights = {s: w or mean for s, w in weights.items()}
     seats = allocate(min(k, len(strata)), sizes, weights, floor=0)
     rng = random.Random(seed)
-    chosen = []
+    chosen: list[SupportsRichComparisonT] = []
     for s in sorted(groups):
         chosen.extend(rng.sample(groups[s], seats.get(s, 0)))
     return chosen

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from evalstats._encode import as_column, encode_one, encode_pair
+from evalstats._encode import Labels, as_column, encode_one, encode_pair
 from evalstats.agreement import Agreement, agreement_from_counts
 
 
@@ -22,7 +24,7 @@ class StratumAgreement:
     too_small: bool
     agreement: Agreement
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The INTERFACES ``per_stratum`` entry, plus ``too_small`` and ``reason``."""
         return {
             "n": self.n,
@@ -33,7 +35,9 @@ class StratumAgreement:
         }
 
 
-def strata_tables(a, b, strata, *, labels: Sequence | None = None):
+def strata_tables(
+    a: npt.ArrayLike, b: npt.ArrayLike, strata: npt.ArrayLike, *, labels: Sequence[Any] | None = None
+) -> tuple[Labels, dict[str, npt.NDArray[np.intp]]]:
     """(labels, {stratum: k x k counts}) in one pass over the items.
 
     Labels default to the sorted union over all strata, so every stratum is counted on the same
@@ -44,33 +48,28 @@ def strata_tables(a, b, strata, *, labels: Sequence | None = None):
     b = as_column(b, "b")
     s = as_column(strata, "strata")
     if not a.shape[0] == b.shape[0] == s.shape[0]:
-        raise ValueError(
-            f"a, b and strata must have the same length, got {a.shape[0]}, {b.shape[0]}, "
-            f"{s.shape[0]}"
-        )
+        raise ValueError(f"a, b and strata must have the same length, got {a.shape[0]}, {b.shape[0]}, {s.shape[0]}")
     labels, ca, cb = encode_pair(a, b, labels)
     names, cs = encode_one(s.astype(str))
     k = len(labels)
     keep = (ca >= 0) & (cb >= 0)
-    flat = np.bincount(
-        (cs[keep] * k + ca[keep]) * k + cb[keep], minlength=len(names) * k * k
-    ).reshape(len(names), k, k)
+    flat = np.bincount((cs[keep] * k + ca[keep]) * k + cb[keep], minlength=len(names) * k * k).reshape(len(names), k, k)
     return labels, {str(name): flat[i] for i, name in enumerate(names)}
 
 
 def per_stratum(
-    a,
-    b,
-    strata,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    strata: npt.ArrayLike,
     *,
-    labels: Sequence | None = None,
+    labels: Sequence[Any] | None = None,
     weights: str | None = None,
     min_n: int = 30,
     positive: str | None = "correct",
 ) -> dict[str, StratumAgreement]:
     """Agreement within each stratum, keyed by stratum name (sorted)."""
     labels, tables = strata_tables(a, b, strata, labels=labels)
-    out = {}
+    out: dict[str, StratumAgreement] = {}
     for name, counts in tables.items():
         ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
         out[name] = StratumAgreement(

@@ -1,15 +1,18 @@
 """Rule-based verdicts: `span` (normalised containment) and `extraction` (typed values compared).
 
-Plain functions with no Django import, so comparisons (issue 7) and the judge backends share one
+Plain functions with no Django import, so comparisons and the judge backends share one
 definition of "correct". Each returns "correct", "incorrect" or "invalid"; "invalid" means the rule
 cannot grade this question (no reference to compare with), never a silent "incorrect".
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 CORRECT, INCORRECT, INVALID = "correct", "incorrect", "invalid"
 
@@ -50,20 +53,79 @@ def span_verdict(*, answer: str | None, expected: str | None, gold_text: str | N
 # --- extraction -------------------------------------------------------------------------------
 
 _WORD_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "a": 1, "an": 1, "a single": 1, "single": 1, "half a": 0.5, "a couple of": 2, "couple of": 2,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "a": 1,
+    "an": 1,
+    "a single": 1,
+    "single": 1,
+    "half a": 0.5,
+    "a couple of": 2,
+    "couple of": 2,
 }
 _UNIT_SECONDS = {
-    "second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400,
-    "business day": 86400, "working day": 86400, "week": 7 * 86400, "fortnight": 14 * 86400,
-    "month": 30 * 86400, "year": 365 * 86400, "yr": 365 * 86400,
+    "second": 1,
+    "sec": 1,
+    "minute": 60,
+    "min": 60,
+    "hour": 3600,
+    "hr": 3600,
+    "day": 86400,
+    "business day": 86400,
+    "working day": 86400,
+    "week": 7 * 86400,
+    "fortnight": 14 * 86400,
+    "month": 30 * 86400,
+    "year": 365 * 86400,
+    "yr": 365 * 86400,
 }
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 _MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 
@@ -87,7 +149,7 @@ def _word_value(word: str) -> float:
     return float(_WORD_NUMBERS.get(head, 0) + _WORD_NUMBERS.get(tail, 0))
 
 
-def _qty(match) -> float:
+def _qty(match: re.Match[str]) -> float:
     if match.group("num"):
         return float(match.group("num").replace(",", ""))
     return _word_value(match.group("word"))
@@ -138,13 +200,13 @@ class Extracted:
     """What the extraction rule found in a text: its kind ("duration", "date", "number") and values."""
 
     kind: str | None
-    values: tuple
+    values: tuple[float | date, ...]  # floats (durations in seconds, numbers) or dates, as kind says
 
 
 def extract_value(text: str | None) -> Extracted:
     """The most specific typed value in the text: a duration, else a date, else a number."""
     for kind, fn in (("duration", extract_durations), ("date", extract_dates), ("number", extract_numbers)):
-        values = fn(text)
+        values: Sequence[float | date] = fn(text)
         if values:
             return Extracted(kind, tuple(values))
     return Extracted(None, ())
@@ -162,9 +224,16 @@ def extraction_verdict(*, answer: str | None, expected: str | None, gold_text: s
         reference = extract_value(gold_text)
     if reference.kind is None:
         return INVALID
-    fn = {"duration": extract_durations, "date": extract_dates, "number": extract_numbers}[reference.kind]
+    # Typed Any: the rule named by reference.kind gives dates for "date" and floats otherwise, and the
+    # comparisons below keep to that kind, which mypy cannot follow through the name.
+    rules: dict[str, Callable[[str | None], Sequence[Any]]] = {
+        "duration": extract_durations,
+        "date": extract_dates,
+        "number": extract_numbers,
+    }
+    fn = rules[reference.kind]
     said = fn(answer)
-    target = reference.values[0]
+    target: Any = reference.values[0]
     if reference.kind == "date":
         return CORRECT if target in said else INCORRECT
     return CORRECT if any(_close(target, v) for v in said) else INCORRECT

@@ -4,6 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from annotation.services.users import user_upsert
@@ -42,6 +43,22 @@ def write_jsonl(path: Path, rows: list) -> Path:
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows),
                     encoding="utf-8")
     return path
+
+
+def run_cmd(*args):
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command(*args, stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def jsonl(rows) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
 
 
 @pytest.fixture
@@ -123,3 +140,4 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if __import__("os").environ.get("CI"):
     hypothesis_settings.load_profile("ci")
+

@@ -146,6 +146,29 @@ class QueueItemFactory(factory.django.DjangoModelFactory):
     stratum = "policy_lookup"
 
 
+class RelabelAuditFactory(factory.django.DjangoModelFactory):
+    """A relabel audit over its own audit queue (pending; `status=m.RelabelAudit.DRIFT` for a flagged one)."""
+
+    class Meta:
+        model = m.RelabelAudit
+
+    name = factory.Sequence(lambda n: f"audit {n}")
+    source = "labels"
+    criteria = factory.LazyFunction(lambda: {"annotator": "ann1"})
+    batch_size = 10
+    sample_size = 5
+    queue = factory.SubFactory(QueueFactory, kind=m.Queue.KIND_AUDIT, overlap=1)
+
+
+class RelabelAuditItemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.RelabelAuditItem
+
+    audit = factory.SubFactory(RelabelAuditFactory)
+    answer = factory.SubFactory(AnswerFactory)
+    original_verdict = "correct"
+
+
 class JudgeFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = cm.Judge

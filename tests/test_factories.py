@@ -1,7 +1,9 @@
 """The factories build what the services would: a factory version has the hash an import of its records gets."""
+import factory
 import pytest
 
 from annotation.services.datasets import questions_import
+from tests import factories
 from tests.conftest import QUESTIONS, write_jsonl
 from tests.factories import (
     AnswerFactory,
@@ -39,3 +41,29 @@ def test_labels_and_queue_rows_hang_together():
     member = QueueMemberFactory(queue=item.queue)
     assert item.queue.members.get() == member
     assert AnswerFactory().run.run_id != label.answer.run.run_id
+
+
+FACTORIES = sorted((obj for obj in vars(factories).values()
+                    if isinstance(obj, type) and issubclass(obj, factory.django.DjangoModelFactory)
+                    and obj is not factory.django.DjangoModelFactory), key=lambda f: f.__name__)
+
+
+def test_the_list_of_factories_is_not_empty_and_names_every_one():
+    """The next test runs once per factory: this one fails if the list it runs over went missing."""
+    assert [f.__name__ for f in FACTORIES] == [
+        "AnswerFactory", "ChunkFactory", "DatasetFactory", "DocumentFactory", "HumanLabelFactory",
+        "JudgeFactory", "JudgeVersionFactory", "QueueFactory", "QueueItemFactory", "QueueMemberFactory",
+        "RelabelAuditFactory", "RelabelAuditItemFactory", "RunFactory", "UserFactory"]
+
+
+@pytest.mark.parametrize("model_factory", FACTORIES, ids=lambda f: f.__name__)
+def test_every_factory_builds_a_valid_saved_object(model_factory):
+    """A default object passes the model's own validation (fields, choices, unique constraints) and is
+    stored exactly as built; two in a row do not collide."""
+    first, second = model_factory(), model_factory()
+    for made in (first, second):
+        made.full_clean()
+        stored = type(made).objects.get(pk=made.pk)
+        fields = [f.attname for f in type(made)._meta.concrete_fields]
+        assert {f: getattr(stored, f) for f in fields} == {f: getattr(made, f) for f in fields}
+    assert first.pk != second.pk

@@ -1,8 +1,7 @@
 """REST endpoints of the relabel audits: the list and one audit's figures."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,14 +10,76 @@ from annotation import policies
 from annotation.api.queues import _data
 from annotation.selectors.blind import blind_scope
 from annotation.services import audits as audit_services
+from evalapp.api import DeclaredOutput, ErrorSerializer
+from evalapp.fields import names, number, text
 from evalapp.roles import user_roles
 
 
-class RelabelAuditListView(APIView):
+class RelabelAuditInSerializer(serializers.Serializer):
+    """What a relabel audit samples: a run's changed labels, one person's changes, or a dataset diff's
+    modified batch (dataset, old, new)."""
+
+    name = serializers.CharField(required=False, allow_blank=True)
+    auditors = names()
+    run_id = serializers.CharField(required=False)
+    changed_by = serializers.CharField(required=False)
+    since = serializers.CharField(required=False)
+    until = serializers.CharField(required=False)
+    dataset = serializers.CharField(required=False)
+    old = serializers.CharField(required=False)
+    new = serializers.CharField(required=False)
+    sample = serializers.IntegerField(required=False)
+    seed = serializers.IntegerField(required=False)
+    rubric = serializers.CharField(required=False, allow_blank=True)
+    queue = serializers.IntegerField(required=False)
+
+
+class RelabelAuditSummarySerializer(serializers.Serializer):
+    audit = serializers.IntegerField()
+    name = serializers.CharField(allow_blank=True)
+    source = serializers.CharField()
+    criteria = serializers.DictField()
+    batch = serializers.IntegerField()
+    sample = serializers.IntegerField()
+    queue = serializers.IntegerField(allow_null=True)
+    auditors = names()
+
+
+class RelabelItemSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    qid = serializers.CharField()
+    original = text()
+    original_annotator = text()
+    relabel = text()
+    auditor = text()
+    rationale = serializers.CharField(allow_blank=True)
+
+
+class RelabelAuditReportSerializer(RelabelAuditSummarySerializer):
+    status = serializers.CharField()
+    labelled = serializers.IntegerField()
+    in_baseline = serializers.BooleanField()
+    n = serializers.IntegerField(required=False, help_text="from here on: once every blind label is in")
+    disagreements = serializers.IntegerField(required=False)
+    to_correct = serializers.IntegerField(required=False)
+    to_incorrect = serializers.IntegerField(required=False)
+    p_value = number(required=False)
+    alpha = serializers.FloatField(required=False)
+    verdict = serializers.CharField(required=False)
+    words = serializers.CharField(required=False)
+    items = RelabelItemSerializer(many=True, required=False)
+    disagreement_items = RelabelItemSerializer(many=True, required=False)
+    blind_excluded = serializers.IntegerField(required=False)
+    resolution = serializers.CharField(required=False, allow_blank=True)
+    resolved_by = text(required=False)
+
+
+class RelabelAuditListView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Start a relabel audit of a batch of changed labels (engineer, adjudicator)",
-                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+                   request=RelabelAuditInSerializer,
+                   responses={201: RelabelAuditSummarySerializer, 400: ErrorSerializer})
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
@@ -29,13 +90,15 @@ class RelabelAuditListView(APIView):
             sample=data.get("sample", audit_services.DEFAULT_SAMPLE), seed=data.get("seed", 0),
             rubric=data.get("rubric", ""), queue=data.get("queue"), created_by=request.user,
         )
-        return Response(audit_services.audit_summary(audit), status=status.HTTP_201_CREATED)
+        return Response(RelabelAuditSummarySerializer(audit_services.audit_summary(audit)).data,
+                        status=status.HTTP_201_CREATED)
 
 
-class RelabelAuditDetailView(APIView):
+class RelabelAuditDetailView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="A relabel audit's report (engineer, adjudicator)", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="A relabel audit's report (engineer, adjudicator)",
+                   responses={200: RelabelAuditReportSerializer, 404: ErrorSerializer})
     def get(self, request, audit_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         return Response(audit_services.audit_report(audit=audit_services.audit_get(audit_id),

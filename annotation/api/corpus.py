@@ -1,6 +1,5 @@
 """REST endpoints of the corpus: search, a chunk with its neighbours, documents, import."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
@@ -13,6 +12,7 @@ from annotation.models import Document
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.services.corpus import corpus_import
 from evalapp.api import (
+    DeclaredOutput,
     ErrorSerializer,
     QuerySerializer,
     UploadSerializer,
@@ -22,7 +22,7 @@ from evalapp.api import (
 from evalapp.errors import ServiceError
 
 
-class ChunkSearchView(APIView):
+class ChunkSearchView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     class FilterSerializer(QuerySerializer):
@@ -41,37 +41,36 @@ class ChunkSearchView(APIView):
         return Response(s.HitSerializer(hits, many=True).data)
 
 
-class ChunkDetailView(APIView):
+class ChunkDetailView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     class FilterSerializer(QuerySerializer):
         chunk_id = serializers.CharField(max_length=600)
 
     @extend_schema(summary="A chunk with its neighbours", parameters=[FilterSerializer],
-                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: ErrorSerializer})
+                   responses={200: s.ChunkWithNeighboursSerializer, 400: ErrorSerializer, 404: ErrorSerializer})
     def get(self, request):
         chunk_id = self.FilterSerializer.parse(request)["chunk_id"]
         found = chunk_with_neighbours(chunk_id)
         if found is None:
             raise ServiceError(f"unknown chunk {chunk_id!r}", status=404)
         chunk, neighbours = found
-        return Response({"chunk": s.ChunkSerializer(chunk).data,
-                         "neighbours": s.ChunkSerializer(neighbours, many=True).data})
+        return Response(s.ChunkWithNeighboursSerializer({"chunk": chunk, "neighbours": neighbours}).data)
 
 
-class DocumentListView(generics.ListAPIView):
+class DocumentListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [CURATORS]
     serializer_class = s.DocumentSerializer
     queryset = Document.objects.all()
 
 
-class CorpusImportView(APIView):
+class CorpusImportView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
     parser_classes = UPLOAD_PARSERS
 
     @extend_schema(summary="Import corpus documents", request={"multipart/form-data": UploadSerializer},
-                   responses={201: OpenApiTypes.OBJECT})
+                   responses={201: s.CorpusImportResultSerializer, 400: ErrorSerializer})
     def post(self, request):
         with uploaded_path(request) as path:
             result = corpus_import(path=path)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+        return Response(s.CorpusImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

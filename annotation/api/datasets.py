@@ -22,6 +22,7 @@ from annotation.services.datasets import (
     strata_set,
 )
 from evalapp.api import (
+    DeclaredOutput,
     ErrorSerializer,
     QuerySerializer,
     UploadSerializer,
@@ -29,13 +30,13 @@ from evalapp.api import (
 )
 
 
-class DatasetListView(generics.ListAPIView):
+class DatasetListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [READERS]
     serializer_class = s.DatasetSerializer
     queryset = Dataset.objects.all()
 
 
-class DatasetDetailView(APIView):
+class DatasetDetailView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     @extend_schema(responses=s.DatasetSerializer)
@@ -43,7 +44,7 @@ class DatasetDetailView(APIView):
         return Response(s.DatasetSerializer(dataset_get(name)).data)
 
 
-class DatasetImportView(APIView):
+class DatasetImportView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
     parser_classes = UPLOAD_PARSERS
 
@@ -52,10 +53,11 @@ class DatasetImportView(APIView):
     def post(self, request, name):
         with uploaded_path(request) as path:
             result = questions_import(path=path, dataset_name=name, user=request.user)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        return Response(s.VersionResultSerializer(result.as_dict()).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
-class VersionListView(APIView):
+class VersionListView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     @extend_schema(responses=s.VersionSerializer(many=True))
@@ -64,7 +66,7 @@ class VersionListView(APIView):
         return Response(s.VersionSerializer(dataset.versions.select_related("dataset", "created_by"), many=True).data)
 
 
-class VersionDetailView(APIView):
+class VersionDetailView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     @extend_schema(responses=s.VersionSerializer)
@@ -72,7 +74,7 @@ class VersionDetailView(APIView):
         return Response(s.VersionSerializer(version_get(dataset_get(name), ref)).data)
 
 
-class VersionExportView(APIView):
+class VersionExportView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     @extend_schema(summary="The version's records as JSON Lines, sorted by qid", responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
@@ -84,17 +86,18 @@ class VersionExportView(APIView):
         return response
 
 
-class StrataView(APIView):
+class StrataView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
-    @extend_schema(request=s.StrataInSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=s.StrataInSerializer, responses={200: s.StrataResultSerializer, 400: ErrorSerializer})
     def put(self, request, name):
         data = s.StrataInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response({"dataset": name, "strata": strata_set(dataset_name=name, shares=data.validated_data["strata"])})
+        strata = strata_set(dataset_name=name, shares=data.validated_data["strata"])
+        return Response(s.StrataResultSerializer({"dataset": name, "strata": strata}).data)
 
 
-class PublishView(APIView):
+class PublishView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     @extend_schema(request=s.PublishInSerializer, responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer})
@@ -102,10 +105,11 @@ class PublishView(APIView):
         data = s.PublishInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = dataset_publish(dataset_name=name, user=request.user, note=data.validated_data["note"])
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        return Response(s.VersionResultSerializer(result.as_dict()).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
-class CheckLabelsView(APIView):
+class CheckLabelsView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
@@ -113,7 +117,7 @@ class CheckLabelsView(APIView):
                                         help_text="hash (or prefix) or number; default the latest")
 
     @extend_schema(summary="Stale gold labels", parameters=[FilterSerializer],
-                   responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+                   responses={200: s.CheckLabelsSerializer, 400: ErrorSerializer})
     def get(self, request, name):
         ref = self.FilterSerializer.parse(request).get("version") or None
         version = version_get(dataset_get(name), ref)

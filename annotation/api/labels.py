@@ -4,7 +4,6 @@ import itertools
 
 from django.core.exceptions import PermissionDenied
 from django.http import StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -18,8 +17,9 @@ from annotation.selectors.labels import labels_for_export
 from annotation.selectors.queues import (
     queue_get,
 )
-from annotation.services.runs import labels_import
+from annotation.services.labels import labels_import
 from evalapp.api import (
+    DeclaredOutput,
     ErrorSerializer,
     QuerySerializer,
     uploaded_path,
@@ -29,7 +29,7 @@ from evalapp.roles import ENGINEER, has_role
 from evalapp.validation import ID_MAX
 
 
-class LabelImportView(APIView):
+class LabelImportView(DeclaredOutput, APIView):
     permission_classes = [RUN_READERS]
     parser_classes = UPLOAD_PARSERS
 
@@ -55,7 +55,7 @@ class LabelImportView(APIView):
         return Response(s.LabelImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
 
 
-class LabelExportView(APIView):
+class LabelExportView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     class FilterSerializer(QuerySerializer):
@@ -63,7 +63,8 @@ class LabelExportView(APIView):
         queue = whole_number(1, ID_MAX, required=False, allow_null=True, default=None)
 
     @extend_schema(summary="Human labels as import_labels JSON Lines (engineer; runs you label blind are left out)",
-                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+                   parameters=[FilterSerializer], responses={(200, "application/x-ndjson"): s.LabelExportLineSerializer},
+                   description="JSON Lines: each line is one object of the declared schema.")
     def get(self, request):
         import json
 

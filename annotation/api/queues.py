@@ -1,7 +1,6 @@
 """REST endpoints of the blind labelling queues (INTERFACES.md, "Annotation queues"). Thin: parse, call,
 render. Inputs are checked by the services, which name every faulty field; blindness is the selectors'."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -21,10 +20,19 @@ from annotation.selectors.queues import (
     queue_progress,
     queues_for_user,
 )
-from annotation.services import queues as services
-from evalapp.api import ErrorSerializer, QuerySerializer, finite_number, whole_number
+from annotation.services.claims import lease_renew, queue_next
+from annotation.services.labelling import item_adjudicate, label_revise, label_submit
+from annotation.services.queues import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_OVERLAP,
+    queue_create,
+    queue_rubric_update,
+)
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, finite_number, whole_number
 from evalapp.errors import Problem, ServiceError
+from evalapp.fields import counts, names, number, text
 from evalapp.roles import user_roles
+from evalapp.serializers import AgreementSerializer
 from evalapp.validation import ACTIVE_SECONDS_MAX, ITERS_MAX, TEXT_MAX
 
 
@@ -62,6 +70,158 @@ class AdjudicateInSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+# outputs: each field names a key the payload carries
+
+
+class QueueRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    overlap = serializers.IntegerField()
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    mine = serializers.IntegerField(help_text="your labels in it")
+    member = serializers.BooleanField(help_text="you are in its pool")
+
+
+class QueueCreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    items = serializers.IntegerField()
+    ignored = names(required=False, help_text="keys of the body that were not understood")
+
+
+class QueueProgressSerializer(serializers.Serializer):
+    """Counts only: no verdicts."""
+
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    open = serializers.IntegerField()
+    agreed = serializers.IntegerField()
+    disputed = serializers.IntegerField()
+    adjudicated = serializers.IntegerField()
+    labels = serializers.IntegerField()
+    labels_needed = serializers.IntegerField()
+    claims = serializers.IntegerField()
+    share_complete = serializers.FloatField()
+    per_annotator = counts(help_text="username -> labels in")
+
+
+class QueueDetailSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    overlap = serializers.IntegerField()
+    rubric = serializers.CharField(allow_blank=True)
+    rubric_version = serializers.IntegerField()
+    lease_seconds = serializers.IntegerField()
+    annotators = names(required=False, help_text="the pool (managers only)")
+    progress = QueueProgressSerializer(required=False, help_text="managers only")
+
+
+class RubricInSerializer(serializers.Serializer):
+    rubric = serializers.CharField(allow_blank=True, help_text="the guideline text")
+
+
+class RubricResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    rubric_version = serializers.IntegerField()
+
+
+class MyLabelSerializer(serializers.Serializer):
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+
+
+class ItemLabelSerializer(MyLabelSerializer):
+    annotator = serializers.CharField()
+    labelled_at = serializers.CharField()
+
+
+class ItemAdjudicationSerializer(serializers.Serializer):
+    verdict = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    adjudicator = serializers.CharField()
+
+
+class ItemSerializer(serializers.Serializer):
+    """An item as its viewer may see it: never the system, the run or a judge verdict; other labels only
+    once the item has all of them (`complete`)."""
+
+    item_id = serializers.CharField()
+    question = serializers.CharField(allow_blank=True)
+    answer = serializers.CharField(allow_blank=True)
+    gold_text = text()
+    expected = text()
+    rubric = serializers.CharField(allow_blank=True)
+    rubric_version = serializers.IntegerField()
+    complete = serializers.BooleanField()
+    my_label = MyLabelSerializer(allow_null=True)
+    lease_expires_at = serializers.CharField(allow_null=True)
+    status = serializers.CharField(required=False, help_text="once complete")
+    labels = ItemLabelSerializer(many=True, required=False, help_text="once complete")
+    adjudication = ItemAdjudicationSerializer(allow_null=True, required=False, help_text="once complete")
+
+
+class LabelResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    outcome = serializers.CharField()
+
+
+class ReviseResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    round = serializers.IntegerField()
+    outcome = serializers.CharField()
+
+
+class RenewResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    lease_expires_at = serializers.CharField()
+
+
+class AdjudicateResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    verdict = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    final_verdict = text()
+
+
+class PairAgreementSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    reason = text()
+    confusion = counts()
+
+
+class DisagreementSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    qid = serializers.CharField()
+    stratum = text()
+    status = serializers.CharField()
+    labels = serializers.DictField(child=serializers.CharField(), help_text="username -> verdict")
+    final = text()
+
+
+class QueueAgreementSerializer(AgreementSerializer):
+    per_pair = serializers.DictField(child=PairAgreementSerializer(), help_text='"a/b" (usernames) -> agreement')
+    disagreements = DisagreementSerializer(many=True)
+
+
+class QueueStatsSerializer(serializers.Serializer):
+    queue = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    overlap = serializers.IntegerField()
+    rubric_version = serializers.IntegerField()
+    progress = QueueProgressSerializer()
+    agreement = QueueAgreementSerializer()
+    blind_excluded = serializers.IntegerField(help_text="complete items left out: you label their runs blind")
+
+
 def _data(request) -> dict:
     if not isinstance(request.data, dict):
         raise ServiceError("the request body must be a JSON object", [Problem("must be a JSON object", field="body")])
@@ -74,41 +234,42 @@ def _valid(serializer_class, request) -> dict:
     return data.validated_data
 
 
-class QueueListView(APIView):
+class QueueListView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Queues you work in or manage, with progress", responses=OpenApiTypes.OBJECT,
+    @extend_schema(summary="Queues you work in or manage, with progress", responses=QueueRowSerializer(many=True),
                    operation_id="queues_list")
     def get(self, request):
         rows = queues_for_user(request.user)
-        return Response([{"id": r["queue"].pk, "name": r["queue"].name, "kind": r["queue"].kind,
-                          "overlap": r["queue"].overlap, "items": r["items"], "complete": r["complete"],
-                          "mine": r["mine"], "member": r["member"]} for r in rows])
+        return Response(QueueRowSerializer([
+            {"id": r["queue"].pk, "name": r["queue"].name, "kind": r["queue"].kind, "overlap": r["queue"].overlap,
+             "items": r["items"], "complete": r["complete"], "mine": r["mine"], "member": r["member"]} for r in rows],
+            many=True).data)
 
     @extend_schema(summary="Create a queue (engineer, adjudicator)", request=QueueInSerializer,
-                   responses={201: OpenApiTypes.OBJECT})
+                   responses={201: QueueCreatedSerializer, 400: ErrorSerializer})
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
         known = {"name", "run_id", "items", "overlap", "annotators", "rubric", "sample", "seed", "lease_seconds"}
-        queue = services.queue_create(
-            name=data.get("name"), annotators=data.get("annotators"), overlap=data.get("overlap", services.DEFAULT_OVERLAP),
+        queue = queue_create(
+            name=data.get("name"), annotators=data.get("annotators"), overlap=data.get("overlap", DEFAULT_OVERLAP),
             rubric=data.get("rubric", "") or "", run_id=data.get("run_id"), items=data.get("items"),
             sample=data.get("sample"), seed=data.get("seed"),
-            lease_seconds=data.get("lease_seconds", services.DEFAULT_LEASE_SECONDS), created_by=request.user,
+            lease_seconds=data.get("lease_seconds", DEFAULT_LEASE_SECONDS), created_by=request.user,
         )
         body = {"id": queue.pk, "items": queue.items.count()}
         unknown = sorted(set(data) - known)
         if unknown:
             body["ignored"] = unknown
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(QueueCreatedSerializer(body).data, status=status.HTTP_201_CREATED)
 
 
-class QueueDetailView(APIView):
+class QueueDetailView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="A queue: its guideline and overlap (pool members); pool and progress (managers)",
-                   responses=OpenApiTypes.OBJECT)
+                   responses={200: QueueDetailSerializer, 404: ErrorSerializer})
     def get(self, request, queue_id):
         queue = queue_get(queue_id)
         roles = user_roles(request.user)
@@ -117,100 +278,109 @@ class QueueDetailView(APIView):
                 "rubric": queue.rubric, "rubric_version": queue.rubric_version, "lease_seconds": queue.lease_seconds}
         if policies.can_manage_queues(roles=roles):
             body.update({"annotators": pool_usernames(queue), "progress": queue_progress(queue)})
-        return Response(body)
+        return Response(QueueDetailSerializer(body).data)
 
 
-class RubricView(APIView):
+class RubricView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Publish a new version of the queue's guideline (engineer, adjudicator)",
-                   request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+                   request=RubricInSerializer, responses={201: RubricResultSerializer, 400: ErrorSerializer})
     def post(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         text = _data(request).get("rubric")
         if not isinstance(text, str):
             raise ServiceError("give the guideline text", [Problem("must be a string", field="rubric")])
-        version = services.queue_rubric_update(queue=queue_get(queue_id), text=text, user=request.user)
-        return Response({"id": int(queue_id), "rubric_version": version}, status=status.HTTP_201_CREATED)
+        version = queue_rubric_update(queue=queue_get(queue_id), text=text, user=request.user)
+        return Response(RubricResultSerializer({"id": int(queue_id), "rubric_version": version}).data,
+                        status=status.HTTP_201_CREATED)
 
 
-class NextView(APIView):
+class NextView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Claim the next item to label (annotator in the pool)", request=None,
-                   responses={200: NextSerializer, 204: None})
+                   responses={200: NextSerializer, 204: None, 404: ErrorSerializer})
     def post(self, request, queue_id):
-        claim = services.queue_next(queue=queue_get(queue_id), annotator=request.user)
+        claim = queue_next(queue=queue_get(queue_id), annotator=request.user)
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(next_payload(claim))
 
 
-class ItemView(APIView):
+class ItemView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="An item as you may see it (other labels only once all are in)", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="An item as you may see it (other labels only once all are in)",
+                   responses={200: ItemSerializer, 404: ErrorSerializer})
     def get(self, request, queue_id, item_id):
         return Response(item_for_user(queue_get(queue_id), item_id, request.user,
                                          scope=blind_scope(request.user)))
 
 
-class LabelView(APIView):
+class LabelView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Label an item you hold", request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(summary="Label an item you hold", request=LabelInSerializer,
+                   responses={201: LabelResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _valid(LabelInSerializer, request)
-        label, outcome = services.label_submit(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user,
+        label, outcome = label_submit(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user,
                                                verdict=data["verdict"], rationale=data["rationale"],
                                                active_seconds=data["active_seconds"])
-        return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
-                         "outcome": outcome}, status=status.HTTP_201_CREATED)
+        return Response(LabelResultSerializer({"item_id": item_id, "verdict": label.verdict,
+                                                 "rationale": label.rationale, "outcome": outcome}).data,
+                        status=status.HTTP_201_CREATED)
 
 
-class ReviseView(APIView):
+class ReviseView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Change your label on a complete item: a new audited round (rationale required)",
-                   request=LabelInSerializer, responses={201: OpenApiTypes.OBJECT})
+                   request=LabelInSerializer,
+                   responses={201: ReviseResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
-        label, outcome = services.label_revise(queue=queue, item_id=item_get(queue, item_id).pk,
+        label, outcome = label_revise(queue=queue, item_id=item_get(queue, item_id).pk,
                                                annotator=request.user, verdict=data.get("verdict"),
                                                rationale=data.get("rationale") or "")
-        return Response({"item_id": item_id, "verdict": label.verdict, "rationale": label.rationale,
-                         "round": label.round, "outcome": outcome}, status=status.HTTP_201_CREATED)
+        return Response(ReviseResultSerializer({"item_id": item_id, "verdict": label.verdict,
+                                                  "rationale": label.rationale, "round": label.round,
+                                                  "outcome": outcome}).data, status=status.HTTP_201_CREATED)
 
 
-class RenewView(APIView):
+class RenewView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Extend your lease on an item you hold", request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="Extend your lease on an item you hold", request=None,
+                   responses={200: RenewResultSerializer, 409: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
-        until = services.lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
-        return Response({"item_id": item_id, "lease_expires_at": until.isoformat()})
+        until = lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
+        return Response(RenewResultSerializer({"item_id": item_id, "lease_expires_at": until.isoformat()}).data)
 
 
-class AdjudicateView(APIView):
+class AdjudicateView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
-                   request=AdjudicateInSerializer, responses={201: OpenApiTypes.OBJECT})
+                   request=AdjudicateInSerializer,
+                   responses={201: AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
-        adjudication = services.item_adjudicate(queue=queue, item_id=item_get(queue, item_id).pk,
+        adjudication = item_adjudicate(queue=queue, item_id=item_get(queue, item_id).pk,
                                                 adjudicator=request.user, verdict=data.get("verdict"),
                                                 reason=data.get("reason") or "")
         adjudication.answer.refresh_from_db(fields=["final_verdict"])
-        return Response({"item_id": item_id, "verdict": adjudication.verdict, "reason": adjudication.reason,
-                         "final_verdict": adjudication.answer.final_verdict}, status=status.HTTP_201_CREATED)
+        return Response(AdjudicateResultSerializer({
+            "item_id": item_id, "verdict": adjudication.verdict, "reason": adjudication.reason,
+            "final_verdict": adjudication.answer.final_verdict}).data, status=status.HTTP_201_CREATED)
 
 
-class StatsView(APIView):
+class StatsView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     class FilterSerializer(QuerySerializer):
@@ -218,7 +388,7 @@ class StatsView(APIView):
                              help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)")
 
     @extend_schema(summary="Progress and human-human agreement (engineer, adjudicator)",
-                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+                   parameters=[FilterSerializer], responses={200: QueueStatsSerializer, 400: ErrorSerializer})
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         iters = self.FilterSerializer.parse(request)["iters"]

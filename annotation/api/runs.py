@@ -1,6 +1,5 @@
 """REST endpoints of the system runs and their answers, under the viewer's blind scope."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -13,13 +12,15 @@ from annotation.selectors.blind import blind_scope
 from annotation.selectors.runs import run_get
 from annotation.services.runs import run_import
 from evalapp.api import (
+    DeclaredOutput,
+    ErrorSerializer,
     UploadSerializer,
     uploaded_path,
 )
 from evalapp.roles import ENGINEER, HasRole
 
 
-class RunListView(generics.ListAPIView):
+class RunListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [RUN_READERS]
     serializer_class = s.RunSerializer
     queryset = Run.objects.select_related("dataset")
@@ -29,18 +30,18 @@ class RunListView(generics.ListAPIView):
         return {**super().get_serializer_context(), "blind_run_ids": blind_scope(self.request.user).run_ids}
 
     @extend_schema(summary="Import a run (first line the run record)", request={"multipart/form-data": UploadSerializer},
-                   responses={201: OpenApiTypes.OBJECT})
+                   responses={201: s.RunImportResultSerializer, 400: ErrorSerializer})
     def post(self, request):
         if not HasRole(ENGINEER)().has_permission(request, self):
             return Response({"detail": "Importing runs needs the engineer role."}, status=403)
         with uploaded_path(request) as path:
             result = run_import(path=path)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+        return Response(s.RunImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
 
     parser_classes = UPLOAD_PARSERS
 
 
-class RunDetailView(APIView):
+class RunDetailView(DeclaredOutput, APIView):
     permission_classes = [RUN_READERS]
 
     @extend_schema(responses=s.RunSerializer)
@@ -48,7 +49,7 @@ class RunDetailView(APIView):
         return Response(s.RunSerializer(run_get(run_id, scope=blind_scope(request.user))).data)
 
 
-class AnswerListView(generics.ListAPIView):
+class AnswerListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [RUN_READERS]
     serializer_class = s.AnswerSerializer
 

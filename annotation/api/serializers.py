@@ -11,6 +11,7 @@ from annotation.models import (
     Run,
 )
 from evalapp.api import finite_number, whole_number
+from evalapp.fields import names, shares, text
 from evalapp.validation import ACTIVE_SECONDS_MAX
 
 
@@ -40,7 +41,7 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 class VersionSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="dataset.name")
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
 
     class Meta:
         model = DatasetVersion
@@ -100,7 +101,7 @@ class WorkingEditInSerializer(serializers.Serializer):
 
 
 class AuditSerializer(serializers.ModelSerializer):
-    user = serializers.CharField(source="user.username", default=None)
+    user = serializers.CharField(source="user.username", default=None, allow_null=True)
 
     class Meta:
         model = EditAudit
@@ -108,7 +109,7 @@ class AuditSerializer(serializers.ModelSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
-    dataset = serializers.CharField(source="dataset.name", default=None)
+    dataset = serializers.CharField(source="dataset.name", default=None, allow_null=True)
     answers = serializers.IntegerField(source="answers.count", read_only=True)
     blind = serializers.SerializerMethodField(help_text="true while you label answers of this run blind: its "
                                                         "record (which may carry scores) is withheld")
@@ -165,3 +166,75 @@ class LabelImportResultSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
     replaced = serializers.IntegerField()
     users_created = serializers.ListField(child=serializers.CharField(), help_text="always empty over the API")
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs built from selector and service dicts: each field names a key the payload carries
+
+
+class ChunkWithNeighboursSerializer(serializers.Serializer):
+    chunk = ChunkSerializer()
+    neighbours = ChunkSerializer(many=True)
+
+
+class CorpusImportResultSerializer(serializers.Serializer):
+    documents = serializers.IntegerField(help_text="documents in the file")
+    chunks = serializers.IntegerField(help_text="chunks added")
+    retired = serializers.IntegerField()
+
+
+class StrataResultSerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    strata = shares(help_text="{stratum: percentage}")
+
+
+class StaleGoldSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    gold_chunk_id = text()
+    reason = serializers.CharField()
+
+
+class MovedGoldSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    gold_chunk_id = text()
+    now_in = serializers.CharField(help_text="the live chunk that holds the gold_text now")
+
+
+class ExtraNotLiveSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    chunk_ids = names()
+
+
+class CheckLabelsSerializer(serializers.Serializer):
+    """The `check_labels` object."""
+
+    dataset_hash = serializers.CharField()
+    checked = serializers.IntegerField()
+    stale = StaleGoldSerializer(many=True)
+    stale_share = serializers.FloatField()
+    moved = MovedGoldSerializer(many=True)
+    extra_not_live = ExtraNotLiveSerializer(many=True)
+    corpus_state = serializers.CharField()
+
+
+class WorkingEditResultSerializer(WorkingItemSerializer):
+    replayed = serializers.BooleanField(help_text="true when this client_key had already landed")
+
+
+class RunImportResultSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    answers = serializers.IntegerField()
+    dataset = text()
+    dataset_hash = text()
+
+
+class LabelExportLineSerializer(serializers.Serializer):
+    """One line of the labels export (the import_labels format)."""
+
+    run_id = serializers.CharField()
+    qid = serializers.CharField()
+    annotator = serializers.CharField()
+    verdict = serializers.CharField()
+    labelled_at = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    source = serializers.CharField(allow_blank=True)

@@ -1,6 +1,5 @@
 """REST endpoints of the working copy: its records, an expert's edit of one, and the edit log."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
@@ -17,12 +16,14 @@ from annotation.services.datasets import (
     working_edit,
 )
 from evalapp.api import (
+    DeclaredOutput,
+    ErrorSerializer,
     QuerySerializer,
 )
 from evalapp.errors import ServiceError
 
 
-class WorkingListView(APIView):
+class WorkingListView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     @extend_schema(responses=s.WorkingItemSerializer(many=True))
@@ -30,7 +31,7 @@ class WorkingListView(APIView):
         return Response(s.WorkingItemSerializer(working_records(dataset_get(name)), many=True).data)
 
 
-class WorkingItemView(APIView):
+class WorkingItemView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
     @extend_schema(responses=s.WorkingItemSerializer)
@@ -40,7 +41,8 @@ class WorkingItemView(APIView):
                 return Response(s.WorkingItemSerializer(item).data)
         raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
 
-    @extend_schema(request=s.WorkingEditInSerializer, responses={200: s.WorkingItemSerializer, 409: OpenApiTypes.OBJECT})
+    @extend_schema(request=s.WorkingEditInSerializer,
+                   responses={200: s.WorkingEditResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def patch(self, request, name, qid):
         data = s.WorkingEditInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -48,11 +50,12 @@ class WorkingItemView(APIView):
         result = working_edit(dataset_name=name, qid=qid, changes=v["changes"], base_revision=v.get("base_revision"),
                               user=request.user, active_seconds=v["active_seconds"], client_key=v["client_key"],
                               delete=v["delete"])
-        return Response({"qid": result.qid, "record": result.record, "revision": result.revision,
-                         "edited": True, "replayed": result.replayed})
+        return Response(s.WorkingEditResultSerializer({"qid": result.qid, "record": result.record,
+                                                       "revision": result.revision, "edited": True,
+                                                       "replayed": result.replayed}).data)
 
 
-class EditAuditListView(generics.ListAPIView):
+class EditAuditListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [CURATORS]
     serializer_class = s.AuditSerializer
 

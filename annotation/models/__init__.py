@@ -18,9 +18,17 @@ from annotation.models.queues import (
     RelabelAudit,
     RelabelAuditItem,
 )
-from annotation.models.runs import Adjudication, Answer, HumanLabel, LabelEvent, Run
+from annotation.models.runs import (
+    PINNED,
+    Adjudication,
+    Answer,
+    HumanLabel,
+    LabelEvent,
+    Run,
+)
 
 __all__ = [
+    "PINNED",
     "Adjudication", "Answer", "Chunk", "Dataset", "DatasetVersion", "Document", "EditAudit",
     "Example", "GoldCheckReport", "HumanLabel", "LabelEvent", "Run", "VersionEntry", "WorkingExample",
     "Assignment", "Queue", "QueueItem", "QueueMember", "QueueRubric", "RelabelAudit", "RelabelAuditItem",

@@ -4,6 +4,10 @@ from django.db import models
 VERDICTS = [("correct", "correct"), ("incorrect", "incorrect")]
 
 
+# What a system run pins about the system that produced it; runs compare fairly when these agree.
+PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
+
+
 class Run(models.Model):
     """A system's answers to a labelled set, with the pinned inputs that make its score reproducible."""
 

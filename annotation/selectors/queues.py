@@ -143,17 +143,24 @@ def queues_for_user(user) -> list[dict]:
     """The queues this user works in (pool member) or manages, with progress for the bars."""
     roles = user_roles(user)
     queues = Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user)
+    scope = blind_scope(user)
     out = []
     for queue in queues.distinct().order_by("-created_at", "-id"):
         member = QueueMember.objects.filter(queue=queue, user=user).exists()
         items = QueueItem.objects.filter(queue=queue).count()
         complete = QueueItem.objects.filter(queue=queue).exclude(status=QueueItem.OPEN).count()
         mine = Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).count()
+        # Open items this member has not labelled: what is left for them (others may fill some first).
+        left = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN)
+                .exclude(pk__in=Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE)
+                         .values("item_id")).count()) if member else 0
         disputed = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).count()
         out.append({
             "queue": queue, "member": member, "items": items, "complete": complete,
             "pct_complete": round(100 * complete / items) if items else 0,
-            "mine": mine, "disputed": disputed,
+            "mine": mine, "left": left, "disputed": disputed,
+            # What this user may settle: not the disputed items they labelled themselves.
+            "to_adjudicate": len(_adjudicable(queue, user, roles=roles, scope=scope)) if disputed else 0,
             # An annotator can label each item once; at most `items` are theirs to do.
             "pct_mine": round(100 * mine / items) if items else 0,
         })
@@ -165,6 +172,12 @@ def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -
     not those whose answer is in the user's blind scope (open for them in another queue)."""
     roles = user_roles(user)
     scope = scope if scope is not None else blind_scope(user)
+    return [{**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)}
+            for item in _adjudicable(queue, user, roles=roles, scope=scope)]
+
+
+def _adjudicable(queue: Queue, user, *, roles: set[str], scope: BlindScope) -> list[QueueItem]:
+    """The queue's disputed items this user may settle: not one they labelled, nor one blind to them."""
     out = []
     items = (QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED)
              .select_related("answer__run").order_by("completed_at", "id"))
@@ -175,5 +188,5 @@ def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -
             continue
         if not scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False):
             continue
-        out.append({**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)})
+        out.append(item)
     return out

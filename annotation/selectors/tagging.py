@@ -217,6 +217,7 @@ def working_diff(dataset: Dataset) -> dict:
         "modified": modified,
         "unchanged": len(diff.unchanged),
         "changed": bool(diff.added or diff.removed or diff.modified),
+        "n_changes": len(diff.added) + len(diff.removed) + len(diff.modified),
     }
 
 

@@ -2,6 +2,7 @@
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.core.validators import slug_re
@@ -251,6 +252,11 @@ class EditResult:
 
 
 @transaction.atomic
+def _gold_changed(old: dict, new: dict) -> bool:
+    """Whether the gold passage differs: its chunk, document, text or extra passages."""
+    return any((old.get(k) or None) != (new.get(k) or None) for k in (*GOLD_FIELDS, "gold_extra_chunk_ids"))
+
+
 def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: int | None, user=None,
                  active_seconds: float = 0.0, client_key: str = "", delete: bool = False) -> EditResult:
     """Change fields of one question in the working copy, with optimistic concurrency and an audit row per field.
@@ -298,6 +304,11 @@ def working_edit(*, dataset_name: str, qid: str, changes: dict, base_revision: i
         if not new.get("ambiguous", True):
             # Unmarking "ambiguous" restores the record as it was (same content hash), not `"ambiguous": false`.
             del new["ambiguous"]
+        if user is not None and "labelled_by" not in changes and _gold_changed(current or {}, new):
+            # A new gold passage is the tagger's label: who and when follow it, whoever sends the edit
+            # (the tagging page says so itself; a script through the API need not).
+            new["labelled_by"] = user.username
+            new["labelled_at"] = datetime.now(UTC).date().isoformat()
         problems = validate_record(new, None, dataset)
         if problems:
             raise ServiceError(f"question {qid!r} is not valid; nothing was saved", problems)

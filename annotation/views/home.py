@@ -3,6 +3,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from annotation.models import Dataset, Run
+from annotation.selectors.queues import queues_for_user
 
 
 @login_required
@@ -11,4 +12,5 @@ def home(request):
     return render(request, "home.html", {
         "datasets": Dataset.objects.all()[:50],
         "runs": Run.objects.all()[:20],
+        "my_queues": [r for r in queues_for_user(request.user) if r["member"]],
     })

@@ -1,11 +1,14 @@
 """Pages of the labelling queues: my queues, labelling (keyboard first, htmx), adjudication, statistics.
 Thin: parse, call one service or selector, render. Blindness lives in the selectors."""
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import policies
@@ -20,7 +23,9 @@ from annotation.selectors.queues import (
     queue_get,
     queues_for_user,
 )
-from annotation.services import queues as services
+from annotation.services.claims import queue_next
+from annotation.services.labelling import item_adjudicate, label_submit
+from annotation.services.queues import queue_create
 from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
 
@@ -49,7 +54,7 @@ def queue_new(request):
     if request.method == "POST":
         try:
             f = QueueForm(request.POST).parsed("cannot create the queue; nothing was written")
-            queue = services.queue_create(
+            queue = queue_create(
                 name=f["name"], annotators=request.POST.getlist("annotators"), overlap=f["overlap"],
                 rubric=f["rubric"], run_id=f["run_id"] or None, sample=f["sample"], created_by=request.user)
         except ServiceError as exc:
@@ -68,10 +73,24 @@ def _item_or_404(queue, item_id):
         raise Http404(exc.message) from exc
 
 
+def lease_text(left: timedelta) -> str:
+    """How long the item stays the annotator's, as the page says it (static/js/labelling/lease.js keeps it
+    current with the same wording)."""
+    minutes = int(left.total_seconds() // 60)
+    if left.total_seconds() <= 0:
+        return "lease ran out: the item may go to someone else"
+    if minutes < 1:
+        return "held for less than a minute"
+    if minutes < 120:
+        return f"held for {minutes} min"
+    return f"held for {minutes // 60} h {minutes % 60} min"
+
+
 def _item_context(request, queue, claim, error=None):
     context = {"queue": queue, "error": error}
     if claim is not None:
-        context.update({"item": next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/"})
+        context.update({"item": next_payload(claim), "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/",
+                        "lease_text": lease_text(claim.lease_expires_at - timezone.now())})
     return context
 
 
@@ -79,7 +98,7 @@ def _item_context(request, queue, claim, error=None):
 def queue_label(request, queue_id):
     """The labelling page: claims (or hands back) this annotator's next item and shows only what they may see."""
     queue = queue_get(queue_id)
-    claim = services.queue_next(queue=queue, annotator=request.user)
+    claim = queue_next(queue=queue, annotator=request.user)
     return render(request, "annotation/queues/label.html", _item_context(request, queue, claim))
 
 
@@ -92,7 +111,7 @@ def queue_label_submit(request, queue_id, item_id):
     error = None
     try:
         f = LabelForm(request.POST).parsed("the label was not recorded")
-        services.label_submit(queue=queue, item_id=item.pk, annotator=request.user,
+        label_submit(queue=queue, item_id=item.pk, annotator=request.user,
                               verdict=f["verdict"], rationale=f["rationale"], active_seconds=f["active_seconds"])
     except NotFound:
         raise
@@ -103,7 +122,7 @@ def queue_label_submit(request, queue_id, item_id):
             messages.error(request, error)
         return redirect("queue-label", queue_id=queue.pk)
     # After a refusal this is the item still held (a bad verdict) or the next one (a lost lease).
-    claim = services.queue_next(queue=queue, annotator=request.user)
+    claim = queue_next(queue=queue, annotator=request.user)
     return render(request, "annotation/queues/_item.html", _item_context(request, queue, claim, error))
 
 
@@ -123,7 +142,7 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     queue = queue_get(queue_id)
     item = _item_or_404(queue, item_id)
     try:
-        services.item_adjudicate(queue=queue, item_id=item.pk, adjudicator=request.user,
+        item_adjudicate(queue=queue, item_id=item.pk, adjudicator=request.user,
                                  verdict=request.POST.get("verdict", ""), reason=request.POST.get("reason", ""))
     except NotFound:
         raise

@@ -1,7 +1,7 @@
 """Expert pages for gold-passage tagging. Thin: parse, call a selector or a service, render.
 
 Saving goes through the REST endpoint the scripts use (PATCH /api/datasets/{name}/working/{qid}/,
-optimistic concurrency and idempotent client keys), driven by static/js/tagging.js; these views
+optimistic concurrency and idempotent client keys), driven by the modules in static/js/tagging/; these views
 only render pages and htmx fragments, and publish.
 """
 import datetime

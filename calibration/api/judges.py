@@ -1,7 +1,6 @@
 """REST endpoints of judges: judge versions (list, create, one), the gate, and verdicts imported from
 outside."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -15,7 +14,7 @@ from calibration.selectors.gates import judge_gate
 from calibration.selectors.judges import judge_version_get
 from calibration.services.judges import judge_version_create
 from calibration.services.verdicts import verdicts_import
-from evalapp.api import JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
+from evalapp.api import DeclaredOutput, ErrorSerializer, JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
 from evalapp.roles import ENGINEER, HasRole
 
 # Gates and calibration evidence are the engineers' (adjudicators settle items, blind to judges).
@@ -25,20 +24,22 @@ READERS = HasRole(ENGINEER)
 WRITERS = HasRole(ENGINEER)
 
 
-class _ReadWrite(APIView):
+class _ReadWrite(DeclaredOutput, APIView):
     def get_permissions(self):
         return [READERS()] if self.request.method in ("GET", "HEAD", "OPTIONS") else [WRITERS()]
 
 
 class JudgeVersionListView(_ReadWrite):
-    @extend_schema(summary="Judge versions with their gate status", responses=OpenApiTypes.OBJECT,
+    @extend_schema(summary="Judge versions with their gate status", responses=s.JudgeVersionRowSerializer(many=True),
                    operation_id="judge_versions_list")
     def get(self, request):
         versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
         return Response([{**s.JudgeVersionSerializer(v).data, "status": judge_gate(v)["status"]} for v in versions])
 
     @extend_schema(summary="Create (or find) the judge version with this configuration",
-                   request=s.JudgeVersionCreateSerializer, responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
+                   request=s.JudgeVersionCreateSerializer,
+                   responses={201: s.JudgeVersionCreatedSerializer, 200: s.JudgeVersionCreatedSerializer,
+                              400: ErrorSerializer})
     def post(self, request):
         data = s.JudgeVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -47,12 +48,14 @@ class JudgeVersionListView(_ReadWrite):
             judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
             rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
             min_n=d.get("min_n"), user=request.user)
-        return Response({"judge_version": version.pk, "config_hash": version.config_hash, "created": created},
+        body = {"judge_version": version.pk, "config_hash": version.config_hash, "created": created}
+        return Response(s.JudgeVersionCreatedSerializer(body).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class JudgeVersionDetailView(_ReadWrite):
-    @extend_schema(summary="A judge version and its gate", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="A judge version and its gate",
+                   responses={200: s.JudgeVersionDetailSerializer, 404: ErrorSerializer})
     def get(self, request, pk):
         version = judge_version_get(pk)
         return Response({**s.JudgeVersionSerializer(version).data,
@@ -60,7 +63,8 @@ class JudgeVersionDetailView(_ReadWrite):
 
 
 class GateView(_ReadWrite):
-    @extend_schema(summary="The gate object (HTTP 200 whatever the status)", responses=OpenApiTypes.OBJECT)
+    @extend_schema(summary="The gate object (HTTP 200 whatever the status)",
+                   responses={200: s.GateSerializer, 404: ErrorSerializer})
     def get(self, request, pk):
         return Response(judge_gate(judge_version_get(pk), scope=blind_scope(request.user)))
 
@@ -69,9 +73,10 @@ class VerdictImportView(_ReadWrite):
     parser_classes = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
 
     @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
-                   request={"multipart/form-data": UploadSerializer}, responses={201: OpenApiTypes.OBJECT})
+                   request={"multipart/form-data": UploadSerializer}, responses={201: s.VerdictImportResultSerializer,
+                                                                                  400: ErrorSerializer})
     def post(self, request, pk):
         judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
         with uploaded_path(request) as path:
             result = verdicts_import(path=path, judge_version_id=pk)
-        return Response(result.as_dict(), status=status.HTTP_201_CREATED)
+        return Response(s.VerdictImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

@@ -4,6 +4,7 @@ from rest_framework import serializers
 from calibration.models import GradingRun, JudgeVersion
 from calibration.selectors.judges import public_params
 from evalapp.api import finite_number, whole_number
+from evalapp.fields import counts, interval, names, number, text
 from evalapp.validation import (
     NAME_MAX,
     RUBRIC_MAX,
@@ -58,7 +59,7 @@ class GradeSerializer(serializers.Serializer):
 
 class GradingRunSerializer(serializers.ModelSerializer):
     run_id = serializers.CharField(source="run.run_id")
-    forced_by = serializers.CharField(source="forced_by.username", default=None)
+    forced_by = serializers.CharField(source="forced_by.username", default=None, allow_null=True)
 
     class Meta:
         model = GradingRun
@@ -66,16 +67,86 @@ class GradingRunSerializer(serializers.ModelSerializer):
                   "total", "chunk_size", "created_at", "finished_at"]
 
 
+class JudgeVersionRowSerializer(JudgeVersionSerializer):
+    status = serializers.CharField(help_text="the gate's status: pass, fail, unmeasured or stale")
+
+    class Meta(JudgeVersionSerializer.Meta):
+        fields = [*JudgeVersionSerializer.Meta.fields, "status"]
+
+
+class JudgeVersionCreatedSerializer(serializers.Serializer):
+    judge_version = serializers.IntegerField()
+    config_hash = serializers.CharField()
+    created = serializers.BooleanField(help_text="false when this configuration already had a version")
+
+
+class GateStratumSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    too_small = serializers.BooleanField()
+    reason = serializers.CharField(required=False, help_text="when kappa is undefined")
+
+
+class GateSerializer(serializers.Serializer):
+    """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
+    figures are null (empty maps), `blind` is true and `blind_reason` says why."""
+
+    judge_version = serializers.IntegerField()
+    config_hash = serializers.CharField()
+    judge = serializers.CharField()
+    version = serializers.IntegerField()
+    threshold = serializers.FloatField()
+    policy = serializers.CharField()
+    min_n = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["pass", "fail", "unmeasured", "stale"])
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    kappa_ci95 = interval(allow_null=True)
+    bootstrap_ci95 = interval(allow_null=True, required=False, help_text="once measured")
+    chance_agreement = number()
+    always_correct_agreement = number()
+    per_stratum = serializers.DictField(child=GateStratumSerializer())
+    confusion = counts(help_text='"human/judge" -> count')
+    dataset_hash = text()
+    measured_at = text()
+    invalid = serializers.IntegerField(required=False, help_text="once measured")
+    excluded = serializers.IntegerField(required=False, help_text="once measured")
+    stale_items = serializers.IntegerField(required=False, help_text="once measured")
+    run = serializers.IntegerField(allow_null=True, help_text="the calibration run measured (or running)")
+    reasons = names()
+    warnings = names(required=False, help_text="once measured")
+    reason = serializers.CharField(required=False, help_text="when unmeasured, or kappa is undefined")
+    blind = serializers.BooleanField()
+    blind_reason = serializers.CharField(required=False)
+
+
+class JudgeVersionDetailSerializer(JudgeVersionSerializer):
+    gate = GateSerializer()
+
+    class Meta(JudgeVersionSerializer.Meta):
+        fields = [*JudgeVersionSerializer.Meta.fields, "gate"]
+
+
+class VerdictImportResultSerializer(serializers.Serializer):
+    judge_version = serializers.IntegerField()
+    verdicts = serializers.IntegerField()
+    created = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
 class CalibrationRunProgressSerializer(serializers.Serializer):
     """A calibration run's progress (calibration.selectors.runs.calibration_run_progress)."""
 
     run = serializers.IntegerField()
     judge_version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed", "cancelled"])
+    status = serializers.CharField(help_text="queued, running, done, failed or cancelled")
     total = serializers.IntegerField()
     done = serializers.IntegerField(help_text="items with a verdict other than error")
     invalid = serializers.IntegerField()
-    errors = serializers.IntegerField()
+    # DRF's metaclass takes declared fields off the class, so the `errors` property stays the serializer's.
+    errors = serializers.IntegerField()  # type: ignore[assignment]
     pending = serializers.IntegerField()
     items_per_second = serializers.FloatField(allow_null=True)
     eta_seconds = serializers.FloatField(allow_null=True)
@@ -96,13 +167,13 @@ class GradingProgressSerializer(serializers.Serializer):
     grading = serializers.IntegerField()
     judge_version = serializers.IntegerField()
     run_id = serializers.CharField()
-    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed", "cancelled"])
+    status = serializers.CharField(help_text="queued, running, done, failed or cancelled")
     gate_status = serializers.CharField()
     forced = serializers.BooleanField()
     force_reason = serializers.CharField(allow_blank=True)
     total = serializers.IntegerField()
     graded = serializers.IntegerField(help_text="answers with a verdict, errors included")
-    errors = serializers.IntegerField()
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # see CalibrationRunProgressSerializer
     pending = serializers.IntegerField()
     verdicts = serializers.DictField(child=serializers.IntegerField(), help_text="verdict -> answers")
     message = serializers.CharField(allow_blank=True)

@@ -1,7 +1,7 @@
 """Grading a run's answers: the harness's own score where it gave one, else the question's rule.
 
 Rules (INTERFACES.md `grading`): `span` and `extraction` are graded here by the pure rule verdicts
-of calibration.backends; `judge` uses a judge version whose gate passes when issue 4's models offer
+of evalstats.verdicts; `judge` uses the verdicts of a judge version whose gate passes, when there is
 one, else the final human label; `rubric` (and a question without a rule) uses the final human
 label from the queues. An answer none of these can grade is left out and counted, never guessed.
 

@@ -1,14 +1,14 @@
 """Compare two system runs, and one question of the comparison."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
+from comparisons.api import serializers as s
 from comparisons.selectors.compare import compare_runs, regression_detail
-from evalapp.api import ErrorSerializer, QuerySerializer, flag, whole_number
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, flag, whole_number
 from evalapp.roles import ENGINEER, HasRole
 from evalapp.validation import ITERS_MAX, SEED_MAX
 
@@ -25,7 +25,7 @@ def _runs(text: str) -> list[str] | None:
 RUN_ID = {"max_length": 200}
 
 
-class CompareView(APIView):
+class CompareView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
@@ -38,7 +38,8 @@ class CompareView(APIView):
                                           help_text="comma-separated repeat runs for the band")
 
     @extend_schema(summary="Paired comparison of run B with run A (the `compare` command's object)",
-                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   parameters=[FilterSerializer], responses={200: s.CompareSerializer, 403: ErrorSerializer, 409: ErrorSerializer,
+                                                          **ERRORS})
     def get(self, request):
         f = self.FilterSerializer.parse(request)
         return Response(compare_runs(run_a=f["a"], run_b=f["b"], iters=f["iters"], seed=f["seed"],
@@ -46,7 +47,7 @@ class CompareView(APIView):
                                                  scope=blind_scope(request.user)))
 
 
-class CompareQuestionView(APIView):
+class CompareQuestionView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
@@ -55,7 +56,7 @@ class CompareQuestionView(APIView):
         qid = serializers.CharField(max_length=200)
 
     @extend_schema(summary="One question of a comparison: question, gold passage and both answers",
-                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   parameters=[FilterSerializer], responses={200: s.CompareQuestionSerializer, 403: ErrorSerializer, **ERRORS})
     def get(self, request):
         f = self.FilterSerializer.parse(request)
         return Response(regression_detail(run_a=f["a"], run_b=f["b"], qid=f["qid"],

@@ -1,5 +1,4 @@
 """A dataset diff between two versions, with the movement decomposed when a run on each is given."""
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -8,15 +7,16 @@ from rest_framework.views import APIView
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.datasets import dataset_get
 from annotation.selectors.runs import run_get
+from comparisons.api import serializers as s
 from comparisons.selectors.diff import dataset_diff
-from evalapp.api import ErrorSerializer, QuerySerializer
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
 
 # The partitions are the curators' too; the runs' movement is read under the viewer's blind scope.
 READERS = HasRole(EXPERT, ENGINEER, ADJUDICATOR)
 
 
-class DatasetDiffView(APIView):
+class DatasetDiffView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
@@ -25,7 +25,8 @@ class DatasetDiffView(APIView):
         run_old = serializers.CharField(required=False, allow_blank=True, max_length=200)
         run_new = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
-    @extend_schema(parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+    @extend_schema(parameters=[FilterSerializer], responses={200: s.DatasetDiffSerializer, 400: ErrorSerializer,
+                                                               404: ErrorSerializer})
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
         scope = blind_scope(request.user)

@@ -1,18 +1,18 @@
 """Failure attribution of a system run."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
+from comparisons.api import serializers as s
 from comparisons.api.compare import ERRORS, READERS
 from comparisons.selectors.failures import failure_attribution
-from evalapp.api import QuerySerializer, whole_number
+from evalapp.api import DeclaredOutput, QuerySerializer, whole_number
 
 
-class FailuresView(APIView):
+class FailuresView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
@@ -21,7 +21,7 @@ class FailuresView(APIView):
                              help_text="list at most this many failures")
 
     @extend_schema(summary="Failure attribution of a run: retrieval, prompt assembly or generation, per stratum",
-                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   parameters=[FilterSerializer], responses={200: s.FailuresSerializer, **ERRORS})
     def get(self, request, run_id):
         f = self.FilterSerializer.parse(request)
         return Response(failure_attribution(run_id, stratum=f["stratum"] or None, limit=f["limit"],

@@ -1,19 +1,19 @@
 """A metric's series over time, and a dataset's version history."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
+from comparisons.api import serializers as s
 from comparisons.api.compare import ERRORS, READERS
 from comparisons.selectors.history import dataset_history
 from comparisons.selectors.series import series
-from evalapp.api import QuerySerializer, flag
+from evalapp.api import DeclaredOutput, QuerySerializer, flag
 
 
-class SeriesView(APIView):
+class SeriesView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     class FilterSerializer(QuerySerializer):
@@ -23,18 +23,18 @@ class SeriesView(APIView):
         backfill = flag(required=False, default=False)
 
     @extend_schema(summary="Scores over time, broken where the dataset hash or evaluator config hash changes",
-                   parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   parameters=[FilterSerializer], responses={200: s.SeriesSerializer, **ERRORS})
     def get(self, request):
         f = self.FilterSerializer.parse(request)
-        systems = [s for s in f["system"] if s.strip()]
+        systems = [name for name in f["system"] if name.strip()]
         return Response(series(dataset=f["dataset"], systems=systems or None, backfill=f["backfill"],
                                            scope=blind_scope(request.user)))
 
 
-class DatasetHistoryView(APIView):
+class DatasetHistoryView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     @extend_schema(summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
-                   responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   responses={200: s.HistorySerializer, **ERRORS})
     def get(self, request, name):
         return Response(dataset_history(name, scope=blind_scope(request.user)))

@@ -1,6 +1,5 @@
 """The sample-size planner."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -8,6 +7,7 @@ from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.datasets import dataset_get
+from comparisons.api import serializers as s
 from comparisons.api.compare import ERRORS, READERS, RUN_ID
 from comparisons.selectors.compare import compare_runs
 from comparisons.selectors.planning import (
@@ -16,7 +16,7 @@ from comparisons.selectors.planning import (
     discordance_for_dataset,
     sample_size_plan,
 )
-from evalapp.api import QuerySerializer, finite_number, whole_number
+from evalapp.api import DeclaredOutput, QuerySerializer, finite_number, whole_number
 
 
 class PlannerFilterSerializer(QuerySerializer):
@@ -34,11 +34,11 @@ class PlannerFilterSerializer(QuerySerializer):
                                     help_text="take the rate from its recent runs")
 
 
-class PlannerView(APIView):
+class PlannerView(DeclaredOutput, APIView):
     permission_classes = [READERS]
 
     @extend_schema(summary="Sample-size planner: the smallest resolvable gap for n, the n needed for a gap",
-                   parameters=[PlannerFilterSerializer], responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   parameters=[PlannerFilterSerializer], responses={200: s.PlanSerializer, **ERRORS})
     def get(self, request):
         f = PlannerFilterSerializer.parse(request)
         rate, rate_from = f["discordant_rate"], None

@@ -46,10 +46,6 @@ def run_band_for(runs: Sequence[Run], known: dict[str, RunGrades] | None = None)
             "sd_points": band.sd, "lo_points": band.lo, "hi_points": band.hi, "width_points": band.width}
 
 
-# ---------------------------------------------------------------------------------------------
-# paired comparison
-
-
 def _verdict(diff_points: float, ci95: tuple[float, float], band: dict | None, resolvable: float,
              discordant_rate: float) -> dict:
     if band is not None:

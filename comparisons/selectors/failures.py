@@ -24,10 +24,6 @@ FAILURE_LABELS = {
 }
 
 
-# ---------------------------------------------------------------------------------------------
-# failure attribution
-
-
 def classify_failure(gold_chunk_id: str | None, retrieved: list, prompt_chunks: list) -> tuple[str, int | None]:
     """(category, rank) of one failing answer from its fields; rank where the gold chunk was retrieved."""
     if not gold_chunk_id:

@@ -20,10 +20,6 @@ DEFAULT_DISCORDANT_RATE = 0.15
 PLANNER_NS = (100, 200, 300, 500, 1000, 2000, 5000, 10000)
 
 
-# ---------------------------------------------------------------------------------------------
-# sample-size planner
-
-
 # Beyond these the planner's answers overflow a float (and mean nothing): a billion questions, a
 # thousandth of a point.
 PLANNER_N_MAX = 10**9

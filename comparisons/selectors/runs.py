@@ -3,16 +3,10 @@ run (same system, dataset hash and pins) and the stale-gold report of a run's da
 
 from __future__ import annotations
 
-from annotation.models import DatasetVersion, Run
+from annotation.models import PINNED, DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.gold import stale_gold
 from evalapp.errors import Problem, ServiceError
-
-PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
-
-
-# ---------------------------------------------------------------------------------------------
-# shared pieces
 
 
 def run_summary(run: Run) -> dict:
@@ -37,10 +31,6 @@ def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = 
             "moved": len(report["moved"]),
             "stale_in_paired": len(set(stale_qids) & paired) if paired is not None else None,
             **({"_stale_all": stale_qids} if paired is None else {})}
-
-
-# ---------------------------------------------------------------------------------------------
-# run-to-run band
 
 
 def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:

@@ -18,9 +18,6 @@ from calibration.selectors.grades import (
 )
 from evalapp.errors import Problem, ServiceError
 
-# ---------------------------------------------------------------------------------------------
-# dataset versions over time
-
 
 def _run_point(run: Run, grades: RunGrades | None = None, *, scope: BlindScope = OPERATOR) -> dict:
     """A run as a point of a series or history: its score and how many answers it rests on, withheld
@@ -32,10 +29,6 @@ def _run_point(run: Run, grades: RunGrades | None = None, *, scope: BlindScope =
         g = grades or run_grades(run)
         point.update(score=g.score(), n=g.n_scored)
     return point
-
-
-# ---------------------------------------------------------------------------------------------
-# series
 
 
 def _version_key(run: Run) -> tuple[str, str]:

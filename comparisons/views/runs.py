@@ -16,9 +16,6 @@ from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
 from evalapp.views import render_error
 
-# ---------------------------------------------------------------------------------------------
-# pages
-
 
 @role_required(ENGINEER)
 def run_list(request):

@@ -3,6 +3,7 @@
 DEBUG defaults to on with embedded services. With DEBUG off, SECRET_KEY must be set: there is
 no secret default in production mode.
 """
+
 from datetime import timedelta
 
 from csp.constants import NONE, SELF
@@ -33,6 +34,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
     "axes",
     "csp",
     "annotation",
@@ -50,6 +53,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "evalapp.middleware.HtmxMiddleware",
     "evalapp.middleware.BadInputMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -80,8 +85,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the web server and the worker read while the other writes; the timeout makes
     # writers queue instead of failing with "database is locked".
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "transaction_mode": "IMMEDIATE",
-         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 if env.str("TEST_DATABASE_NAME", default=""):
     # Lets several test runs share one PostgreSQL server without dropping each other's test database.
@@ -158,12 +166,16 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Gold tagging, blind double annotation, judge calibration and paired comparisons.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the installed sidecar package, served as static files: /api/docs/ needs no internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"VerdictEnum": "annotation.models.runs.VERDICTS"},
 }
 
 # Celery: a filesystem broker under var/ needs no service on a laptop; redis:// in CI and production.
 _BROKER_DIR = VAR_DIR / "broker"
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("in", "processed", "control"):
         (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
@@ -186,8 +198,11 @@ if CELERY_RESULT_BACKEND is None and CELERY_BROKER_URL.startswith(("redis://", "
 CACHE_URL = env.str("CACHE_URL", default="")
 if not CACHE_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CACHE_URL = CELERY_BROKER_URL
-CACHES = {"default": {**env.cache_url_config(CACHE_URL), "KEY_PREFIX": "evalapp"} if CACHE_URL else
-          {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp"}}
+CACHES = {
+    "default": {**env.cache_url_config(CACHE_URL), "KEY_PREFIX": "evalapp"}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp"}
+}
 CELERY_RESULT_EXPIRES = env.int("CELERY_RESULT_EXPIRES", default=86400)
 # A queued or running calibration or grading with no heartbeat for this long has lost its worker and is
 # resumed by the stall sweep. Live tasks beat every second; a chunk waiting out a retry's backoff (at most
@@ -265,12 +280,15 @@ if not DEBUG:
     _proxy_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
     if _proxy_header:
         if len(_proxy_header) != 2 or not all(_proxy_header):
-            raise ImproperlyConfigured("SECURE_PROXY_SSL_HEADER must be HEADER,VALUE, e.g. HTTP_X_FORWARDED_PROTO,https")
+            raise ImproperlyConfigured(
+                "SECURE_PROXY_SSL_HEADER must be HEADER,VALUE, e.g. HTTP_X_FORWARDED_PROTO,https"
+            )
         SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"forbidden_without_traceback": {"()": "evalapp.logs.ForbiddenWithoutTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["forbidden_without_traceback"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }

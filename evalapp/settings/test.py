@@ -1,5 +1,6 @@
 """Test settings: the base settings, with fast password hashing, sign-in lockouts off and a local cache."""
-from evalapp.settings.base import *  # noqa: F401,F403
+
+from evalapp.settings.base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests sign in constantly, and Django's test client signs in without a request, which axes refuses;
@@ -8,3 +9,4 @@ AXES_ENABLED = False
 # Local memory, cleared between tests (tests/conftest.py): clearing a Redis cache would flush the broker's
 # database that the Celery worker tests share.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp-tests"}}
+API_STRICT_OUTPUT = True  # every 2xx API answer is checked against its declared serializer (evalapp.api.DeclaredOutput)

@@ -1,9 +1,14 @@
 """Fixtures for the annotation tests: a labelled set with strata and a run over it, built through the
 services (questions_import, run_import, user_upsert), and annotation queues over that run."""
 import itertools
+import json
 
 import pytest
+from django.contrib.auth import get_user_model
 
+from annotation.models import Adjudication, HumanLabel, LabelEvent
+from annotation.services.corpus import corpus_import
+from annotation.services.datasets import questions_import
 from tests.conftest import write_jsonl
 
 STRATA = ("policy_lookup", "how_to", "no_answer")
@@ -63,3 +68,57 @@ def make_queue(make_run, pool):
                             **kwargs)
 
     return make
+
+
+def label(run_id, qid, annotator, verdict, **extra):
+    return {"run_id": run_id, "qid": qid, "annotator": annotator, "verdict": verdict, **extra}
+
+
+def counts():
+    return (HumanLabel.objects.count(), LabelEvent.objects.count(), Adjudication.objects.count(),
+            get_user_model().objects.count())
+
+
+def labels_of(run_id):
+    return sorted(HumanLabel.objects.filter(answer__run__run_id=run_id)
+                  .values_list("answer__qid", "annotator__username", "verdict", "rationale", "source"))
+
+
+@pytest.fixture
+def run_id(make_run):
+    return make_run(6)
+
+
+CORPUS = [
+    {"doc_id": "kb:PRICE", "title": "Legacy plans", "source": "confluence",
+     "text": "Plans sold before 2024 are legacy plans.\n\n"
+             "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert.\n\n"
+             "Legacy Team plans bill monthly."},
+    {"doc_id": "kb:SEC", "title": "Security", "source": "wiki",
+     "text": "Passwords rotate every ninety days.\n\nSingle sign-on is available on Enterprise plans."},
+]
+
+
+TRIAL = "Legacy Enterprise trials run for thirty (30) days from activation and do not auto-convert."
+
+
+QUESTIONS = [
+    {"qid": "q-1", "question": "how long is the legacy trial", "stratum": "policy", "asked_by": "support",
+     "gold_doc_id": "kb:PRICE", "gold_chunk_id": "kb:PRICE#0001", "gold_text": TRIAL, "labelled_by": "ann"},
+    {"qid": "q-2", "question": "how often do passwords rotate", "stratum": "policy"},
+    {"qid": "q-3", "question": "what is the refund policy for mars", "stratum": "no_answer"},
+    {"qid": "q-4", "question": "sso or passwords, which is safer", "stratum": "comparison"},
+]
+
+
+def write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def ds(db, tmp_path):
+    corpus_import(path=write(tmp_path / "c.jsonl", CORPUS))
+    questions_import(path=write(tmp_path / "q.jsonl", QUESTIONS), dataset_name="support")
+    from annotation.models import Dataset
+    return Dataset.objects.get(name="support")

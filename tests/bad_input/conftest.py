@@ -42,8 +42,9 @@ def counts() -> dict[str, int]:
 @pytest.fixture
 def world(db, loaded, tmp_path, make_user):
     """The corpus, `support` v1, run r1 with ann1's labels, queue (ann1, ann2; overlap 2), replay judge version."""
+    from annotation.services.labels import labels_import
     from annotation.services.queues import queue_create
-    from annotation.services.runs import labels_import, run_import
+    from annotation.services.runs import run_import
     from calibration.services.judges import judge_version_create
 
     users = {"eng": make_user("eng", "engineer", "adjudicator", "expert"), "ann1": make_user("ann1", "annotator"),

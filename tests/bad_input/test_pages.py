@@ -125,7 +125,7 @@ BAD_SECONDS = ["abc", "inf", "nan", "-1", "86401", "1e999", "-inf"]
 
 
 def _claimed(world):
-    from annotation.services.queues import queue_next
+    from annotation.services.claims import queue_next
 
     return queue_next(queue=world["queue"], annotator=world["users"]["ann2"]).item
 
@@ -168,7 +168,7 @@ def test_the_label_api_refuses_impossible_active_seconds(world, seconds):
 
 @pytest.mark.django_db
 def test_the_label_service_refuses_non_finite_seconds_whoever_calls_it(world):
-    from annotation.services.queues import label_submit
+    from annotation.services.labelling import label_submit
     from evalapp.errors import ServiceError
 
     item = _claimed(world)

@@ -84,7 +84,7 @@ def test_odd_json_values_never_answer_5xx(world, method, url, body):
 
 @pytest.mark.django_db
 def test_odd_page_form_values_never_answer_5xx(world):
-    from annotation.services.queues import queue_next
+    from annotation.services.claims import queue_next
 
     item = queue_next(queue=world["queue"], annotator=world["users"]["ann1"]).item
     q = world["queue"].pk

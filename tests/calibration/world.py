@@ -56,7 +56,8 @@ def write_world(directory: Path, *, n: int = 60, run_id: str = "run-a", dataset:
 def load_world(directory: Path, **kwargs) -> dict:
     """write_world, then import the files through the annotation services."""
     from annotation.services.datasets import questions_import
-    from annotation.services.runs import labels_import, run_import
+    from annotation.services.labels import labels_import
+    from annotation.services.runs import run_import
 
     files = write_world(directory, **kwargs)
     questions_import(path=files["questions"], dataset_name=files["dataset"])

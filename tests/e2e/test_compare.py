@@ -1,8 +1,7 @@
 """The comparison and series pages in real Chromium: intervals, regressions opened one by one, a broken series."""
 import pytest
 
-from tests.calibration.test_compare_support import build_series
-from tests.calibration.test_seed_cases import build_300
+from tests.comparisons.support import build_300, build_series
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

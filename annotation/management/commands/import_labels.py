@@ -1,4 +1,4 @@
-from annotation.services.runs import labels_import
+from annotation.services.labels import labels_import
 from evalapp.commands import EvalCommand
 
 

@@ -1,0 +1,221 @@
+"""Handing out labelling-queue items under leases: "next", renewing a lease, and the order items come in.
+
+How "exactly N distinct annotators per item, under any concurrency" holds:
+
+* `Assignment` is unique on (item, annotator): nobody is handed the same item twice.
+* `QueueItem.taken` (live claims + submitted labels) only changes while the item row is locked,
+  and an item is claimed only when `taken < overlap` under that lock: never N + 1.
+* PostgreSQL: candidates are read without locks, then locked one at a time with
+  `SELECT ... FOR UPDATE SKIP LOCKED`, so concurrent annotators never wait on one another and
+  never take the same slot. SQLite: settings open every write transaction with BEGIN IMMEDIATE,
+  which serialises writers, so the same code is a correct serialised path (FOR UPDATE is a no-op).
+* One live claim per annotator per queue (a partial unique constraint): "next" hands back the
+  claim you hold, renewed; a concurrent "next" by the same person loses the insert and retries.
+
+Order: positions are a seeded random permutation of the queue; each annotator starts at their own
+offset (a hash of queue seed and user) and draws from a window of candidates in an order hashed
+per (item, annotator), so no two annotators walk the queue alike. Items that already have labels
+or claims come first (fill before opening new ones), which completes items steadily and pairs
+annotators at random, so every pair in the pool overlaps on some items.
+"""
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Exists, IntegerField, OuterRef, Value, When
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from annotation import policies
+from annotation.models import (
+    Assignment,
+    HumanLabel,
+    Queue,
+    QueueItem,
+    QueueMember,
+)
+from annotation.services.queues import _digest
+from evalapp.errors import NotFound, ServiceError
+
+# Candidates read per fill level before locking one: enough to shuffle, few enough to stay cheap.
+WINDOW = 32
+
+
+# Expired claims released per "next" call (lazily, so no periodic job is needed).
+SWEEP = 100
+
+
+CLAIM_ATTEMPTS = 25
+
+
+class Conflict(ServiceError):
+    """The request was fine but the state moved on (lease lost, item complete): HTTP 409, exit 1."""
+
+    def __init__(self, message: str):
+        super().__init__(message, code=1, status=409)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An item handed to an annotator, with the lease that holds it."""
+
+    item: QueueItem
+    lease_expires_at: datetime
+    renewed: bool
+
+
+def _pool_ids(queue: Queue) -> set[int]:
+    return set(QueueMember.objects.filter(queue=queue).values_list("user_id", flat=True))
+
+
+def _sweep_expired(queue: Queue, now: datetime) -> int:
+    """Release claims whose lease ran out, so a walked-away annotator blocks nobody. Skips items another
+    transaction holds (it will be swept next time); returns how many were released."""
+    released = 0
+    expired = list(Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED, lease_expires_at__lte=now)
+                   .values_list("pk", "item_id")[:SWEEP])
+    for pk, item_id in expired:
+        item = QueueItem.objects.select_for_update(skip_locked=True).filter(pk=item_id).first()
+        if item is None:
+            continue
+        if Assignment.objects.filter(pk=pk, state=Assignment.CLAIMED, lease_expires_at__lte=now).update(state=Assignment.EXPIRED):
+            item.taken -= 1
+            item.save(update_fields=["taken"])
+            released += 1
+    return released
+
+
+def _renew_own_claim(queue: Queue, annotator, now: datetime) -> Claim | None:
+    """The claim this annotator holds in the queue (live, or lapsed but not yet released), renewed."""
+    mine = Assignment.objects.filter(queue=queue, annotator=annotator, state=Assignment.CLAIMED).first()
+    if mine is None:
+        return None
+    item = QueueItem.objects.select_related("answer__run").select_for_update(of=("self",)).get(pk=mine.item_id)
+    mine = Assignment.objects.filter(pk=mine.pk, state=Assignment.CLAIMED).first()
+    if mine is None:
+        return None
+    mine.lease_expires_at = now + timedelta(seconds=queue.lease_seconds)
+    mine.save(update_fields=["lease_expires_at"])
+    return Claim(item=item, lease_expires_at=mine.lease_expires_at, renewed=True)
+
+
+def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
+    """Up to WINDOW open item ids at fill level `level` this annotator may take, from their offset on."""
+    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator,
+                                        state__in=[Assignment.CLAIMED, Assignment.DONE])
+    labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
+    base = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken=level)
+            .exclude(Exists(labelled)))
+    if level > 0:
+        base = base.exclude(Exists(blocked))
+    ids = list(base.filter(position__gte=offset).order_by("position").values_list("pk", flat=True)[:WINDOW])
+    if len(ids) < WINDOW and offset > 0:
+        ids += list(base.filter(position__lt=offset).order_by("position").values_list("pk", flat=True)[:WINDOW - len(ids)])
+    return ids
+
+
+def _lock_first(candidates, ids: list[int]) -> QueueItem | None:
+    """Lock and return the first of `candidates` in the order of `ids` that no other transaction holds.
+
+    PostgreSQL: one statement, ORDER BY the position in the id array, FOR UPDATE SKIP LOCKED, LIMIT 1.
+    SQLite: the write transaction already holds the database, so the first eligible id is simply read.
+    """
+    if connection.vendor == "postgresql":
+        order = RawSQL(f"array_position(%s::bigint[], {QueueItem._meta.db_table}.id)", (ids,))
+        return candidates.order_by(order).select_for_update(skip_locked=True, of=("self",)).first()
+    if connection.features.has_select_for_update_skip_locked:  # another backend with row locks
+        order = Case(*[When(pk=pk, then=Value(i)) for i, pk in enumerate(ids)], output_field=IntegerField())
+        return candidates.order_by(order).select_for_update(skip_locked=True, of=("self",)).first()
+    found = {item.pk: item for item in candidates}
+    return next((found[pk] for pk in ids if pk in found), None)
+
+
+def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
+    """(claim, contended): contended is True when an eligible item was skipped only because another
+    transaction held its lock, so "nothing left" would not yet be the truth."""
+    if queue.size == 0:
+        return None, False
+    offset = _digest(queue.seed, "start", annotator.pk) % queue.size
+    lease = now + timedelta(seconds=queue.lease_seconds)
+    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator,
+                                        state__in=[Assignment.CLAIMED, Assignment.DONE])
+    labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
+    mine_expired = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state=Assignment.EXPIRED)
+    eligible = (QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap)
+                .exclude(Exists(blocked)).exclude(Exists(labelled)))
+    contended = False
+    for level in range(queue.overlap - 1, -1, -1):
+        ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
+        if not ids:
+            continue
+        # One statement takes the first candidate, in this annotator's order, that nobody else has locked;
+        # eligibility is re-checked under the lock because the candidates were read without one.
+        item = _lock_first(eligible.filter(pk__in=ids).annotate(mine_expired=Exists(mine_expired))
+                           .select_related("answer__run"), ids)
+        if item is None:
+            contended = contended or eligible.filter(pk__in=ids).exists()
+            continue
+        # A lapsed claim of this annotator on the item is taken up again; otherwise a new row. The subqueries
+        # above saw the statement's snapshot, so a claim this annotator made a moment ago in another tab may
+        # be invisible to them: the unique constraints catch it (IntegrityError, and queue_next retries).
+        if item.mine_expired:
+            taken_up = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.EXPIRED).update(
+                state=Assignment.CLAIMED, claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
+            if taken_up != 1:
+                raise IntegrityError("the annotator's lapsed claim changed meanwhile")
+        else:
+            Assignment.objects.create(queue=queue, item=item, annotator=annotator, state=Assignment.CLAIMED,
+                                      claimed_at=now, lease_expires_at=lease, rubric_version=queue.rubric_version)
+        item.taken += 1
+        item.save(update_fields=["taken"])
+        return Claim(item=item, lease_expires_at=lease, renewed=False), False
+    return None, contended
+
+
+def queue_next(*, queue: Queue, annotator, now: datetime | None = None) -> Claim | None:
+    """Hand the annotator an item to label, claimed under a lease; None when nothing is left for them.
+
+    The claim they already hold comes back first (renewed). Otherwise: an open item they have not
+    labelled, with fewer than `overlap` labels plus live claims, fullest first.
+    """
+    member = QueueMember.objects.filter(queue=queue, user=annotator).exists()
+    policies.check_can_label(user_id=annotator.pk, pool_ids={annotator.pk} if member else set())
+    for attempt in range(CLAIM_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                if connection.vendor == "postgresql":
+                    # A claim is cheap to lose (the lease would lapse anyway): do not wait for the disk.
+                    # Labels, adjudications and everything else stay synchronous.
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                moment = now or timezone.now()
+                claim = _renew_own_claim(queue, annotator, moment)
+                if claim is not None:
+                    return claim
+                _sweep_expired(queue, moment)
+                claim, contended = _claim(queue, annotator, moment)
+        except IntegrityError:
+            # The same annotator's concurrent "next" claimed first; the retry hands back that claim.
+            continue
+        if claim is not None or not contended:
+            return claim
+        # Every item still open was locked by someone else's transaction this instant: look again.
+        time.sleep(0.002 * (attempt + 1))
+    raise Conflict("could not claim an item after several tries; please try again")
+
+
+@transaction.atomic
+def lease_renew(*, queue: Queue, item_id: int, annotator, now: datetime | None = None) -> datetime:
+    """Extend the annotator's lease on an item they hold (the labelling page does this while open)."""
+    now = now or timezone.now()
+    item = QueueItem.objects.select_for_update().filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    mine = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.CLAIMED).first()
+    if mine is None:
+        raise Conflict("you no longer hold this item (your lease ran out and it was released); ask for the next item")
+    mine.lease_expires_at = now + timedelta(seconds=queue.lease_seconds)
+    mine.save(update_fields=["lease_expires_at"])
+    return mine.lease_expires_at

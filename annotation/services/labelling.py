@@ -1,0 +1,152 @@
+"""Labels on queue items: an annotator's label and its revision before the item completes, and the
+adjudication of an item whose labels disagree."""
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation import policies
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    HumanLabel,
+    Queue,
+    QueueItem,
+)
+from annotation.services.claims import Conflict, _pool_ids
+from annotation.services.labels import (
+    VERDICT_VALUES,
+    adjudication_record,
+    final_label_refresh,
+    label_write,
+)
+from evalapp.errors import NotFound, Problem, ServiceError
+from evalapp.roles import user_roles
+from evalapp.validation import (
+    TEXT_MAX,
+    raise_problems,
+    seconds_problem,
+    text_problem,
+)
+
+
+def _check_verdict(verdict) -> None:
+    if verdict not in VERDICT_VALUES:
+        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+                           [Problem("unknown verdict", field="verdict")])
+
+
+def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
+    annotator_ids = list(Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True))
+    verdicts = set(HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=annotator_ids)
+                   .values_list("verdict", flat=True))
+    item.status = QueueItem.AGREED if len(verdicts) == 1 else QueueItem.DISPUTED
+    item.completed_at = now
+    final_label_refresh(answer_ids=[item.answer_id])
+
+
+@transaction.atomic
+def label_submit(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "",
+                 active_seconds: float | None = None, now: datetime | None = None) -> tuple[HumanLabel, str]:
+    """Record the annotator's verdict on an item they hold; through label_write, so history is kept.
+
+    Until the item has all its labels the annotator may change their own; after that, 409. A late
+    submit on a lapsed lease is taken only while the slot is still free; once the item was handed to
+    someone else it is refused (409) and nothing is written.
+    """
+    _check_verdict(verdict)
+    raise_problems("the label is not valid; nothing was written",
+                   text_problem(rationale or "", "rationale", max_length=TEXT_MAX), seconds_problem(active_seconds))
+    now = now or timezone.now()
+    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    policies.check_can_label(user_id=annotator.pk, pool_ids=_pool_ids(queue))
+    mine = Assignment.objects.filter(item=item, annotator=annotator).first()
+    if mine is None:
+        raise Conflict("you have not been handed this item; ask for the next item")
+    if item.status != QueueItem.OPEN:
+        raise Conflict(f"this item is complete (all {queue.overlap} labels are in); labels can no longer change here")
+    if mine.state == Assignment.DONE:
+        # Changing one's own label before the item is complete: same slot, history in LabelEvent.
+        return label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
+                           source="queue", active_seconds=active_seconds, refresh_final=False)
+    if mine.state == Assignment.EXPIRED:
+        if item.taken >= queue.overlap:
+            raise Conflict(f"your lease on this item ran out at {mine.lease_expires_at.isoformat()} and the item was "
+                           "handed to another annotator; your label was not recorded")
+        item.taken += 1  # the slot is still free: take it back
+    mine.state, mine.submitted_at = Assignment.DONE, now
+    mine.save(update_fields=["state", "submitted_at"])
+    result = label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
+                         source="queue", labelled_at=now, active_seconds=active_seconds, refresh_final=False)
+    item.done += 1
+    if item.done >= queue.overlap:
+        _complete(item, queue, now)
+    item.save(update_fields=["taken", "done", "status", "completed_at"])
+    return result
+
+
+@transaction.atomic
+def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "") -> tuple[HumanLabel, str]:
+    """Change one's own label on a complete item: a new audited round (round + 1 in LabelEvent), the item's
+    agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind."""
+    _check_verdict(verdict)
+    if not isinstance(rationale, str) or not rationale.strip():
+        raise ServiceError("say why the label changes after the item was complete",
+                           [Problem("must be a non-empty string", field="rationale")])
+    raise_problems("the label is not valid; nothing was written",
+                   text_problem(rationale, "rationale", max_length=TEXT_MAX))
+    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    mine = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.DONE).first()
+    if mine is None:
+        raise Conflict("you have no label on this item to revise")
+    if item.status == QueueItem.OPEN:
+        raise Conflict("the item is not complete yet: change your label with the label call instead")
+    current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
+    result = label_write(answer=item.answer, annotator=annotator, verdict=verdict, rationale=rationale.strip(),
+                         source="queue", round=(current.round if current else 1) + 1, refresh_final=False)
+    if item.status != QueueItem.ADJUDICATED:
+        _complete(item, queue, item.completed_at or timezone.now())
+        item.save(update_fields=["status", "completed_at"])
+    else:
+        final_label_refresh(answer_ids=[item.answer_id])
+    return result
+
+
+def item_annotator_ids(item: QueueItem) -> set[int]:
+    """Everyone who was handed the item in this queue or holds a label on its answer anywhere."""
+    ids = set(Assignment.objects.filter(item=item).values_list("annotator_id", flat=True))
+    ids |= set(HumanLabel.objects.filter(answer_id=item.answer_id).values_list("annotator_id", flat=True))
+    return ids
+
+
+@transaction.atomic
+def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, reason: str) -> Adjudication:
+    """Record the final verdict on an item whose labels disagree; never by one of its annotators."""
+    _check_verdict(verdict)
+    if not isinstance(reason, str) or not reason.strip():
+        raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
+    raise_problems("the decision is not valid; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX))
+    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    policies.check_can_adjudicate(user_id=adjudicator.pk, roles=user_roles(adjudicator),
+                                  annotator_ids=item_annotator_ids(item))
+    # Settling it would show the labels of an answer this adjudicator still grades blind elsewhere.
+    blind = QueueItem.objects.filter(answer_id=item.answer_id, status=QueueItem.OPEN,
+                                     queue__members__user=adjudicator).exists()
+    policies.check_can_read_answer(answer_id=item.answer_id, run_id=item.answer.run_id,
+                                   blind_answer_ids={item.answer_id} if blind else set(), blind_run_ids=set(),
+                                   shows_run=False)
+    if item.status == QueueItem.OPEN:
+        raise Conflict(f"this item has {item.done} of its {queue.overlap} labels; adjudicate once all are in")
+    if item.status == QueueItem.AGREED:
+        raise Conflict("the labels on this item agree; there is nothing to adjudicate")
+    adjudication = adjudication_record(answer=item.answer, adjudicator=adjudicator, verdict=verdict, reason=reason.strip())
+    item.status = QueueItem.ADJUDICATED
+    item.save(update_fields=["status"])
+    return adjudication

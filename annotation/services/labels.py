@@ -1,0 +1,317 @@
+"""Human labels on answers: one written in the app, an adjudication, the final label kept in step, and
+the import of labels made outside (refused line by line where blindness or another role's labels
+would be overridden; a change needs --replace with a reason and leaves a LabelEvent)."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotation import policies
+from annotation.models import (
+    Adjudication,
+    Answer,
+    HumanLabel,
+    LabelEvent,
+    Queue,
+    QueueItem,
+    Run,
+)
+from annotation.services.runs import BATCH, QID_MAX, RUN_ID_MAX
+from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import (
+    check_length,
+    parse_time,
+    read_jsonl,
+    require_file,
+    require_str,
+)
+from evalapp.roles import ANNOTATOR, usernames_with_role
+from evalapp.validation import TEXT_MAX, raise_problems, seconds_problem, text_problem
+
+VERDICT_VALUES = ("correct", "incorrect")
+
+
+USERNAME_MAX = 150
+
+
+def final_label_refresh(*, answer_ids) -> int:
+    """Recompute the denormalised final label of answers: the latest adjudication, else the verdict
+    all its annotators agree on once it has the labels it needs, else none. Returns how many changed.
+
+    An answer in labelling queues needs the largest overlap among them (two for the usual blind
+    double annotation, so one label alone is work in progress); an answer in no queue needs one label,
+    so a team that grades each answer once (and imports those labels) can calibrate. A second label
+    that disagrees withdraws the final label until an adjudicator settles it; a judge measured on
+    the earlier label then shows as stale, because its calibration labels changed."""
+    changed = 0
+    now = timezone.now()
+    answer_ids = list(answer_ids)
+    # Labels each answer needs: the largest overlap of its labelling queues, one query for them all.
+    needs = dict(QueueItem.objects.filter(answer_id__in=answer_ids, queue__kind=Queue.KIND_LABELLING)
+                 .values("answer_id").annotate(n=Max("queue__overlap")).values_list("answer_id", "n"))
+    for answer in Answer.objects.filter(pk__in=answer_ids).select_for_update():
+        adjudication = Adjudication.objects.filter(answer=answer).order_by("-at", "-id").first()
+        verdicts = list(HumanLabel.objects.filter(answer=answer).values_list("verdict", flat=True))
+        needed = needs.get(answer.pk, 1)
+        if adjudication is not None:
+            final, source = adjudication.verdict, "adjudication"
+        elif len(verdicts) >= needed and len(set(verdicts)) == 1:
+            final, source = verdicts[0], ("agreement" if len(verdicts) >= 2 else "single")
+        else:
+            final, source = "", ""
+        if (answer.final_verdict, answer.final_source) != (final, source):
+            answer.final_verdict, answer.final_source, answer.final_changed_at = final, source, now
+            answer.save(update_fields=["final_verdict", "final_source", "final_changed_at"])
+            changed += 1
+    return changed
+
+
+def annotator_get_or_create(username: str):
+    """The user by name; unknown annotators named in an import are created (no password, annotator role)."""
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
+    return user
+
+
+@transaction.atomic
+def label_write(*, answer: Answer, annotator, verdict: str, rationale: str = "", source: str = "app",
+                labelled_at: datetime | None = None, active_seconds: float | None = None, round: int = 1,
+                refresh_final: bool = True) -> tuple[HumanLabel, str]:
+    """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent.
+
+    Returns (label, outcome) where outcome is "created", "changed" or "unchanged".
+    """
+    if verdict not in VERDICT_VALUES:
+        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+                           [Problem("unknown verdict", field="verdict")])
+    raise_problems("the label is not valid; nothing was written",
+                   text_problem(rationale or "", "rationale", max_length=TEXT_MAX), seconds_problem(active_seconds))
+    labelled_at = labelled_at or timezone.now()
+    label = HumanLabel.objects.select_for_update().filter(answer=answer, annotator=annotator).first()
+    if label is not None and label.verdict == verdict and label.rationale == (rationale or label.rationale):
+        return label, "unchanged"
+    old = label.verdict if label else ""
+    if label is None:
+        label = HumanLabel.objects.create(answer=answer, annotator=annotator, verdict=verdict, rationale=rationale or "",
+                                          source=source, labelled_at=labelled_at, active_seconds=active_seconds, round=round)
+        outcome = "created"
+    else:
+        label.verdict, label.rationale, label.source = verdict, rationale or label.rationale, source
+        label.labelled_at, label.round = labelled_at, max(label.round, round)
+        if active_seconds is not None:
+            label.active_seconds = (label.active_seconds or 0) + active_seconds
+        label.save()
+        outcome = "changed"
+    LabelEvent.objects.create(answer=answer, annotator=annotator, old_verdict=old, new_verdict=verdict,
+                              rationale=rationale or "", source=source, round=label.round)
+    if refresh_final:
+        final_label_refresh(answer_ids=[answer.pk])
+    return label, outcome
+
+
+@transaction.atomic
+def adjudication_record(*, answer: Answer, adjudicator, verdict: str, reason: str = "") -> Adjudication:
+    """Record an adjudicator's final verdict; the policy that they are not one of the annotators is the caller's."""
+    if verdict not in VERDICT_VALUES:
+        raise ServiceError(f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+                           [Problem("unknown verdict", field="verdict")])
+    raise_problems("the decision is not valid; nothing was written",
+                   text_problem(reason or "", "reason", max_length=TEXT_MAX))
+    adjudication = Adjudication.objects.create(answer=answer, adjudicator=adjudicator, verdict=verdict, reason=reason)
+    final_label_refresh(answer_ids=[answer.pk])
+    return adjudication
+
+
+@dataclass(frozen=True)
+class LabelImportResult:
+    labels: int
+    created: int
+    changed: int
+    unchanged: int
+    users_created: list[str]
+    replaced: int = 0
+
+    def as_dict(self):
+        return {"labels": self.labels, "created": self.created, "changed": self.changed,
+                "unchanged": self.unchanged, "replaced": self.replaced, "users_created": self.users_created}
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:30] + "…"
+
+
+@dataclass(frozen=True)
+class _LabelLine:
+    line: int
+    run_id: str | None
+    qid: str | None
+    annotator: str | None
+    verdict: str | None
+    labelled_at: datetime | None
+    rationale: str
+
+
+def _refuse_unless(problems: list[Problem], line: int, field: str, check, **facts) -> bool:
+    """Ask a policy about one line; a refusal becomes that line's problem. True when allowed."""
+    try:
+        check(**facts)
+    except ServiceError as exc:
+        problems.append(Problem(exc.message, line=line, field=field))
+        return False
+    return True
+
+
+def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
+    rows: list[_LabelLine] = []
+    seen: dict[tuple, int] = {}
+    for line, obj, problem in read_jsonl(path):
+        if problem:
+            problems.append(problem)
+            continue
+        run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
+        qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
+        annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
+        verdict = obj.get("verdict")
+        if verdict not in VERDICT_VALUES:
+            problems.append(Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line,
+                                    field="verdict"))
+        at = parse_time(obj.get("labelled_at"), problems, field="labelled_at", line=line)
+        rationale = obj.get("rationale")
+        if rationale is not None and not isinstance(rationale, str):
+            problems.append(Problem("must be a string", line=line, field="rationale"))
+            rationale = None
+        check_length(obj, "rationale", TEXT_MAX, line, problems)
+        key = (run_id, qid, annotator)
+        if None not in key:
+            if key in seen:
+                problems.append(Problem(f"a second label by {annotator!r} for {run_id}/{qid} (first on line {seen[key]})",
+                                        line=line, field="annotator"))
+            seen[key] = line
+        rows.append(_LabelLine(line, run_id, qid, annotator, verdict if verdict in VERDICT_VALUES else None, at,
+                               rationale or ""))
+    return rows
+
+
+def labels_import(*, path: str | Path, replace: bool = False, reason: str = "", by=None,
+                  create_users: bool = False) -> LabelImportResult:
+    """Import human grades; every refused line is named and nothing is written unless all lines are good.
+
+    Never silently replaces a label: a line that would change an existing verdict or rationale is refused
+    unless `replace` is given with a `reason` (kept, with `by`, in the label history). Nothing is written
+    on an answer that sits in a labelling or audit queue, nor over a label made in a queue; an identical
+    line is always fine (unchanged). Annotators must hold the annotator role; unknown ones are created
+    (annotator role, no password) only with `create_users`, else refused.
+
+    The facts are gathered with a fixed number of set-based queries and the labels written in bulk, so
+    the cost does not grow a query per line.
+    """
+    path = require_file(path)
+    reason = (reason or "").strip()
+    if replace and not reason:
+        raise ServiceError("--replace needs --reason: say why the labels are replaced; nothing was imported",
+                           [Problem("--replace needs --reason: say why the labels are replaced", field="reason")])
+    problems: list[Problem] = []
+    rows = _label_lines(path, problems)
+    run_ids = {r.run_id for r in rows if r.run_id}
+    names = {r.annotator for r in rows if r.annotator}
+    User = get_user_model()
+    counts = {"created": 0, "changed": 0, "unchanged": 0}
+    with transaction.atomic():
+        # Read inside the transaction the writes happen in, so what was checked is what is written over.
+        answers = {(run_id, qid): pk for run_id, qid, pk in
+                   Answer.objects.filter(run__run_id__in=run_ids).values_list("run__run_id", "qid", "pk")}
+        known_runs = set(Run.objects.filter(run_id__in=run_ids).values_list("run_id", flat=True))
+        user_ids = dict(User.objects.filter(username__in=names).values_list("username", "pk"))
+        annotators = usernames_with_role(user_ids, ANNOTATOR)
+        existing = {(answer_id, name): (pk, verdict, rationale, source, round_)
+                    for pk, answer_id, name, verdict, rationale, source, round_ in
+                    HumanLabel.objects.select_for_update(of=("self",))
+                    .filter(answer__run__run_id__in=run_ids, annotator__username__in=names)
+                    .values_list("pk", "answer_id", "annotator__username", "verdict", "rationale", "source", "round")}
+        queues: dict[int, list[tuple[int, str, str]]] = {}
+        for answer_id, queue_id, name, kind in (QueueItem.objects.filter(answer__run__run_id__in=run_ids)
+                                                .values_list("answer_id", "queue_id", "queue__name", "queue__kind")):
+            queues.setdefault(answer_id, []).append((queue_id, name, kind))
+
+        writes: list[tuple[_LabelLine, int, tuple | None]] = []
+        for r in rows:
+            if r.run_id and r.run_id not in known_runs:
+                problems.append(Problem(f"unknown run {r.run_id!r}", line=r.line, field="run_id"))
+                continue
+            answer_id = answers.get((r.run_id, r.qid))
+            if r.run_id and r.qid and answer_id is None:
+                problems.append(Problem(f"run {r.run_id!r} has no answer to {r.qid!r}", line=r.line, field="qid"))
+                continue
+            if r.annotator is not None:
+                if r.annotator not in user_ids:
+                    if not create_users:
+                        problems.append(Problem(f"unknown user {r.annotator!r}; the API does not create accounts: "
+                                                "add them with add_user", line=r.line, field="annotator"))
+                else:
+                    _refuse_unless(problems, r.line, "annotator", policies.check_can_hold_label,
+                                   roles={ANNOTATOR} if r.annotator in annotators else set(), username=r.annotator)
+            if answer_id is None or r.annotator is None or r.verdict is None:
+                continue
+            current = existing.get((answer_id, r.annotator))
+            if current is not None and current[1] == r.verdict and r.rationale in ("", current[2]):
+                counts["unchanged"] += 1
+                continue
+            answer = f"{r.run_id}/{r.qid}"
+            if not _refuse_unless(problems, r.line, "qid" if queues.get(answer_id) else "verdict",
+                                  policies.check_can_import_label, queues=queues.get(answer_id, []),
+                                  label_source=current[3] if current else None, answer=answer, annotator=r.annotator):
+                continue
+            if current is not None:
+                rationale_only = current[1] == r.verdict
+                _refuse_unless(problems, r.line, "rationale" if rationale_only else "verdict",
+                               policies.check_can_replace_label, replace=replace, reason=reason,
+                               annotator=r.annotator, answer=answer, old=current[1], new=r.verdict,
+                               rationale_only=rationale_only)
+            writes.append((r, answer_id, current))
+        if problems:
+            problems.sort(key=lambda p: p.line or 0)
+            raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+
+        users_created = sorted(names - set(user_ids))
+        for name in users_created:
+            user_ids[name] = annotator_get_or_create(name).pk
+        now = timezone.now()
+        fresh, changed, events = [], [], []
+        for r, answer_id, current in writes:
+            at = r.labelled_at or now
+            if current is None:
+                fresh.append(HumanLabel(answer_id=answer_id, annotator_id=user_ids[r.annotator], verdict=r.verdict,
+                                        rationale=r.rationale, source="import", labelled_at=at))
+                events.append(LabelEvent(answer_id=answer_id, annotator_id=user_ids[r.annotator], old_verdict="",
+                                         new_verdict=r.verdict, rationale=r.rationale, source="import", round=1))
+            else:
+                pk, old_verdict, old_rationale, _source, round_ = current
+                rationale = r.rationale or old_rationale
+                changed.append(HumanLabel(pk=pk, verdict=r.verdict, rationale=rationale, source="import",
+                                          labelled_at=at))
+                events.append(LabelEvent(answer_id=answer_id, annotator_id=user_ids[r.annotator],
+                                         old_verdict=old_verdict, new_verdict=r.verdict, rationale=r.rationale,
+                                         source="import", round=round_, reason=reason, by=by))
+        try:
+            with transaction.atomic():
+                HumanLabel.objects.bulk_create(fresh, batch_size=BATCH)
+        except IntegrityError:
+            raise ServiceError("labels were written on these answers while the file was imported; import it again",
+                               code=1, status=409) from None
+        HumanLabel.objects.bulk_update(changed, ["verdict", "rationale", "source", "labelled_at"], batch_size=BATCH)
+        LabelEvent.objects.bulk_create(events, batch_size=BATCH)
+        counts["created"], counts["changed"] = len(fresh), len(changed)
+        final_label_refresh(answer_ids={answer_id for _r, answer_id, _c in writes})
+    return LabelImportResult(len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created,
+                             replaced=len(changed))

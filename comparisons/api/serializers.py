@@ -1,0 +1,390 @@
+"""Output serializers of the comparisons API: each field names a key the selector's dict carries
+(comparisons.selectors), so /api/schema/ says what a script receives."""
+from rest_framework import serializers
+
+from evalapp.fields import counts, declare, interval, names, number, shares, text
+
+
+class RunSummarySerializer(serializers.Serializer):
+    """A run's identifying and pinned fields (comparisons.selectors.runs.run_summary)."""
+
+    run_id = serializers.CharField()
+    system = serializers.CharField(allow_blank=True)
+    dataset = text()
+    dataset_hash = text()
+    version = serializers.IntegerField(allow_null=True)
+    started_at = text()
+    model_snapshot = text()
+    prompt_hash = text()
+    evaluator_version = text()
+    evaluator_config_hash = text()
+    harness_commit = text()
+    index_id = text()
+
+
+class GradingSummarySerializer(serializers.Serializer):
+    answered = serializers.IntegerField()
+    scored = serializers.IntegerField()
+    score = number()
+    sources = counts(help_text="grade source -> answers")
+    ungraded = counts(help_text="reason -> answers")
+
+
+class PairingSerializer(serializers.Serializer):
+    paired = serializers.IntegerField()
+    dropped = serializers.IntegerField()
+    answered_only_a = serializers.IntegerField()
+    answered_only_b = serializers.IntegerField()
+    unscored = serializers.IntegerField()
+
+
+class GradingPairSerializer(serializers.Serializer):
+    a = GradingSummarySerializer()
+    b = GradingSummarySerializer()
+
+
+class StratumComparisonSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    a_score = number()
+    b_score = number()
+    diff_points = number()
+    ci95 = interval(allow_null=True)
+    b_only = serializers.IntegerField()
+    a_only = serializers.IntegerField()
+    resolvable_gap_points = number()
+    regressions = serializers.IntegerField(help_text="how many")
+
+
+class StaleGoldReportSerializer(serializers.Serializer):
+    dataset_hash = serializers.CharField()
+    checked = serializers.IntegerField()
+    stale = serializers.IntegerField()
+    stale_share = serializers.FloatField()
+    stale_qids = names(help_text="the first 100")
+    moved = serializers.IntegerField()
+    stale_in_paired = serializers.IntegerField(allow_null=True)
+
+
+class BandSerializer(serializers.Serializer):
+    """The run-to-run band of repeat runs, in points."""
+
+    runs = names()
+    n_runs = serializers.IntegerField()
+    mean_points = number()
+    sd_points = number()
+    lo_points = number()
+    hi_points = number()
+    width_points = number()
+
+
+declare(BandSerializer, **{"from": serializers.CharField(help_text='"given" or "repeats of run a|b"')})
+
+
+class VerdictSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    words = serializers.CharField()
+    clears_interval = serializers.BooleanField()
+    clears_band = serializers.BooleanField(allow_null=True)
+    n_needed_for_this_gap = serializers.IntegerField(allow_null=True)
+
+
+class CompareSerializer(serializers.Serializer):
+    """The `compare` command's object (INTERFACES.md, "Comparisons") with the pairing, grading, strata,
+    stale gold, band and verdict."""
+
+    n = serializers.IntegerField()
+    a_score = number()
+    b_score = number()
+    diff_points = number()
+    ci95 = interval(allow_null=True)
+    naive_ci95 = interval(allow_null=True)
+    se_points = number()
+    b_only = serializers.IntegerField()
+    a_only = serializers.IntegerField()
+    regressions = names(help_text="qids A answered right and B wrong, sorted")
+    resolvable_gap_points = number()
+    run_a = RunSummarySerializer()
+    run_b = RunSummarySerializer()
+    dataset_hash_match = serializers.BooleanField()
+    pairing = PairingSerializer()
+    grading = GradingPairSerializer()
+    differs = serializers.DictField(child=serializers.ListField(child=text()),
+                                    help_text="pinned field -> [A's, B's] where they differ")
+    discordant_rate = serializers.FloatField()
+    per_stratum = serializers.DictField(child=StratumComparisonSerializer(), allow_null=True)
+    stale_gold = serializers.DictField(child=StaleGoldReportSerializer(), help_text="dataset hash -> report")
+    band = BandSerializer(allow_null=True)
+    verdict = VerdictSerializer()
+    iters = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    warnings = names()
+
+
+class ComparedAnswerSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    answer = text()
+    correct = serializers.BooleanField(allow_null=True)
+    final_verdict = text()
+    retrieved = serializers.JSONField(allow_null=True)
+    prompt_chunks = serializers.JSONField(allow_null=True)
+    graded = serializers.BooleanField(allow_null=True)
+    graded_by = text()
+
+
+class CompareQuestionSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    question = text()
+    stratum = text()
+    gold_passage = text()
+    gold_passage_from = text()
+    gold_chunk_id = text()
+    gold_text = text()
+    expected = text()
+    grading = text()
+    a = ComparedAnswerSerializer()
+    b = ComparedAnswerSerializer()
+
+
+# failures
+
+
+class FailureCountsSerializer(serializers.Serializer):
+    not_retrieved = serializers.IntegerField()
+    retrieved_not_in_prompt = serializers.IntegerField()
+    generation = serializers.IntegerField()
+    no_gold = serializers.IntegerField()
+
+
+class FailureLabelsSerializer(serializers.Serializer):
+    not_retrieved = serializers.CharField()
+    retrieved_not_in_prompt = serializers.CharField()
+    generation = serializers.CharField()
+    no_gold = serializers.CharField()
+
+
+class FailureStratumSerializer(serializers.Serializer):
+    scored = serializers.IntegerField()
+    failing = serializers.IntegerField()
+    counts = FailureCountsSerializer()
+
+
+class FailureSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    stratum = serializers.CharField()
+    category = serializers.CharField()
+    rank = serializers.IntegerField(allow_null=True)
+    gold_chunk_id = text()
+
+
+class FailuresSerializer(serializers.Serializer):
+    run = RunSummarySerializer()
+    answered = serializers.IntegerField()
+    scored = serializers.IntegerField()
+    failing = serializers.IntegerField()
+    stratum = text()
+    counts = FailureCountsSerializer()
+    labels = FailureLabelsSerializer()
+    ranks_not_in_prompt = serializers.DictField(child=serializers.IntegerField(),
+                                                help_text="rank -> failures retrieved there but not in the prompt")
+    per_stratum = serializers.DictField(child=FailureStratumSerializer())
+    ungraded = serializers.DictField(child=serializers.IntegerField(), help_text="reason -> answers")
+    failures = FailureSerializer(many=True)
+
+
+# series and history
+
+
+class RunPointSerializer(serializers.Serializer):
+    """A run as a point: score and n are null (and `blind` true) for a run you label blind."""
+
+    run_id = serializers.CharField()
+    system = serializers.CharField(allow_blank=True)
+    score = number()
+    n = serializers.IntegerField(allow_null=True)
+    started_at = serializers.CharField()
+    evaluator_config_hash = text()
+    blind = serializers.BooleanField()
+
+
+class SeriesPointSerializer(RunPointSerializer):
+    dataset_hash = text()
+    backfilled = serializers.BooleanField()
+
+
+class RescoreSerializer(serializers.Serializer):
+    run_id = serializers.CharField()
+    dataset_hash = serializers.CharField()
+    resolved = serializers.BooleanField()
+    score = number()
+    n = serializers.IntegerField()
+    missing_answers = serializers.IntegerField()
+    ungradable = serializers.IntegerField()
+    regraded_by_rule = serializers.IntegerField()
+    started_at = serializers.CharField()
+
+
+class SegmentSerializer(serializers.Serializer):
+    dataset_hash = text()
+    evaluator_config_hash = text()
+    version = serializers.IntegerField(allow_null=True)
+    examples = serializers.IntegerField(allow_null=True)
+    points = SeriesPointSerializer(many=True)
+    backfilled = RescoreSerializer(many=True)
+
+
+class DatasetChangeSerializer(serializers.Serializer):
+    from_version = serializers.IntegerField(allow_null=True)
+    to_version = serializers.IntegerField(allow_null=True)
+    from_examples = serializers.IntegerField(allow_null=True)
+    to_examples = serializers.IntegerField(allow_null=True)
+    added = serializers.IntegerField(required=False, help_text="when both versions are known")
+    removed = serializers.IntegerField(required=False)
+    modified = serializers.IntegerField(required=False)
+    unchanged = serializers.IntegerField(required=False)
+
+
+class EvaluatorChangeSerializer(serializers.Serializer):
+    from_version = text()
+    to_version = text()
+
+
+for _change in (DatasetChangeSerializer, EvaluatorChangeSerializer):
+    declare(_change, **{"from": text(), "to": text()})
+
+
+class BreakSerializer(serializers.Serializer):
+    after_run = serializers.CharField()
+    before_run = serializers.CharField()
+    dataset = DatasetChangeSerializer(required=False)
+    evaluator_config = EvaluatorChangeSerializer(required=False)
+    changed = names()
+    text = serializers.CharField(allow_blank=True)
+
+
+class LineSerializer(serializers.Serializer):
+    system = serializers.CharField(allow_blank=True)
+    segments = SegmentSerializer(many=True)
+    breaks = BreakSerializer(many=True)
+
+
+class SeriesSerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    systems = names()
+    backfill = serializers.BooleanField()
+    lines = LineSerializer(many=True)
+
+
+def _decomposition_fields(**kwargs) -> dict:
+    return {"old_aggregate": number(**kwargs), "new_aggregate": number(**kwargs), "delta": number(**kwargs),
+            "n_old": serializers.IntegerField(**kwargs), "n_new": serializers.IntegerField(**kwargs),
+            "n_intersection": serializers.IntegerField(**kwargs), "intersection_old": number(**kwargs),
+            "intersection_new": number(**kwargs), "contributions": shares(**kwargs), "old_sums": shares(**kwargs),
+            "new_sums": shares(**kwargs)}
+
+
+class DecompositionSerializer(serializers.Serializer):
+    """How an aggregate moved between two versions, partition by partition (the contributions sum to delta)."""
+
+
+declare(DecompositionSerializer, **_decomposition_fields())
+
+
+class MovementSerializer(serializers.Serializer):
+    """A system's movement from the previous version: the decomposition, or `error` when it cannot be made."""
+
+    system = serializers.CharField(allow_blank=True)
+    old_run = serializers.CharField()
+    new_run = serializers.CharField()
+    error = serializers.CharField(required=False)
+
+
+declare(MovementSerializer, **_decomposition_fields(required=False))
+
+
+class CeilingSerializer(serializers.Serializer):
+    system = serializers.CharField(allow_blank=True)
+    old_run = serializers.CharField()
+    old_score = serializers.FloatField()
+    n_kept = serializers.IntegerField()
+    n_added = serializers.IntegerField()
+    ceiling = serializers.FloatField()
+    new_run = text()
+    new_score = number()
+    exceeds_ceiling = serializers.BooleanField()
+
+
+class RelabelAuditLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField(allow_blank=True)
+    status = serializers.CharField()
+    url = serializers.CharField()
+
+
+class HistoryVersionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    dataset_hash = serializers.CharField()
+    source = serializers.CharField(allow_blank=True)
+    note = serializers.CharField(allow_blank=True)
+    created_at = serializers.CharField()
+    examples = serializers.IntegerField()
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+    modified = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    audit_url = text()
+    relabel_audits = RelabelAuditLinkSerializer(many=True)
+    runs = RunPointSerializer(many=True)
+    ceilings = CeilingSerializer(many=True)
+    movements = MovementSerializer(many=True)
+
+
+class HistorySerializer(serializers.Serializer):
+    dataset = serializers.CharField()
+    versions = HistoryVersionSerializer(many=True)
+
+
+# dataset diff
+
+
+class DiffCeilingSerializer(serializers.Serializer):
+    ceiling = number()
+    reason = serializers.CharField(required=False, help_text="why there is no ceiling")
+    n_kept = serializers.IntegerField(required=False)
+    n_added = serializers.IntegerField(required=False)
+    old_score_on_kept = serializers.FloatField(required=False)
+    new_aggregate = serializers.FloatField(required=False)
+    exceeds_ceiling = serializers.BooleanField(required=False)
+    words = serializers.CharField(required=False)
+
+
+class DatasetDiffSerializer(serializers.Serializer):
+    """The `diff_datasets` object: the four partitions (sorted qids) and, given a run on each version,
+    the movement and (when questions were added) its ceiling."""
+
+    dataset = serializers.CharField()
+    old = serializers.CharField()
+    new = serializers.CharField()
+    added = names()
+    removed = names()
+    modified = names()
+    unchanged = names()
+    movement = DecompositionSerializer(required=False)
+    ceiling = DiffCeilingSerializer(required=False)
+
+
+# planner
+
+
+class PlanRowSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    resolvable_gap_points = serializers.FloatField()
+
+
+class PlanSerializer(serializers.Serializer):
+    discordant_rate = serializers.FloatField()
+    discordant_rate_from = serializers.CharField()
+    n = serializers.IntegerField(allow_null=True)
+    resolvable_gap_points = number()
+    gap_points = number()
+    n_needed = serializers.IntegerField(allow_null=True)
+    table = PlanRowSerializer(many=True)

@@ -1,0 +1,33 @@
+/* The key map of the labelling and adjudication pages: 1 correct, 2 incorrect, r rationale/reason, Enter
+ * submit and next, Esc leaves the text box, ? help. A key event resolves to {action, prevent} or null. */
+
+export const LABEL_KEYS = {
+  "1": "correct",
+  "2": "incorrect",
+  "r": "focusText",
+  "Enter": "submit",
+  "?": "help",
+};
+
+/* A text box, where keys type rather than act (radio buttons and checkboxes do not count). */
+export function isTyping(el) {
+  return !!el && (el.tagName === "TEXTAREA" ||
+    (el.tagName === "INPUT" && /^(text|search|email|password|number)$/.test(el.type)));
+}
+
+/* `helpOpen`: the help dialog is open; `hasForm`: an item's form is on the page; `inForm(el)`: el is
+ * inside that keyboard form. "focusText" does not prevent: the page prevents it when there is a text box. */
+export function labellingKey(ev, { helpOpen = false, hasForm = false, inForm = () => false } = {}) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return null;
+  if (helpOpen) return ev.key === "?" ? { action: "closeHelp", prevent: true } : null;
+  const target = ev.target;
+  if (isTyping(target)) {
+    if (ev.key === "Enter" && !ev.shiftKey && inForm(target)) return { action: "submit", prevent: true };
+    if (ev.key === "Escape") return { action: "leaveText", prevent: false };
+    return null;
+  }
+  if (!hasForm) return null;
+  const action = Object.hasOwn(LABEL_KEYS, ev.key) ? LABEL_KEYS[ev.key] : null;
+  if (!action) return null;
+  return { action, prevent: action !== "focusText" };
+}

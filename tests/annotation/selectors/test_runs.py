@@ -1,0 +1,49 @@
+"""System run reads, from rows made by factories: lookup under the viewer's blind scope, final labels and
+the scores a run's answers carry."""
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from annotation.selectors.blind import blind_scope
+from annotation.selectors.runs import final_labels, run_get, run_scores
+from evalapp.errors import NotFound
+from tests.factories import AnswerFactory, QueueItemFactory, QueueMemberFactory, RunFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def nightly():
+    """run nightly: q-1 the harness scored right, q-2 wrong (a human said correct: the harness wins),
+    q-3 unscored by the harness and labelled incorrect, q-4 neither scored nor labelled."""
+    run = RunFactory(run_id="nightly")
+    AnswerFactory(run=run, qid="q-1", correct=True)
+    AnswerFactory(run=run, qid="q-2", correct=False, final_verdict="correct")
+    AnswerFactory(run=run, qid="q-3", correct=None, final_verdict="incorrect")
+    AnswerFactory(run=run, qid="q-4", correct=None)
+    AnswerFactory(qid="q-1", correct=False, final_verdict="incorrect")   # another run's answer
+    return run
+
+
+def test_scores_are_the_harness_score_else_the_final_label(nightly):
+    assert run_scores(nightly) == {"q-1": 1.0, "q-2": 0.0, "q-3": 0.0}
+    assert final_labels(nightly) == {"q-2": "correct", "q-3": "incorrect"}
+
+
+def test_a_run_without_answers_has_no_scores_and_no_labels():
+    empty = RunFactory(run_id="empty")
+    assert (run_scores(empty), final_labels(empty)) == ({}, {})
+
+
+def test_run_get_names_an_unknown_run_and_refuses_a_blind_one(nightly):
+    assert run_get("nightly") == nightly
+    with pytest.raises(NotFound) as unknown:
+        run_get("nightly-2")
+    assert (unknown.value.message, unknown.value.status) == ("unknown run 'nightly-2'", 404)
+
+    eng = UserFactory(username="eng", roles=("engineer", "annotator"))
+    assert run_get("nightly", scope=blind_scope(eng)) == nightly
+    item = QueueItemFactory(answer=nightly.answers.get(qid="q-4"))
+    QueueMemberFactory(queue=item.queue, user=eng)
+    with pytest.raises(PermissionDenied):
+        run_get("nightly", scope=blind_scope(eng))
+    assert run_get("nightly") == nightly   # commands run as the operator

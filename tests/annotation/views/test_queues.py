@@ -1,0 +1,145 @@
+"""The queue pages: my queues, labelling (htmx fragment after submit), adjudication, statistics, a new queue."""
+import pytest
+
+from annotation.models import Answer, HumanLabel, Queue, QueueItem
+from annotation.services.claims import queue_next
+from annotation.services.labelling import label_submit
+from tests.annotation.views.conftest import client_for
+
+
+@pytest.mark.django_db
+def test_my_queues_shows_progress_bars(make_queue, pool):
+    queue = make_queue(4)
+    claim = queue_next(queue=queue, annotator=pool["ann1"])
+    label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict="correct")
+    page = client_for(pool["ann1"]).get("/queues/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'aria-label="my labels" aria-valuenow="25"' in html and "1 labelled by me" in html
+    assert f'href="/queues/{queue.pk}/label/"' in html and "Statistics" not in html
+    assert ">Queues</a>" in html
+    assert "not in the pool" in client_for(pool["eng"]).get("/queues/").content.decode()
+    assert client_for(pool["ann3"]).get("/queues/").content.decode().count("<tr data-queue") == 0
+
+
+@pytest.mark.django_db
+def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
+    queue = make_queue(2)
+    # ann2 labels first, with a rationale that must never reach ann1's page.
+    claim = queue_next(queue=queue, annotator=pool["ann2"])
+    label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann2"], verdict="incorrect",
+                 rationale="SECRET-RATIONALE")
+    c = client_for(pool["ann1"])
+    page = c.get(f"/queues/{queue.pk}/label/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    for secret in ("SECRET-RATIONALE", "rag-secret-system", "run-secret-", "ann2"):
+        assert secret not in html
+    item_id = claim.item.key  # fullest first: ann1 is handed the item ann2 labelled
+    assert f'data-item="{item_id}"' in html and "Correct when it states the expected answer." in html
+    assert "js/labelling/main.js" in html
+    fragment = c.post(f"/queues/{queue.pk}/items/{item_id}/label/", {"verdict": "correct", "rationale": "ok",
+                                                                     "active_seconds": "4.5"}, HTTP_HX_REQUEST="true")
+    body = fragment.content.decode()
+    assert fragment.status_code == 200 and body.startswith('<section id="item"') and "<html" not in body
+    assert f'data-item="{item_id}"' not in body and "data-item=" in body
+    label = HumanLabel.objects.get(annotator=pool["ann1"])
+    assert (label.verdict, label.rationale, label.active_seconds, label.source) == ("correct", "ok", 4.5, "queue")
+    other = QueueItem.objects.exclude(key=item_id).get()
+    bad = c.post(f"/queues/{queue.pk}/items/{other.key}/label/", {"verdict": ""}, HTTP_HX_REQUEST="true")
+    assert "verdict must be one of" in bad.content.decode() and f'data-item="{other.key}"' in bad.content.decode()
+    c.post(f"/queues/{queue.pk}/items/{other.key}/label/", {"verdict": "incorrect"})
+    done = c.get(f"/queues/{queue.pk}/label/")
+    assert "Nothing left for you in this queue" in done.content.decode()
+    assert client_for(pool["ann3"]).get(f"/queues/{queue.pk}/label/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_adjudication_page_shows_both_labels_and_records_the_decision(make_queue, pool):
+    queue = make_queue(1)
+    for name, verdict in (("ann1", "correct"), ("ann2", "incorrect")):
+        claim = queue_next(queue=queue, annotator=pool[name])
+        label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict, rationale=f"why {name}")
+    c = client_for(pool["adj"])
+    html = c.get(f"/queues/{queue.pk}/adjudicate/").content.decode()
+    assert "why ann1" in html and "why ann2" in html and "1 disputed item left" in html
+    assert "rag-secret-system" not in html
+    response = c.post(f"/queues/{queue.pk}/items/{claim.item.key}/adjudicate/", {"verdict": "incorrect", "reason": "no"})
+    assert response.status_code == 302
+    assert Answer.objects.get(pk=claim.item.answer_id).final_verdict == "incorrect"
+    assert "No disputed items left" in c.get(f"/queues/{queue.pk}/adjudicate/").content.decode()
+    assert client_for(pool["ann1"]).get(f"/queues/{queue.pk}/adjudicate/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_stats_page_has_the_confusion_matrix(make_queue, pool):
+    queue = make_queue(2)
+    for name in ("ann1", "ann2"):
+        while (claim := queue_next(queue=queue, annotator=pool[name])) is not None:
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name],
+                         verdict="correct" if name == "ann1" or claim.item.position == 0 else "incorrect")
+    page = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert '<table class="confusion"' in html and "<th>correct</th><td>1</td><td>1</td>" in html
+    assert "ann1/ann2" in html and "Disagreements (1)" in html
+    assert client_for(pool["ann1"]).get(f"/queues/{queue.pk}/stats/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_new_queue_form(make_run, pool):
+    run_id = make_run(6)
+    c = client_for(pool["eng"])
+    assert c.get("/queues/new/").status_code == 200
+    bad = c.post("/queues/new/", {"name": "", "run_id": run_id, "annotators": ["ann1"], "overlap": "2"})
+    assert "must be a non-empty string" in bad.content.decode() and Queue.objects.count() == 0
+    ok = c.post("/queues/new/", {"name": "n", "run_id": run_id, "annotators": ["ann1", "ann2"], "overlap": "2",
+                                 "sample": "3"})
+    assert ok.status_code == 302 and QueueItem.objects.count() == 3
+
+
+@pytest.mark.django_db
+def test_the_home_page_sends_an_annotator_to_their_queues_with_counts(make_queue, pool):
+    queue = make_queue(4)
+    claim = queue_next(queue=queue, annotator=pool["ann1"])
+    label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict="correct")
+
+    html = client_for(pool["ann1"]).get("/").content.decode()
+    other = client_for(pool["ann3"]).get("/").content.decode()
+
+    assert (f'<tr data-queue="{queue.pk}"><td>q</td><td>1</td><td>3</td>'
+            f'\n    <td><a class="button primary" href="/queues/{queue.pk}/label/">Label</a>') in html
+    assert 'id="my-queues"' not in other
+
+
+@pytest.mark.django_db
+def test_the_labelling_page_says_how_long_the_item_is_held(make_queue, pool):
+    from annotation.views.queues import lease_text
+
+    queue = make_queue(1)  # the default lease: 30 minutes
+    html = client_for(pool["ann1"]).get(f"/queues/{queue.pk}/label/").content.decode()
+    assert ">held for 29 min</time>" in html or ">held for 30 min</time>" in html
+    assert "lease until" not in html
+    from datetime import timedelta
+    assert [lease_text(timedelta(seconds=s)) for s in (-1, 30, 60, 29 * 60 + 59, 3 * 3600 + 300)] == [
+        "lease ran out: the item may go to someone else", "held for less than a minute", "held for 1 min",
+        "held for 29 min", "held for 3 h 5 min"]
+
+
+@pytest.mark.django_db
+def test_an_adjudicator_is_not_offered_the_disputes_they_labelled(make_queue, pool, make_user):
+    """A user who is both annotator and adjudicator labels the item; their disagreement with ann1 is
+    for another adjudicator to settle, so their queue list offers no "Adjudicate (1)"."""
+    dual = make_user("dual", "annotator", "adjudicator")
+    queue = make_queue(1, annotators=("ann1", "dual"))
+    for user, verdict in ((pool["ann1"], "correct"), (dual, "incorrect")):
+        claim = queue_next(queue=queue, annotator=user)
+        label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict)
+    assert QueueItem.objects.get(queue=queue).status == QueueItem.DISPUTED
+
+    mine = client_for(dual).get("/queues/").content.decode()
+    other = client_for(pool["adj"]).get("/queues/").content.decode()
+
+    assert "Adjudicate (" not in mine and "1 disputed, none yours to settle" in mine
+    assert f'<a href="/queues/{queue.pk}/adjudicate/">Adjudicate (1)</a>' in other
+    assert "No disputed items left" in client_for(dual).get(f"/queues/{queue.pk}/adjudicate/").content.decode()

@@ -1,0 +1,111 @@
+"""Builders for the comparison tests: question sets and runs written as JSONL and loaded through the
+real commands (import_questions, import_run, import_labels). No tests of its own."""
+import io
+import json
+from pathlib import Path
+
+from django.core.management import call_command
+
+PINNED = {"model_snapshot": "gpt-x-2026-05-01", "prompt_hash": "p1", "evaluator_version": "ev-1",
+          "evaluator_config_hash": "sha256:cfg1", "harness_commit": "abc123", "index_id": "prod-index@2026-06-02"}
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def run_command(name: str, *args, expect: int = 0) -> dict:
+    """Run a management command with --json; return its JSON object; assert the exit code."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command(name, *args, "--json", stdout=out, stderr=err)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == expect, f"{name} exited {code}: {err.getvalue()}"
+    text = out.getvalue().strip()
+    return json.loads(text) if text else {}
+
+
+def q(qid: str, stratum: str = "policy_lookup", **fields) -> dict:
+    record = {"qid": qid, "question": f"question {qid}", "stratum": stratum,
+              "gold_doc_id": "doc:A", "gold_chunk_id": f"doc:A#{int(qid.split('-')[1]) % 10000:04d}",
+              "expected": f"answer {qid}", "grading": "rubric"}
+    record.update(fields)
+    return record
+
+
+def qids(n: int, start: int = 0) -> list[str]:
+    return [f"q-{i:04d}" for i in range(start, start + n)]
+
+
+def import_questions(tmp_path: Path, dataset: str, records: list[dict], tag: str) -> dict:
+    path = write_jsonl(tmp_path / f"questions-{dataset}-{tag}.jsonl", records)
+    return run_command("import_questions", str(path), "--dataset", dataset)
+
+
+def import_run(tmp_path: Path, *, run_id: str, system: str, dataset: str, dataset_hash: str,
+               correct: dict, started_at: str = "2026-06-07T02:00:00Z", answers: dict | None = None,
+               rows: dict | None = None, **pinned) -> dict:
+    """A run answering every qid of `correct` (qid -> True/False/None), correct=None leaves it unscored."""
+    header = {"run_id": run_id, "system": system, "dataset": dataset, "dataset_hash": dataset_hash,
+              "started_at": started_at, **PINNED, **pinned}
+    lines = [header]
+    for qid, ok in correct.items():
+        line = {"qid": qid, "answer": (answers or {}).get(qid, f"answer of {system} to {qid}")}
+        if ok is not None:
+            line["correct"] = ok
+        line.update((rows or {}).get(qid, {}))
+        lines.append(line)
+    path = write_jsonl(tmp_path / f"run-{run_id}.jsonl", lines)
+    return run_command("import_run", str(path))
+
+
+def build_series(tmp_path: Path) -> dict:
+    """`support` in three versions and five runs of rag-v2 graded by the span rule (no harness score):
+    v1 (10 questions) -> v2 (q-0001 relabelled) -> v3 (two added); the evaluator config changes at r5.
+    Breaks: r2|r3 (dataset v1 -> v2), r3|r4 (v2 -> v3), r4|r5 (evaluator config)."""
+    base = [q(i, grading="span", expected=f"fact {i}") for i in qids(10)]
+    v1 = import_questions(tmp_path, "support", base, "s1")
+    relabel = [dict(r, expected="fact corrected") if r["qid"] == "q-0001" else r for r in base]
+    v2 = import_questions(tmp_path, "support", relabel, "s2")
+    grown = relabel + [q(i, grading="span", expected=f"fact {i}") for i in qids(2, start=10)]
+    v3 = import_questions(tmp_path, "support", grown, "s3")
+
+    def answers(ids, right):
+        # Right answers contain the expected fact; q-0001 answered "fact corrected" (right only under v2+).
+        out = {}
+        for n, i in enumerate(ids):
+            out[i] = ("It is fact corrected." if i == "q-0001" else f"It is fact {i}.") if n < right else "No idea."
+        return out
+
+    ids10, ids12 = qids(10), qids(12)
+    specs = [("r1", v1, ids10, 6, "2026-06-01T02:00:00Z", {}), ("r2", v1, ids10, 7, "2026-06-02T02:00:00Z", {}),
+             ("r3", v2, ids10, 8, "2026-06-03T02:00:00Z", {}), ("r4", v3, ids12, 9, "2026-06-04T02:00:00Z", {}),
+             ("r5", v3, ids12, 10, "2026-06-05T02:00:00Z", {"evaluator_config_hash": "sha256:cfg2"})]
+    for run_id, v, ids, right, at, extra in specs:
+        import_run(tmp_path, run_id=run_id, system="rag-v2", dataset="support", dataset_hash=v["dataset_hash"],
+                   correct=dict.fromkeys(ids), answers=answers(ids, right), started_at=at, **extra)
+    return {"v1": v1, "v2": v2, "v3": v3}
+
+
+def build_300(tmp_path, *, repeats: bool = True):
+    """300 questions; A right on 213 (0.71), B right on 237 (0.79): 38 only B, 14 only A."""
+    ids = qids(300)
+    v = import_questions(tmp_path, "support", [q(i, stratum="policy_lookup" if n < 200 else "how_to")
+                                               for n, i in enumerate(ids)], "v1")
+    # order: 199 both right, 38 only B, 14 only A, 49 both wrong; spread over the strata by a stride.
+    order = [ids[(n * 7) % 300] for n in range(300)]
+    both, b_only, a_only = order[:199], order[199:237], order[237:251]
+    a = {i: (i in both or i in a_only) for i in ids}
+    b = {i: (i in both or i in b_only) for i in ids}
+    import_run(tmp_path, run_id="A", system="rag-v1", dataset="support", dataset_hash=v["dataset_hash"], correct=a)
+    import_run(tmp_path, run_id="B", system="rag-v2", dataset="support", dataset_hash=v["dataset_hash"], correct=b,
+               started_at="2026-06-08T02:00:00Z", prompt_hash="p2")
+    if repeats:
+        # Two reruns of A's unchanged system (same pinned inputs): 0.70 and 0.72 -> band mean 0.71, sd 0.01.
+        for run_id, right in (("A-rerun-1", 210), ("A-rerun-2", 216)):
+            import_run(tmp_path, run_id=run_id, system="rag-v1", dataset="support", dataset_hash=v["dataset_hash"],
+                       correct={i: n < right for n, i in enumerate(ids)}, started_at="2026-06-07T03:00:00Z")
+    return v, sorted(a_only)

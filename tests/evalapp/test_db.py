@@ -1,0 +1,34 @@
+"""Values joined by the database (evalapp.db) are the column, whatever separator a value holds."""
+import pytest
+
+from tests.comparisons.support import (
+    import_questions,
+    import_run,
+    q,
+    qids,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_joined_values_are_the_column_and_survive_a_value_holding_the_separator(tmp_path):
+    from annotation.models import Answer, Run
+    from evalapp.db import column_strings, column_strings_by
+
+    v = import_questions(tmp_path, "support", [q(i) for i in qids(30)], "v1")
+    import_run(tmp_path, run_id="A", system="s", dataset="support", dataset_hash=v["dataset_hash"],
+               correct={i: (None if n % 7 == 0 else n % 3 != 0) for n, i in enumerate(qids(30))})
+    answers = Answer.objects.filter(run__run_id="A")
+    assert sorted(column_strings(answers, "qid")) == sorted(answers.values_list("qid", flat=True))
+    grouped = column_strings_by(answers, "correct", "qid")
+    assert {k: sorted(v) for k, v in grouped.items()} == {
+        True: sorted(answers.filter(correct=True).values_list("qid", flat=True)),
+        False: sorted(answers.filter(correct=False).values_list("qid", flat=True)),
+        None: sorted(answers.filter(correct__isnull=True).values_list("qid", flat=True))}
+    assert column_strings(answers.filter(qid="no such qid"), "qid") == []
+    assert column_strings_by(answers.filter(qid="no such qid"), "correct", "qid") == {}
+
+    # A value holding the separator cannot split into extra values: the rows are read instead.
+    Answer.objects.create(run=Run.objects.get(run_id="A"), qid="odd\x1fqid", correct=True)
+    assert sorted(column_strings(answers, "qid")) == sorted(answers.values_list("qid", flat=True))
+    assert "odd\x1fqid" in column_strings_by(answers, "correct", "qid")[True]

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { isTyping, listKey, taggingKey, TAGGING_KEYS } from "../../static/js/tagging/keys.js";
+import { isTyping as isTypingLabel, labellingKey } from "../../static/js/labelling/keys.js";
+
+const body = { tagName: "BODY" };
+const key = (k, extra = {}) => ({ key: k, target: body, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...extra });
+
+describe("the question page", () => {
+  test("every mapped key outside a field acts and is prevented", () => {
+    for (const [k, action] of Object.entries(TAGGING_KEYS)) assert.deepEqual(taggingKey(key(k)), { action, prevent: true }, k);
+    assert.deepEqual(Object.values(TAGGING_KEYS), ["focusSearch", "nextHit", "prevHit", "openSelected", "tag", "addPassage",
+      "focusExpected", "focusGrading", "toggleNoAnswer", "toggleAmbiguous", "save", "next", "previous", "prevChunk", "nextChunk",
+      "filterByDocument", "help"]);
+  });
+
+  test("unmapped keys and modified keys do nothing", () => {
+    assert.equal(taggingKey(key("q")), null);
+    assert.equal(taggingKey(key("constructor")), null);
+    for (const mod of ["ctrlKey", "metaKey", "altKey"]) assert.equal(taggingKey(key("s", { [mod]: true })), null);
+  });
+
+  test("with the help open only ? and Escape act: they close it", () => {
+    assert.deepEqual(taggingKey(key("?"), { helpOpen: true }), { action: "closeHelp", prevent: true });
+    assert.deepEqual(taggingKey(key("Escape"), { helpOpen: true }), { action: "closeHelp", prevent: true });
+    assert.equal(taggingKey(key("s"), { helpOpen: true }), null);
+  });
+
+  test("in the search box letters type; arrows, Enter and Escape act", () => {
+    const search = { tagName: "INPUT" };
+    assert.equal(taggingKey(key("j", { target: search }), { inSearch: true }), null);
+    assert.deepEqual(["ArrowDown", "ArrowUp", "Enter", "Escape"].map((k) => taggingKey(key(k, { target: search }), { inSearch: true })),
+      [{ action: "nextHit", prevent: true }, { action: "prevHit", prevent: true }, { action: "openSelected", prevent: true },
+        { action: "leaveSearch", prevent: true }]);
+  });
+
+  test("in another field only Escape acts, leaving it without preventing the key", () => {
+    for (const tagName of ["INPUT", "TEXTAREA", "SELECT"]) {
+      assert.equal(taggingKey(key("s", { target: { tagName } })), null);
+      assert.deepEqual(taggingKey(key("Escape", { target: { tagName } })), { action: "blur", prevent: false });
+    }
+    assert.equal(isTyping({ tagName: "DIV", isContentEditable: true }), true);
+    assert.equal(isTyping(null), false);
+  });
+
+  test("Enter on a button or link is theirs", () => {
+    assert.equal(taggingKey(key("Enter", { target: { tagName: "BUTTON" } })), null);
+    assert.equal(taggingKey(key("Enter", { target: { tagName: "A" } })), null);
+    assert.deepEqual(taggingKey(key("s", { target: { tagName: "BUTTON" } })), { action: "save", prevent: true });
+  });
+});
+
+describe("lists", () => {
+  test("j and k move; Enter opens only once a row is selected; not while typing", () => {
+    assert.deepEqual([listKey(key("j")), listKey(key("k")), listKey(key("Enter")), listKey(key("Enter"), { selected: true })],
+      ["next", "prev", null, "open"]);
+    assert.equal(listKey(key("j", { target: { tagName: "INPUT" } })), null);
+    assert.equal(listKey(key("j", { ctrlKey: true })), null);
+  });
+});
+
+describe("the labelling pages", () => {
+  const form = { hasForm: true };
+  test("1, 2, r, Enter, ? on the item", () => {
+    assert.deepEqual(["1", "2", "r", "Enter", "?", "x"].map((k) => labellingKey(key(k), form)),
+      [{ action: "correct", prevent: true }, { action: "incorrect", prevent: true }, { action: "focusText", prevent: false },
+        { action: "submit", prevent: true }, { action: "help", prevent: true }, null]);
+  });
+
+  test("nothing without an item's form, and nothing modified", () => {
+    assert.equal(labellingKey(key("1")), null);
+    assert.equal(labellingKey(key("1", { altKey: true }), form), null);
+  });
+
+  test("with the help open only ? acts (Escape is the dialog's own)", () => {
+    assert.deepEqual(labellingKey(key("?"), { ...form, helpOpen: true }), { action: "closeHelp", prevent: true });
+    assert.equal(labellingKey(key("Escape"), { ...form, helpOpen: true }), null);
+    assert.equal(labellingKey(key("1"), { ...form, helpOpen: true }), null);
+  });
+
+  test("in the rationale: Enter submits (Shift+Enter is a new line), Escape leaves, digits type", () => {
+    const textarea = { tagName: "TEXTAREA" };
+    const inForm = () => true;
+    assert.deepEqual(labellingKey(key("Enter", { target: textarea }), { ...form, inForm }), { action: "submit", prevent: true });
+    assert.equal(labellingKey(key("Enter", { target: textarea, shiftKey: true }), { ...form, inForm }), null);
+    assert.equal(labellingKey(key("Enter", { target: textarea }), { ...form, inForm: () => false }), null);
+    assert.deepEqual(labellingKey(key("Escape", { target: textarea }), form), { action: "leaveText", prevent: false });
+    assert.equal(labellingKey(key("1", { target: textarea }), form), null);
+  });
+
+  test("a radio button is not a text box", () => {
+    assert.equal(isTypingLabel({ tagName: "INPUT", type: "radio" }), false);
+    assert.equal(isTypingLabel({ tagName: "INPUT", type: "search" }), true);
+    assert.deepEqual(labellingKey(key("2", { target: { tagName: "INPUT", type: "radio" } }), form), { action: "incorrect", prevent: true });
+  });
+});

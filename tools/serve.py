@@ -1,0 +1,89 @@
+"""`make run`'s last step: the web server and a Celery worker (with beat) side by side, until Ctrl-C.
+
+Each child runs in its own process group, so Ctrl-C reaches this script alone and each child is asked to
+stop exactly once (SIGTERM: Celery's warm shutdown, the server's exit); a child that has not stopped
+after --grace seconds is killed. The address and the demo users are printed once the worker says it is
+ready, so they are the last lines on screen rather than scrolled away by the worker's banner.
+
+    python tools/serve.py --host 127.0.0.1 --port 8000 [--notice FILE] [--grace 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+READY = "ready."
+
+
+def _pump(stream, ready: threading.Event) -> None:
+    """Copy a child's output to ours, line by line, and note when the worker reports it is ready."""
+    for line in iter(stream.readline, ""):
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        if READY in line and "celery@" in line:
+            ready.set()
+
+
+def _stop(children: list[subprocess.Popen], grace: float) -> int:
+    # The main process only: Celery then stops its own pool (a signal to the whole group would kill the
+    # pool's children under it and log each as an error).
+    for child in children:
+        if child.poll() is None:
+            os.kill(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for child in children:
+        try:
+            child.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", default="8000")
+    parser.add_argument("--notice", help="a file whose text is printed, after the address, once the worker is ready")
+    parser.add_argument("--grace", type=float, default=10.0, help="seconds a child gets to stop before it is killed")
+    args = parser.parse_args(argv)
+    bindir = Path(sys.executable).parent
+    worker = subprocess.Popen(
+        [str(bindir / "celery"), "-A", "evalapp", "worker", "--beat", "--loglevel=INFO", "--concurrency=2"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    web = subprocess.Popen([sys.executable, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"],
+                           start_new_session=True)
+    children = [worker, web]
+    ready = threading.Event()
+    threading.Thread(target=_pump, args=(worker.stdout, ready), daemon=True).start()
+    stopping = threading.Event()
+
+    def on_signal(signum, frame):
+        stopping.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    announced = False
+    while not stopping.is_set():
+        if not announced and ready.is_set():
+            notice = Path(args.notice).read_text(encoding="utf-8") if args.notice else ""
+            print(f"\n{notice}\nevalapp on http://{args.host}:{args.port}/  (Ctrl-C stops the web server and the worker)",
+                  flush=True)
+            announced = True
+        if any(child.poll() is not None for child in children):
+            print("a child stopped on its own; stopping the other", file=sys.stderr, flush=True)
+            break
+        stopping.wait(0.2)
+    print("stopping the web server and the worker…", flush=True)
+    return _stop(children, args.grace)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
