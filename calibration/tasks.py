@@ -78,7 +78,7 @@ def _chunk(task, kind, run_pk: int, keys: list[int]) -> dict:
         counts = engine.chunk_judge(kind=kind, run_id=run_pk, keys=keys)
     except (TransientJudgeError, SoftTimeLimitExceeded) as exc:
         if task.request.retries < task.max_retries:
-            raise task.retry(exc=exc, countdown=_backoff(task.request.retries))
+            raise task.retry(exc=exc, countdown=_backoff(task.request.retries)) from exc
         engine.chunk_give_up(kind=kind, run_id=run_pk, keys=keys,
                              error=f"gave up after {task.max_retries} retries: {exc}")
         counts = {"gave_up": True}

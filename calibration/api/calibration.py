@@ -35,7 +35,8 @@ class CalibrationCancelView(_ReadWrite):
     @extend_schema(summary="Cancel a calibration run", request=None, responses=s.CalibrationRunProgressSerializer)
     def post(self, request, pk):
         calibration_run_get(pk)
-        return Response(s.CalibrationRunProgressSerializer(calibration_run_progress(calibration_cancel(run_id=int(pk)))).data)
+        run = calibration_cancel(run_id=int(pk))
+        return Response(s.CalibrationRunProgressSerializer(calibration_run_progress(run)).data)
 
 
 class CalibrationResumeView(_ReadWrite):

@@ -73,7 +73,8 @@ local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local slot = tonumber(redis.call('GET', KEYS[1]) or '0')
 if slot < now then slot = now end
 local interval = tonumber(ARGV[1])
-redis.call('SET', KEYS[1], string.format('%.6f', slot + interval), 'PX', math.ceil((slot + interval - now) * 1000) + 1000)
+local ttl = math.ceil((slot + interval - now) * 1000) + 1000
+redis.call('SET', KEYS[1], string.format('%.6f', slot + interval), 'PX', ttl)
 return string.format('%.6f', slot - now)
 """
 

@@ -1,6 +1,8 @@
 """Calibration runs: a judge version over a stored sample, judged by the engine, closed by a measurement."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -23,7 +25,7 @@ BOOTSTRAP_ITERS = 2000
 VERDICT_FIELDS = ("verdict", "raw_output", "reason", "latency_ms", "prompt_tokens", "completion_tokens", "attempts")
 
 
-class CalibrationRuns(engine.RunKind):
+class CalibrationRuns(engine.RunKind[CalibrationRun]):
     """The engine's adapter for calibration runs: the keys are the sample's items."""
 
     name = "calibration"
@@ -31,34 +33,34 @@ class CalibrationRuns(engine.RunKind):
     model = CalibrationRun
     resume_hint = "run calibrate --resume"
 
-    def pending(self, run) -> list[int]:
+    def pending(self, run: CalibrationRun) -> list[int]:
         return pending_item_ids(run)
 
     def done_among(self, run_pk: int, keys: list[int]) -> set[int]:
         return set(Verdict.objects.filter(run_id=run_pk, item_id__in=keys, verdict__in=FINAL_VERDICTS)
                    .values_list("item_id", flat=True))
 
-    def items(self, run, keys: list[int]) -> list[tuple[int, JudgeItem]]:
+    def items(self, run: CalibrationRun, keys: list[int]) -> list[tuple[int, JudgeItem]]:
         items = list(SampleItem.objects.filter(pk__in=keys).select_related("answer__run__dataset").order_by("position"))
         questions = question_records([i.answer for i in items])
         return [(i.pk, _judge_item(i, questions)) for i in items]
 
-    def record(self, run, outcomes: list[Outcome]) -> int:
+    def record(self, run: CalibrationRun, outcomes: list[Outcome]) -> int:
         return verdicts_record(run=run, outcomes=outcomes)
 
     def forget_errors(self, run_pk: int) -> None:
         Verdict.objects.filter(run_id=run_pk, verdict="error").delete()
 
-    def close(self, *, run_id: int):
+    def close(self, *, run_id: int) -> CalibrationRun | None:
         return calibration_close(run_id=run_id)
 
-    def chunk_signature(self, run_pk: int, keys: list[int]):
+    def chunk_signature(self, run_pk: int, keys: list[int]) -> Any:
         return tasks.judge_chunk.si(run_pk, keys)
 
-    def close_signature(self, run_pk: int):
+    def close_signature(self, run_pk: int) -> Any:
         return tasks.close_run.si(run_pk)
 
-    def dispatch_task(self):
+    def dispatch_task(self) -> Any:
         return tasks.dispatch_run
 
 

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from celery import chord, group
 from django.conf import settings
@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from calibration.backends import Backend, JudgeItem, TransientJudgeError, backend_for
 from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
-from calibration.models import JudgeVersion
+from calibration.models import CalibrationRun, GradedAnswer, GradingRun, JudgeVersion, Verdict
 from evalapp.celery import app
 from evalapp.errors import NotFound
 
@@ -46,18 +46,22 @@ FLUSH_SECONDS = 0.5
 BEAT_SECONDS = 1.0
 
 
-class RunKind(ABC):
+# The kinds of run the engine judges; a constrained type variable so that each adapter's run is its own model.
+R = TypeVar("R", CalibrationRun, GradingRun)
+
+
+class RunKind(ABC, Generic[R]):
     """What the engine judges for one kind of run. Keys are the primary keys of the rows judged (sample
     items of a calibration run, answers of a grading run); `model` is the run's model, which carries
     status, message, started_at, heartbeat_at, finished_at, dispatches, chunk_size and judge_version."""
 
     name: str  # the field of the stall sweep's result: "calibration" or "grading"
     label: str  # in messages: "calibration run", "grading"
-    model: type[models.Model]
+    model: type[R]
     resume_hint: str  # how a person resumes a run, for the message of a run nobody could dispatch
 
     @abstractmethod
-    def pending(self, run) -> list[int]:
+    def pending(self, run: R) -> list[int]:
         """The run's keys with no final verdict, in the order they are judged."""
 
     @abstractmethod
@@ -65,11 +69,11 @@ class RunKind(ABC):
         """The keys of this list that already have a final verdict in the run."""
 
     @abstractmethod
-    def items(self, run, keys: list[int]) -> list[tuple[int, JudgeItem]]:
+    def items(self, run: R, keys: list[int]) -> list[tuple[int, JudgeItem]]:
         """(key, what the judge sees) for these keys."""
 
     @abstractmethod
-    def record(self, run, outcomes: list[Outcome]) -> int:
+    def record(self, run: R, outcomes: list[Outcome]) -> int:
         """Write a batch of outcomes, each key once; returns how many rows were written."""
 
     @abstractmethod
@@ -77,23 +81,23 @@ class RunKind(ABC):
         """Delete the run's `error` verdicts so that a resume judges them again."""
 
     @abstractmethod
-    def close(self, *, run_id: int):
+    def close(self, *, run_id: int) -> R | None:
         """Close the run if every key has its verdict (idempotent); returns the run, or None if it is gone."""
 
     @abstractmethod
-    def chunk_signature(self, run_pk: int, keys: list[int]):
+    def chunk_signature(self, run_pk: int, keys: list[int]) -> Any:
         """The Celery signature of the task that judges one chunk."""
 
     @abstractmethod
-    def close_signature(self, run_pk: int):
+    def close_signature(self, run_pk: int) -> Any:
         """The Celery signature of the task that closes the run."""
 
     @abstractmethod
-    def dispatch_task(self):
+    def dispatch_task(self) -> Any:
         """The Celery task that fans the run out (run_dispatch in a worker)."""
 
 
-def outcomes_write(*, model: type[models.Model], run_field: str, key_field: str, run: models.Model,
+def outcomes_write(*, model: type[Verdict] | type[GradedAnswer], run_field: str, key_field: str, run: models.Model,
                    outcomes: list[Outcome], fields: Callable[[Outcome], dict]) -> int:
     """Write a batch of outcomes in one transaction, each key exactly once: an existing final verdict wins
     (another worker got there first), an `error` row is replaced. One read, one bulk insert, one bulk
@@ -101,9 +105,12 @@ def outcomes_write(*, model: type[models.Model], run_field: str, key_field: str,
     if not outcomes:
         return 0
     with transaction.atomic():
-        rows = model.objects.select_for_update().filter(**{run_field: run, f"{key_field}_id__in": [o.key for o in outcomes]})
+        keys = [o.key for o in outcomes]
+        rows = model.objects.select_for_update().filter(**{run_field: run, f"{key_field}_id__in": keys})
         existing = {getattr(row, f"{key_field}_id"): row for row in rows}
-        fresh, replaced, names = [], [], []
+        fresh: list[Any] = []
+        replaced: list[Any] = []
+        names: list[str] = []
         for outcome in outcomes:
             values = fields(outcome)
             names = list(values)
@@ -114,7 +121,8 @@ def outcomes_write(*, model: type[models.Model], run_field: str, key_field: str,
                 for name, value in values.items():
                     setattr(row, name, value)
                 replaced.append(row)
-        # ignore_conflicts: a row another worker inserted since our read stands (the unique constraint), ours is dropped.
+        # ignore_conflicts: a row another worker inserted since our read stands (the unique constraint);
+        # ours is dropped.
         model.objects.bulk_create(fresh, ignore_conflicts=True, batch_size=1000)
         if replaced:
             model.objects.bulk_update(replaced, names, batch_size=1000)
@@ -145,17 +153,17 @@ def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
                       concurrency=int(params.get("concurrency", 8)))
 
 
-def is_active(*, kind: RunKind, run_id: int) -> bool:
+def is_active(*, kind: RunKind[R], run_id: int) -> bool:
     """True while the run is queued or running (not done, failed or cancelled)."""
     return kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).exists()
 
 
-def heartbeat(*, kind: RunKind, run_id: int) -> None:
+def heartbeat(*, kind: RunKind[R], run_id: int) -> None:
     """Show that the run's worker lives (the stall sweep resumes runs whose heartbeat grows old)."""
     kind.model.objects.filter(pk=run_id).update(heartbeat_at=timezone.now())
 
 
-def chunk_judge(*, kind: RunKind, run_id: int, keys: list[int]) -> dict:
+def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
     """Judge one chunk of a run's keys (the body of every chunk task). Idempotent: keys with a final verdict
     are skipped; verdicts are written in batches as they come; the heartbeat is refreshed about once a
     second, and a cancel stops the chunk within a second.
@@ -224,13 +232,13 @@ def chunk_judge(*, kind: RunKind, run_id: int, keys: list[int]) -> dict:
     return counts
 
 
-def pending_among(*, kind: RunKind, run_id: int, keys: list[int]) -> list[int]:
+def pending_among(*, kind: RunKind[R], run_id: int, keys: list[int]) -> list[int]:
     """The keys of this list that have no final verdict in the run."""
     done = kind.done_among(run_id, keys)
     return [k for k in keys if k not in done]
 
 
-def chunk_give_up(*, kind: RunKind, run_id: int, keys: list[int], error: str) -> None:
+def chunk_give_up(*, kind: RunKind[R], run_id: int, keys: list[int], error: str) -> None:
     """After a chunk's last retry: its pending keys become `error` verdicts so that the run can close
     (failed, naming the error; a resume tries them again)."""
     run = kind.model.objects.filter(pk=run_id).first()
@@ -246,7 +254,7 @@ def chords_supported() -> bool:
     return type(backend).__name__ != "DisabledBackend" and bool(getattr(backend, "supports_native_join", False))
 
 
-def run_dispatch(*, kind: RunKind, run_id: int) -> int:
+def run_dispatch(*, kind: RunKind[R], run_id: int) -> int:
     """Fan a run's pending keys out over every worker as a group of chunk tasks; returns how many chunks.
 
     Each chunk task tries to close the run when its verdicts are written (the close locks the run row and
@@ -272,7 +280,7 @@ def run_dispatch(*, kind: RunKind, run_id: int) -> int:
     return len(chunks)
 
 
-def dispatch_on_commit(*, kind: RunKind, run_id: int) -> None:
+def dispatch_on_commit(*, kind: RunKind[R], run_id: int) -> None:
     """Once the transaction commits, send the run's dispatch task (a worker fans the chunks out).
 
     Not the task's own `delay_on_commit`: the run is committed by the time the message goes out, so a
@@ -282,7 +290,7 @@ def dispatch_on_commit(*, kind: RunKind, run_id: int) -> None:
     transaction.on_commit(partial(_send_dispatch, kind, run_id))
 
 
-def _send_dispatch(kind: RunKind, run_id: int) -> None:
+def _send_dispatch(kind: RunKind[R], run_id: int) -> None:
     try:
         kind.dispatch_task().delay(run_id)
     except Exception as exc:  # noqa: BLE001 - the run is committed; say why nothing moves
@@ -292,14 +300,14 @@ def _send_dispatch(kind: RunKind, run_id: int) -> None:
                     f"it will be resumed when a worker starts, or {kind.resume_hint}")
 
 
-def redispatch(*, kind: RunKind, run_id: int) -> None:
+def redispatch(*, kind: RunKind[R], run_id: int) -> None:
     """Inside the transaction that claimed the run: its errors are tried again, its pending keys sent on commit."""
     kind.forget_errors(run_id)
     dispatch_on_commit(kind=kind, run_id=run_id)
 
 
 @transaction.atomic
-def run_cancel(*, kind: RunKind, run_id: int):
+def run_cancel(*, kind: RunKind[R], run_id: int) -> R:
     """Stop a run: its chunk tasks see the status within a second and stop. Verdicts so far are kept."""
     run = kind.model.objects.select_for_update().filter(pk=run_id).first()
     if run is None:
@@ -311,7 +319,7 @@ def run_cancel(*, kind: RunKind, run_id: int):
 
 
 @transaction.atomic
-def run_resume(*, kind: RunKind, run_id: int):
+def run_resume(*, kind: RunKind[R], run_id: int) -> R:
     """Send again the keys of a run that have no final verdict (after a worker died, errors, or a cancel).
 
     Safe to call any time: verdicts are unique per (run, key) and chunk tasks skip keys already judged.
@@ -330,7 +338,7 @@ def run_resume(*, kind: RunKind, run_id: int):
     return run
 
 
-def run_here(*, kind: RunKind, run_id: int) -> None:
+def run_here(*, kind: RunKind[R], run_id: int) -> None:
     """Judge every pending key of a run in this process, chunk by chunk, and close it (no broker, no worker).
     Keys that still fail transiently after their retries become errors at once."""
     run = kind.model.objects.filter(pk=run_id).first()

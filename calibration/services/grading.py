@@ -2,6 +2,8 @@
 runs (chunk tasks over every worker, rate limit, heartbeat, cancel and resume, batched writes)."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -23,7 +25,7 @@ from evalapp.validation import TEXT_MAX, raise_problems, text_problem, whole_num
 DEFAULT_CHUNK = 50
 
 
-class GradingRuns(engine.RunKind):
+class GradingRuns(engine.RunKind[GradingRun]):
     """The engine's adapter for grading runs: the keys are the system run's answers."""
 
     name = "grading"
@@ -31,34 +33,34 @@ class GradingRuns(engine.RunKind):
     model = GradingRun
     resume_hint = "run grade_run --resume ID"
 
-    def pending(self, run) -> list[int]:
+    def pending(self, run: GradingRun) -> list[int]:
         return grading_pending_answer_ids(run)
 
     def done_among(self, run_pk: int, keys: list[int]) -> set[int]:
         return set(GradedAnswer.objects.filter(grading_id=run_pk, answer_id__in=keys, verdict__in=FINAL_VERDICTS)
                    .values_list("answer_id", flat=True))
 
-    def items(self, run, keys: list[int]) -> list[tuple[int, JudgeItem]]:
+    def items(self, run: GradingRun, keys: list[int]) -> list[tuple[int, JudgeItem]]:
         answers = list(Answer.objects.filter(pk__in=keys).select_related("run__dataset").order_by("pk"))
         questions = question_records(answers)
         return [(a.pk, _judge_item(a, questions)) for a in answers]
 
-    def record(self, run, outcomes: list[Outcome]) -> int:
+    def record(self, run: GradingRun, outcomes: list[Outcome]) -> int:
         return graded_answers_record(grading=run, outcomes=outcomes)
 
     def forget_errors(self, run_pk: int) -> None:
         GradedAnswer.objects.filter(grading_id=run_pk, verdict="error").delete()
 
-    def close(self, *, run_id: int):
+    def close(self, *, run_id: int) -> GradingRun | None:
         return grading_close(grading_id=run_id)
 
-    def chunk_signature(self, run_pk: int, keys: list[int]):
+    def chunk_signature(self, run_pk: int, keys: list[int]) -> Any:
         return tasks.grade_chunk.si(run_pk, keys)
 
-    def close_signature(self, run_pk: int):
+    def close_signature(self, run_pk: int) -> Any:
         return tasks.close_grading.si(run_pk)
 
-    def dispatch_task(self):
+    def dispatch_task(self) -> Any:
         return tasks.grade_run
 
 

@@ -13,19 +13,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, Generic
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from calibration.models import CalibrationRun, GradingRun
 from calibration.services import engine
 from calibration.services.calibration import CALIBRATION_RUNS
+from calibration.services.engine import R
 from calibration.services.grading import GRADING_RUNS
 
 log = logging.getLogger(__name__)
 
-KINDS: tuple[engine.RunKind, ...] = (CALIBRATION_RUNS, GRADING_RUNS)
+KINDS: tuple[engine.RunKind[Any], ...] = (CALIBRATION_RUNS, GRADING_RUNS)
 
 
 def _stalled(cutoff: datetime) -> Q:
@@ -35,7 +38,7 @@ def _stalled(cutoff: datetime) -> Q:
             & (Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)))
 
 
-def _claim_stalled(model: type[models.Model], cutoff: datetime, now: datetime) -> list[int]:
+def _claim_stalled(model: type[CalibrationRun] | type[GradingRun], cutoff: datetime, now: datetime) -> list[int]:
     """The stalled runs of `model` this caller won, each by a conditional UPDATE that also refreshes the
     heartbeat: of two sweeps that saw the same run stalled only one updates a row, so only one dispatches."""
     won = []
@@ -46,7 +49,7 @@ def _claim_stalled(model: type[models.Model], cutoff: datetime, now: datetime) -
     return won
 
 
-def runs_resume_stalled(*, kind: engine.RunKind, stalled_for: timedelta, now: datetime | None = None) -> list[int]:
+def runs_resume_stalled(*, kind: engine.RunKind[Any], stalled_for: timedelta, now: datetime | None = None) -> list[int]:
     """Resume the runs of one kind that are queued or running but have shown no sign of life for
     `stalled_for` (their worker died, or their chunks never reached one). Idempotent under concurrency."""
     now = now or timezone.now()
@@ -89,16 +92,16 @@ def stalled_runs_resume(*, stalled_for: timedelta | None = None, now: datetime |
 
 
 @dataclass(frozen=True)
-class WaitResult:
+class WaitResult(Generic[R]):
     """How a wait ended: the run as last read, and whether the time ran out before it finished."""
 
-    run: models.Model
+    run: R
     timed_out: bool
 
 
-def run_wait(*, kind: engine.RunKind, run_id: int, timeout: float, poll: float = 0.5,
-             on_poll: Callable[[models.Model], None] | None = None,
-             on_resumed: Callable[[models.Model], None] | None = None) -> WaitResult:
+def run_wait(*, kind: engine.RunKind[R], run_id: int, timeout: float, poll: float = 0.5,
+             on_poll: Callable[[R], None] | None = None,
+             on_resumed: Callable[[R], None] | None = None) -> WaitResult[R]:
     """Wait until a run is done, failed or cancelled, or `timeout` seconds pass. As it polls it runs the
     stall sweep (as beat would), so a deployment without beat heals while someone waits; `on_resumed` is
     called when this run was the one resumed, `on_poll` on every poll that finds it still going.

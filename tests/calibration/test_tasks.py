@@ -20,7 +20,8 @@ def started_grading(django_capture_on_commit_callbacks, version=None, **kwargs) 
                              reason="task test", **kwargs)
 
 
-def test_a_grade_chunk_grades_its_answers_once_and_the_last_closes_the_grading(world, django_capture_on_commit_callbacks):
+def test_a_grade_chunk_grades_its_answers_once_and_the_last_closes_the_grading(world,
+                                                                              django_capture_on_commit_callbacks):
     grading = started_grading(django_capture_on_commit_callbacks)
     ids = grading_pending_answer_ids(grading)
     assert tasks.grade_chunk.apply(args=(grading.pk, ids[:40]), throw=True).get() == \
@@ -39,8 +40,9 @@ def test_a_grade_chunk_grades_its_answers_once_and_the_last_closes_the_grading(w
 
 
 def test_tasks_of_a_run_that_is_gone_return_at_once(db):
-    assert tasks.grade_chunk.apply(args=(999999, [1, 2]), throw=True).get() == {"skipped": 2, "reason": "run is not active"}
-    assert tasks.judge_chunk.apply(args=(999999, [1]), throw=True).get() == {"skipped": 1, "reason": "run is not active"}
+    gone = {"reason": "run is not active"}
+    assert tasks.grade_chunk.apply(args=(999999, [1, 2]), throw=True).get() == {"skipped": 2, **gone}
+    assert tasks.judge_chunk.apply(args=(999999, [1]), throw=True).get() == {"skipped": 1, **gone}
     assert tasks.grade_run.apply(args=(999999,), throw=True).get() == 0
     assert tasks.dispatch_run.apply(args=(999999,), throw=True).get() == 0
     assert tasks.close_grading.apply(args=(999999,), throw=True).get() is None
@@ -82,7 +84,8 @@ def test_a_judge_that_stays_down_retries_then_fails_the_grading_and_resume_finis
         ["correct"] * 4 + ["incorrect"] * 2
 
 
-def test_a_permanent_judge_error_is_not_retried(db, tmp_path, judge_server, settings, django_capture_on_commit_callbacks):
+def test_a_permanent_judge_error_is_not_retried(db, tmp_path, judge_server, settings,
+                                                django_capture_on_commit_callbacks):
     """A judge URL outside the allow list will not heal by waiting: an error at once, no retry, no request."""
     load_world(tmp_path / "w", n=6)
     version = judge_version_create(judge_name="llm", backend="openai", model="judge-1",

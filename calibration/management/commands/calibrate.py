@@ -51,7 +51,7 @@ class Command(EvalCommand):
                                              seed=o["seed"], chunk_size=o["chunk_size"], resample=o["resample"])
         if not o["wait"] or o["cancel"]:
             return {**calibration_run_progress(run), "created": created}, 0
-        last = [None]
+        last: list[tuple[int, int] | None] = [None]
 
         def resumed(r):
             self.stderr.write(f"no sign of life from run {r.pk} for {settings.CALIBRATION_STALL_SECONDS}s; resumed it")

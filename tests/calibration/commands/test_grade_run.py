@@ -14,6 +14,7 @@ from calibration.services.judges import judge_version_create
 
 def grade(*args):
     out, err = io.StringIO(), io.StringIO()
+    code: object
     try:
         call_command("grade_run", *args, "--json", stdout=out, stderr=err)
         code = 0
@@ -27,7 +28,8 @@ def test_cancel_then_resume_and_wait_by_id(world, eager, monkeypatch):
     v = judge_version_create(judge_name="span-judge", backend="span")[0]
     with monkeypatch.context() as m:
         m.setattr(engine, "dispatch_on_commit", lambda **_kw: None)  # the test plays the first worker
-        code, started, _ = grade("run-a", "--judge-version", str(v.pk), "--force", "--reason", "cmd", "--chunk-size", "20")
+        code, started, _ = grade("run-a", "--judge-version", str(v.pk), "--force", "--reason", "cmd",
+                                 "--chunk-size", "20")
     assert (code, started["status"], started["chunk_size"]) == (0, "queued", 20)
     pk = started["grading"]
     tasks.grade_chunk.apply(args=(pk, grading_pending_answer_ids(GradingRun.objects.get(pk=pk))[:20]), throw=True)

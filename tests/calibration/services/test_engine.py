@@ -1,5 +1,7 @@
 """The judge engine shared by calibration and grading runs: one rate limit, one fan-out, one resume."""
 from datetime import timedelta
+from itertools import pairwise
+from typing import Any
 
 import pytest
 from celery.signals import task_prerun
@@ -28,25 +30,25 @@ def openai_version(server, **params):
                                 params={"base_url": server.url, **params})[0]
 
 
-def judge_run(kind: str, version, django_capture_on_commit_callbacks):
+def judge_run(kind: str, version, django_capture_on_commit_callbacks) -> Any:
     """Start a run of this kind over the 10 answers and judge it in one chunk task called directly."""
-    with django_capture_on_commit_callbacks(execute=False):
-        if kind == "calibration":
-            run, _ = calibration_start(judge_version_id=version.pk, dataset_name="support", size=10, chunk_size=10)
-        else:
-            run = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="rate test",
-                                chunk_size=10)
     if kind == "calibration":
+        with django_capture_on_commit_callbacks(execute=False):
+            run, _ = calibration_start(judge_version_id=version.pk, dataset_name="support", size=10, chunk_size=10)
         tasks.judge_chunk.apply(args=(run.pk, pending_item_ids(run)), throw=True)
-    else:
-        tasks.grade_chunk.apply(args=(run.pk, grading_pending_answer_ids(run)), throw=True)
-    run.refresh_from_db()
-    return run
+        run.refresh_from_db()
+        return run
+    with django_capture_on_commit_callbacks(execute=False):
+        grading = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="rate test",
+                                chunk_size=10)
+    tasks.grade_chunk.apply(args=(grading.pk, grading_pending_answer_ids(grading)), throw=True)
+    grading.refresh_from_db()
+    return grading
 
 
 def gaps(stamps: list[float]) -> list[float]:
     ordered = sorted(stamps)
-    return [b - a for a, b in zip(ordered, ordered[1:], strict=False)]
+    return [b - a for a, b in pairwise(ordered)]
 
 
 @pytest.mark.parametrize("kind", ["calibration", "grading"])
@@ -81,10 +83,10 @@ def span_version():
 
 def test_grading_fans_out_into_chunk_tasks(world, eager, django_capture_on_commit_callbacks):
     """60 answers, 25 a chunk: the dispatch sends three chunk tasks (25, 25, 10 answers), each graded once."""
-    seen = []
+    seen: list[tuple[str, int]] = []
 
     def record(sender=None, args=None, **_kw):
-        seen.append((sender.name, len(args[1]) if sender.name == "calibration.grade_chunk" else None))
+        seen.append((sender.name, len(args[1]) if sender.name == "calibration.grade_chunk" else 0))
 
     task_prerun.connect(record)
     try:
@@ -93,7 +95,7 @@ def test_grading_fans_out_into_chunk_tasks(world, eager, django_capture_on_commi
                                     chunk_size=25)
     finally:
         task_prerun.disconnect(record)
-    assert [s for s in seen if s[0] == "calibration.grade_run"] == [("calibration.grade_run", None)]
+    assert [s for s in seen if s[0] == "calibration.grade_run"] == [("calibration.grade_run", 0)]
     assert sorted(n for name, n in seen if name == "calibration.grade_chunk") == [10, 25, 25]
     grading.refresh_from_db()
     assert (grading.status, grading.dispatches) == ("done", 1)
@@ -157,6 +159,7 @@ def test_a_grading_whose_worker_died_mid_chunk_is_finished_by_the_sweep(world, e
 @pytest.mark.parametrize("kind", [CALIBRATION_RUNS, GRADING_RUNS], ids=["calibration", "grading"])
 def test_a_batch_writes_each_key_once_and_replaces_only_errors(kind, world, django_capture_on_commit_callbacks):
     version = span_version()
+    run: Any
     with django_capture_on_commit_callbacks(execute=False):
         if kind is CALIBRATION_RUNS:
             run, _ = calibration_start(judge_version_id=version.pk, dataset_name="support", size=3)
@@ -178,8 +181,11 @@ def test_resume_of_a_done_run_changes_nothing_and_an_unknown_run_is_not_found(wo
     again = engine.run_resume(kind=CALIBRATION_RUNS, run_id=run.pk)
     assert (again.status, again.dispatches) == ("done", 1)
     assert CalibrationRun.objects.get(pk=run.pk).dispatches == 1
-    for kind, label in ((CALIBRATION_RUNS, "calibration run"), (GRADING_RUNS, "grading")):
-        with pytest.raises(NotFound, match=f"unknown {label} 999999"):
-            engine.run_resume(kind=kind, run_id=999999)
-        with pytest.raises(NotFound):
-            engine.run_cancel(kind=kind, run_id=999999)
+    with pytest.raises(NotFound, match="unknown calibration run 999999"):
+        engine.run_resume(kind=CALIBRATION_RUNS, run_id=999999)
+    with pytest.raises(NotFound, match="unknown grading 999999"):
+        engine.run_resume(kind=GRADING_RUNS, run_id=999999)
+    with pytest.raises(NotFound, match="unknown calibration run 999999"):
+        engine.run_cancel(kind=CALIBRATION_RUNS, run_id=999999)
+    with pytest.raises(NotFound, match="unknown grading 999999"):
+        engine.run_cancel(kind=GRADING_RUNS, run_id=999999)
