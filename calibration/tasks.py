@@ -1,26 +1,20 @@
-"""Celery tasks for calibration: thin wrappers that take ids and call services.
+"""Celery tasks of the judge engine: thin, take ids, re-fetch, return early when the run is done or gone.
 
-How a run is closed, on every broker: each chunk task, when its verdicts are written, calls
-`calibration_close`, which locks the run row and measures only once every item has a verdict; it is
-idempotent, so the last chunk to finish closes the run and everyone else is a no-op. Where the result
-backend counts chord parts natively (Redis), the chunks are also fanned out as a chord whose body is
-the same close, the standard fan-in. The embedded filesystem broker has no such backend (a chord
-there would need `chord_unlock` polling, forever if a chunk message is lost with a killed worker), so
-there the chunks go out as a plain group. The database, not the broker, is the source of truth: a
-run whose worker died is resumed by re-dispatching exactly the items without a verdict.
+Calibration runs and grading runs go the same way (calibration.services.engine): a dispatch task fans
+the run's pending keys out as a group of chunk tasks over every worker; each chunk task judges its
+keys (idempotent: one verdict per key, keys already judged are skipped), then tries to close the run
+(the close locks the run row and acts only once every key has its verdict, so the last chunk to finish
+closes it) and checks for stalled runs. Transient judge failures (429, 5xx, timeouts) and the soft time
+limit are retried with backoff; after the last retry the chunk's keys become errors so the run closes
+failed and a resume tries them again.
 
-How a run whose worker died heals by itself: a live chunk task refreshes the run's heartbeat every
-second, so a run queued or running with no heartbeat for CALIBRATION_STALL_SECONDS has lost its
-workers. The stall sweep (`services.stalled_runs_resume`) resumes such runs; beat runs it every
-CALIBRATION_SWEEP_SECONDS, and so that a deployment without beat heals too, each chunk task that
-finishes runs it at once and once more a stall window later (when a run's last live chunk has
-finished, that later check is the one that finds its lost chunks), `calibrate --wait` runs it as it
-polls, and a worker runs it as it starts. Every caller claims a run by a conditional UPDATE, so
-sweeps that run at once dispatch a run once. Grading runs go the same way, in short tasks that each
-take the next batch of answers.
+How a run whose worker died heals by itself: see calibration.services.sweep. Each chunk task that
+finishes sweeps at once and once more a stall window later (when a run's last live chunk has
+finished, that later check is the one that finds its lost chunks), so a deployment without beat heals.
 
-Every task is short by design: a chunk, a batch of answers, a close or a sweep, each with limits
-no longer than the global CELERY_TASK_TIME_LIMIT, which the Redis visibility timeout is derived from.
+Every task is short by design, with limits no longer than the global CELERY_TASK_TIME_LIMIT, which the
+Redis visibility timeout is derived from. Services are imported inside the tasks: the services import
+this module to schedule its tasks, so a module-level import here would be a cycle.
 """
 from __future__ import annotations
 
@@ -28,21 +22,21 @@ import logging
 import random
 from datetime import timedelta
 
-from celery import chord, group, shared_task
+from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
 from django.conf import settings
+from kombu.exceptions import OperationalError
 
 import calibration.backends.openai  # noqa: F401 - imported before the pool forks, not in each child's first chunk
-from calibration import services
 from calibration.backends import TransientJudgeError
 
 log = logging.getLogger(__name__)
 
 MAX_CHUNK_RETRIES = 6
-# Answers one grading task takes, and about how long it judges before it hands the rest to the next.
-GRADING_BATCH = 200
-GRADING_BUDGET_SECONDS = 120
+# A dispatch that could not reach the broker (or the database) is tried again with backoff: a hiccup heals.
+DISPATCH_RETRY = {"autoretry_for": (OperationalError, OSError), "retry_backoff": True, "retry_backoff_max": 60,
+                  "retry_jitter": True, "max_retries": 5}
 
 
 def limits(soft: int, hard: int) -> dict:
@@ -56,34 +50,6 @@ def stall_window() -> timedelta:
     return timedelta(seconds=settings.CALIBRATION_STALL_SECONDS)
 
 
-def chords_supported() -> bool:
-    """True when the result backend joins chord parts natively (no polling task needed)."""
-    from evalapp.celery import app
-
-    backend = app.backend
-    return type(backend).__name__ != "DisabledBackend" and bool(getattr(backend, "supports_native_join", False))
-
-
-def dispatch_run(run_pk: int) -> int:
-    """Send the pending items of a run to the workers in chunks; returns how many chunks were sent."""
-    from calibration.models import CalibrationRun
-
-    run = CalibrationRun.objects.filter(pk=run_pk).first()
-    if run is None or run.status not in ("queued", "running"):
-        return 0
-    pending = services.pending_item_ids(run)
-    chunks = [pending[i:i + run.chunk_size] for i in range(0, len(pending), run.chunk_size)]
-    if not chunks:
-        close_run.delay(run_pk)
-        return 0
-    header = group(judge_chunk.si(run_pk, ids) for ids in chunks)
-    if chords_supported():
-        chord(header)(close_run.si(run_pk))
-    else:
-        header.apply_async()
-    return len(chunks)
-
-
 def _backoff(retries: int) -> float:
     """Exponential backoff with full jitter: 2, 4, 8 ... seconds at most, capped at a minute."""
     return random.uniform(1, min(60, 2 ** (retries + 1)))
@@ -92,8 +58,10 @@ def _backoff(retries: int) -> float:
 def heal_check(*, later: bool) -> None:
     """The cheap stall sweep a finishing task runs; with `later`, once more a stall window from now, when this
     run's lost chunks (if any) show as stalled. Never fails the task that calls it."""
+    from calibration.services.sweep import stalled_runs_resume
+
     try:
-        services.stalled_runs_resume(stalled_for=stall_window())
+        stalled_runs_resume(stalled_for=stall_window())
         if later:
             countdown = settings.CALIBRATION_STALL_SECONDS + 1
             sweep_stalled.apply_async(countdown=countdown, expires=countdown + settings.CALIBRATION_STALL_SECONDS)
@@ -101,58 +69,91 @@ def heal_check(*, later: bool) -> None:
         log.exception("could not check for stalled runs")
 
 
+def _chunk(task, kind, run_pk: int, keys: list[int]) -> dict:
+    """The body of every chunk task: judge, retry what heals by itself, give up after the last retry,
+    close the run if it is complete, check for stalls."""
+    from calibration.services import engine
+
+    try:
+        counts = engine.chunk_judge(kind=kind, run_id=run_pk, keys=keys)
+    except (TransientJudgeError, SoftTimeLimitExceeded) as exc:
+        if task.request.retries < task.max_retries:
+            raise task.retry(exc=exc, countdown=_backoff(task.request.retries)) from exc
+        engine.chunk_give_up(kind=kind, run_id=run_pk, keys=keys,
+                             error=f"gave up after {task.max_retries} retries: {exc}")
+        counts = {"gave_up": True}
+    run = kind.close(run_id=run_pk)
+    # Run in-process (eagerly), there is no worker to keep a delayed check.
+    heal_check(later=run is not None and run.status in engine.ACTIVE_STATUSES and not task.request.is_eager)
+    return counts
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="calibration.dispatch_run", **DISPATCH_RETRY,
+             **limits(120, 180))
+def dispatch_run(run_pk: int) -> int:
+    """Fan a calibration run's pending items out as chunk tasks; returns how many chunks went out."""
+    from calibration.services.calibration import calibration_dispatch
+
+    return calibration_dispatch(run_id=run_pk)
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_CHUNK_RETRIES,
              name="calibration.judge_chunk", **limits(240, 300))
 def judge_chunk(self, run_pk: int, item_ids: list[int]) -> dict:
     """Judge one chunk of a calibration run (idempotent), then try to close the run and check for stalls."""
-    try:
-        counts = services.calibration_chunk_judge(run_id=run_pk, item_ids=item_ids)
-    except (TransientJudgeError, SoftTimeLimitExceeded) as exc:
-        if self.request.retries < self.max_retries:
-            raise self.retry(exc=exc, countdown=_backoff(self.request.retries))
-        services.calibration_chunk_give_up(run_id=run_pk, item_ids=services.pending_among(run_pk, item_ids),
-                                           error=f"gave up after {self.max_retries} retries: {exc}")
-        counts = {"gave_up": True}
-    run = services.calibration_close(run_id=run_pk)
-    # Run in-process (eagerly), there is no worker to keep a delayed check.
-    heal_check(later=run is not None and run.status in services.ACTIVE_STATUSES and not self.request.is_eager)
-    return counts
+    from calibration.services.calibration import CALIBRATION_RUNS
+
+    return _chunk(self, CALIBRATION_RUNS, run_pk, item_ids)
 
 
 @shared_task(acks_late=True, name="calibration.close_run", **limits(120, 180))
 def close_run(run_pk: int, *_results) -> None:
     """Chord body (and safety net): measure the run if every item has its verdict."""
-    services.calibration_close(run_id=run_pk)
+    from calibration.services.calibration import calibration_close
+
+    calibration_close(run_id=run_pk)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, name="calibration.grade_run", **limits(240, 300))
-def grade_run(self, grading_pk: int) -> dict:
-    """Grade the next batch of a system run's answers with a judge version (idempotent per answer); the
-    rest goes to a fresh task, so no task runs long."""
-    try:
-        result = services.grading_execute(grading_id=grading_pk, batch=GRADING_BATCH,
-                                          budget_seconds=GRADING_BUDGET_SECONDS)
-    except SoftTimeLimitExceeded:
-        result = {"graded": None, "remaining": None}  # what was graded is kept; the next task goes on
-    if result["remaining"] != 0:
-        if self.request.is_eager:
-            grade_run.apply(args=(grading_pk,), throw=True)
-        else:
-            grade_run.delay(grading_pk)
-    heal_check(later=result["remaining"] != 0 and not self.request.is_eager)
-    return result
+@shared_task(acks_late=True, reject_on_worker_lost=True, name="calibration.grade_run", **DISPATCH_RETRY,
+             **limits(120, 180))
+def grade_run(grading_pk: int) -> int:
+    """Fan a grading's pending answers out as chunk tasks; returns how many chunks went out."""
+    from calibration.services.grading import grading_dispatch
+
+    return grading_dispatch(grading_id=grading_pk)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_CHUNK_RETRIES,
+             name="calibration.grade_chunk", **limits(240, 300))
+def grade_chunk(self, grading_pk: int, answer_ids: list[int]) -> dict:
+    """Grade one chunk of a system run's answers (idempotent), then try to close the grading and check for stalls."""
+    from calibration.services.grading import GRADING_RUNS
+
+    return _chunk(self, GRADING_RUNS, grading_pk, answer_ids)
+
+
+@shared_task(acks_late=True, name="calibration.close_grading", **limits(120, 180))
+def close_grading(grading_pk: int, *_results) -> None:
+    """Chord body (and safety net): close the grading if every answer has its verdict."""
+    from calibration.services.grading import grading_close
+
+    grading_close(grading_id=grading_pk)
 
 
 @shared_task(acks_late=True, ignore_result=True, name="calibration.sweep_stalled", **limits(30, 60))
 def sweep_stalled() -> dict:
     """Resume every calibration and grading run whose worker died (beat sends this every CALIBRATION_SWEEP_SECONDS)."""
-    return services.stalled_runs_resume(stalled_for=stall_window()).as_dict()
+    from calibration.services.sweep import stalled_runs_resume
+
+    return stalled_runs_resume(stalled_for=stall_window()).as_dict()
 
 
 @worker_ready.connect
 def resume_stalled_runs(**_kwargs) -> None:
     """When a worker starts, resume runs whose worker died (no heartbeat for CALIBRATION_STALL_SECONDS)."""
+    from calibration.services.sweep import stalled_runs_resume
+
     try:
-        services.stalled_runs_resume(stalled_for=stall_window())
+        stalled_runs_resume(stalled_for=stall_window())
     except Exception:  # a worker must start even if the database is briefly unavailable
         log.exception("could not check for stalled runs")

@@ -34,6 +34,9 @@ calibration_api_patterns = [
 ]
 grading_api_patterns = [
     path("judge-versions/<int:pk>/grade/", grading_api.GradeView.as_view(), name="api-judge-grade"),
+    path("gradings/<int:pk>/", grading_api.GradingView.as_view(), name="api-grading"),
+    path("gradings/<int:pk>/cancel/", grading_api.GradingCancelView.as_view(), name="api-grading-cancel"),
+    path("gradings/<int:pk>/resume/", grading_api.GradingResumeView.as_view(), name="api-grading-resume"),
 ]
 
 api_patterns = [*judge_api_patterns, *calibration_api_patterns, *grading_api_patterns]

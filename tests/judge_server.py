@@ -7,6 +7,7 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
     fail_429       answer HTTP 429 (with Retry-After: 0) to the first N requests
     fail_500       answer HTTP 500 to the next N requests
     hang           sleep `hang_seconds` (past any client timeout) on the next N requests
+    stamps         (read) time.monotonic() at the arrival of every request, to check a rate limit
     markers        answers containing "[[GARBAGE]]" get a reply with no JSON in it, "[[MALFORMED]]" a
                    body that is not a chat completion at all, "[[FLIP]]" the opposite verdict
 """
@@ -34,6 +35,7 @@ class JudgeServer:
         self.hang = 0
         self.hang_seconds = 5.0
         self.requests = 0
+        self.stamps: list[float] = []
         self.completions = 0
         self.lock = threading.Lock()
         self.auth_headers: list[str] = []
@@ -70,6 +72,7 @@ class JudgeServer:
                     return self._send(404, b'{"error": "not found"}')
                 with server.lock:
                     server.requests += 1
+                    server.stamps.append(time.monotonic())
                     server.auth_headers.append(self.headers.get("Authorization", ""))
                     if server.fail_429 > 0:
                         server.fail_429 -= 1

@@ -11,20 +11,17 @@ from openapi_schema_validator import OAS30ReadValidator
 from openapi_spec_validator import validate as validate_spec
 
 from annotation.models import QueueItem
-from calibration import services, tasks
+from calibration import tasks
+from calibration.services.calibration import calibration_start, pending_item_ids
+from calibration.services.judges import judge_version_create
 from evalapp.api import declared_response, declared_schema, operation_path, strict_schema
 from tests.calibration.world import load_world
 from tests.comparisons.support import build_300
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
-# Declared elsewhere: the calibration-run progress object (calibration/api/calibration.py).
-UNTYPED_ELSEWHERE = {
-    ("post", "/api/judge-versions/{id}/calibrate/"),
-    ("get", "/api/calibration-runs/{id}/"),
-    ("post", "/api/calibration-runs/{id}/cancel/"),
-    ("post", "/api/calibration-runs/{id}/resume/"),
-}
+# Operations not declared yet (none: the calibration-run progress objects are declared too).
+UNTYPED_ELSEWHERE: set[tuple[str, str]] = set()
 
 
 def _operations():
@@ -142,10 +139,10 @@ def test_compare_and_compare_question_match_their_declared_schema(tmp_path, api_
 
 def _calibrated(tmp_path, django_capture_on_commit_callbacks):
     load_world(tmp_path / "world")
-    version = services.judge_version_create(judge_name="span-judge", backend="span")[0]
+    version = judge_version_create(judge_name="span-judge", backend="span")[0]
     with django_capture_on_commit_callbacks(execute=False):
-        run, _ = services.calibration_start(judge_version_id=version.pk, dataset_name="support", size=30, seed=0)
-    tasks.judge_chunk.apply(args=(run.pk, services.pending_item_ids(run)), throw=True)
+        run, _ = calibration_start(judge_version_id=version.pk, dataset_name="support", size=30, seed=0)
+    tasks.judge_chunk.apply(args=(run.pk, pending_item_ids(run)), throw=True)
     return version
 
 

@@ -24,8 +24,9 @@ from annotation.models import Answer, QueueItem
 from annotation.services.claims import queue_next
 from annotation.services.labelling import item_adjudicate, label_submit
 from annotation.services.queues import queue_create
-from calibration import services
 from calibration.models import SampleItem
+from calibration.services.calibration import calibration_start, pending_item_ids
+from calibration.services.judges import judge_version_create
 from tests.conftest import write_jsonl
 
 R, R2 = "nightly-alpha", "nightly-beta"
@@ -100,10 +101,10 @@ def team(db, tmp_path, django_capture_on_commit_callbacks, make_user):
     )
 
     # A span judge calibrated on every labelled answer of both runs.
-    judge = services.judge_version_create(judge_name="span-judge", backend="span")[0]
+    judge = judge_version_create(judge_name="span-judge", backend="span")[0]
     with django_capture_on_commit_callbacks(execute=False):
-        calibration, _ = services.calibration_start(judge_version_id=judge.pk, dataset_name="blindset", size=2 * N)
-    pending = services.pending_item_ids(calibration)
+        calibration, _ = calibration_start(judge_version_id=judge.pk, dataset_name="blindset", size=2 * N)
+    pending = pending_item_ids(calibration)
     tasks.judge_chunk.apply(args=(calibration.pk, pending), throw=True)
 
     users = {
@@ -431,14 +432,14 @@ def test_other_answers_of_a_blind_run_are_hidden_where_the_run_is_shown(
 
     eng_ann, eng = team["users"]["eng_ann"], team["users"]["eng"]
     blind_answer = Answer.objects.get(run__run_id=R, qid="q-0000")
-    judge = services.judge_version_create(judge_name="narrow-judge", backend="span")[0]
+    judge = judge_version_create(judge_name="narrow-judge", backend="span")[0]
     with django_capture_on_commit_callbacks(execute=False):
-        run, _ = services.calibration_start(judge_version_id=judge.pk, dataset_name="blindset", size=2 * N)
+        run, _ = calibration_start(judge_version_id=judge.pk, dataset_name="blindset", size=2 * N)
     # Take q-0000 (and R2's q-0001) out of this sample, as if it had been drawn without them.
     SampleItem.objects.filter(sample=run.sample, answer__qid__in=("q-0000", "q-0001")).delete()
     run.total = run.sample.items.count()
     run.save(update_fields=["total"])
-    tasks.judge_chunk.apply(args=(run.pk, services.pending_item_ids(run)), throw=True)
+    tasks.judge_chunk.apply(args=(run.pk, pending_item_ids(run)), throw=True)
     assert not SampleItem.objects.filter(sample=run.sample, answer=blind_answer).exists()
 
     mine = page(eng_ann).get(f"/judges/versions/{judge.pk}/").content.decode()

@@ -8,11 +8,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
-from calibration import services
 from calibration.api import serializers as s
 from calibration.models import JudgeVersion
 from calibration.selectors.gates import judge_gate
 from calibration.selectors.judges import judge_version_get
+from calibration.services.judges import judge_version_create
+from calibration.services.verdicts import verdicts_import
 from evalapp.api import DeclaredOutput, ErrorSerializer, JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
 from evalapp.roles import ENGINEER, HasRole
 
@@ -43,7 +44,7 @@ class JudgeVersionListView(_ReadWrite):
         data = s.JudgeVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        version, created = services.judge_version_create(
+        version, created = judge_version_create(
             judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
             rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
             min_n=d.get("min_n"), user=request.user)
@@ -77,5 +78,5 @@ class VerdictImportView(_ReadWrite):
     def post(self, request, pk):
         judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
         with uploaded_path(request) as path:
-            result = services.verdicts_import(path=path, judge_version_id=pk)
+            result = verdicts_import(path=path, judge_version_id=pk)
         return Response(s.VerdictImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

@@ -54,6 +54,7 @@ class GradeSerializer(serializers.Serializer):
     run_id = serializers.CharField(max_length=200)
     force = serializers.BooleanField(required=False, default=False)
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=TEXT_MAX)
+    chunk_size = whole_number(1, 10_000, required=False, default=50, help_text="answers per worker task")
 
 
 class GradingRunSerializer(serializers.ModelSerializer):
@@ -63,7 +64,7 @@ class GradingRunSerializer(serializers.ModelSerializer):
     class Meta:
         model = GradingRun
         fields = ["id", "judge_version", "run_id", "status", "gate_status", "forced", "forced_by", "force_reason",
-                  "total", "created_at", "finished_at"]
+                  "total", "chunk_size", "created_at", "finished_at"]
 
 
 class JudgeVersionRowSerializer(JudgeVersionSerializer):
@@ -133,3 +134,51 @@ class VerdictImportResultSerializer(serializers.Serializer):
     verdicts = serializers.IntegerField()
     created = serializers.IntegerField()
     unchanged = serializers.IntegerField()
+
+
+class CalibrationRunProgressSerializer(serializers.Serializer):
+    """A calibration run's progress (calibration.selectors.runs.calibration_run_progress)."""
+
+    run = serializers.IntegerField()
+    judge_version = serializers.IntegerField()
+    status = serializers.CharField(help_text="queued, running, done, failed or cancelled")
+    total = serializers.IntegerField()
+    done = serializers.IntegerField(help_text="items with a verdict other than error")
+    invalid = serializers.IntegerField()
+    # DRF's metaclass takes declared fields off the class, so the `errors` property stays the serializer's.
+    errors = serializers.IntegerField()  # type: ignore[assignment]
+    pending = serializers.IntegerField()
+    items_per_second = serializers.FloatField(allow_null=True)
+    eta_seconds = serializers.FloatField(allow_null=True)
+    message = serializers.CharField(allow_blank=True)
+    started_at = serializers.CharField(allow_null=True)
+    finished_at = serializers.CharField(allow_null=True)
+    sample = serializers.IntegerField()
+    dispatches = serializers.IntegerField(help_text="1 + how many times the run was resumed")
+
+
+class CalibrationStartedSerializer(CalibrationRunProgressSerializer):
+    created = serializers.BooleanField(help_text="false when a run of this version on this sample was already going")
+
+
+class GradingProgressSerializer(serializers.Serializer):
+    """A grading run's progress (calibration.selectors.runs.grading_progress)."""
+
+    grading = serializers.IntegerField()
+    judge_version = serializers.IntegerField()
+    run_id = serializers.CharField()
+    status = serializers.CharField(help_text="queued, running, done, failed or cancelled")
+    gate_status = serializers.CharField()
+    forced = serializers.BooleanField()
+    force_reason = serializers.CharField(allow_blank=True)
+    total = serializers.IntegerField()
+    graded = serializers.IntegerField(help_text="answers with a verdict, errors included")
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # see CalibrationRunProgressSerializer
+    pending = serializers.IntegerField()
+    verdicts = serializers.DictField(child=serializers.IntegerField(), help_text="verdict -> answers")
+    message = serializers.CharField(allow_blank=True)
+    chunk_size = serializers.IntegerField()
+    dispatches = serializers.IntegerField(help_text="1 + how many times the grading was resumed")
+    created_at = serializers.CharField()
+    started_at = serializers.CharField(allow_null=True)
+    finished_at = serializers.CharField(allow_null=True)

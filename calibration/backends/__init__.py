@@ -10,6 +10,9 @@ from calibration.backends.base import (
     PermanentJudgeError,
     TransientJudgeError,
 )
+from calibration.backends.openai import OpenAIBackend
+from calibration.backends.replay import ReplayBackend
+from calibration.backends.rules import ExtractionBackend, SpanBackend
 from evalstats.verdicts import extraction_verdict, normalise, span_verdict
 
 BACKENDS = ("span", "extraction", "openai", "replay")
@@ -18,10 +21,6 @@ BACKENDS = ("span", "extraction", "openai", "replay")
 def backend_for(name: str, *, model: str = "", prompt_template: str = "", params: dict | None = None,
                 judge_version_id: int | None = None, rubric: str = "") -> Backend:
     """A backend instance by name, configured as a judge version is."""
-    from calibration.backends.openai import OpenAIBackend
-    from calibration.backends.replay import ReplayBackend
-    from calibration.backends.rules import ExtractionBackend, SpanBackend
-
     classes = {"span": SpanBackend, "extraction": ExtractionBackend, "openai": OpenAIBackend, "replay": ReplayBackend}
     if name not in classes:
         raise ValueError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")

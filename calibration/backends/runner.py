@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import redis
+
 from calibration.backends.base import (
     Backend,
     JudgeItem,
@@ -37,11 +39,12 @@ class RetryPolicy:
 
 
 class RateLimiter:
-    """A token bucket shared by the threads of one process: at most `rate` calls a second on average."""
+    """A token bucket shared by the threads of one process: at most `rate` calls a second on average, and
+    with the default burst of one, consecutive calls at least 1/rate seconds apart."""
 
     def __init__(self, rate: float | None, burst: int | None = None):
         self.rate = rate if rate and rate > 0 else None
-        self.capacity = float(burst or max(1, int(rate or 1)))
+        self.capacity = float(burst or 1)
         self.tokens = self.capacity
         self.updated = time.monotonic()
         self.lock = threading.Lock()
@@ -61,36 +64,47 @@ class RateLimiter:
             time.sleep(wait)
 
 
-class RedisRateLimiter:
-    """At most `rate` calls in any one-second window across every worker that shares the Redis server.
+# Reserve the next free call slot of a key on the Redis server's own clock, atomically: the slot is the
+# later of now and the previous slot plus the interval (a generic cell rate algorithm). Returns how long
+# to wait for it, as a string (a Lua number would come back truncated to an integer).
+_RESERVE_SLOT = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local slot = tonumber(redis.call('GET', KEYS[1]) or '0')
+if slot < now then slot = now end
+local interval = tonumber(ARGV[1])
+local ttl = math.ceil((slot + interval - now) * 1000) + 1000
+redis.call('SET', KEYS[1], string.format('%.6f', slot + interval), 'PX', ttl)
+return string.format('%.6f', slot - now)
+"""
 
-    Fixed windows (INCR on a per-second key that expires): simple and shared; a burst across a window
-    boundary can reach twice the rate for an instant. If Redis fails, the process-local bucket takes over.
-    """
+
+class RedisRateLimiter:
+    """At most `rate` calls a second across every worker that shares the Redis server, spaced 1/rate apart:
+    each call reserves the next free slot (one atomic script) and sleeps until it. Any rate works, one call
+    a minute as well as fifty a second. If Redis fails, the process-local bucket takes over."""
+
+    # A hair over 1/rate, so that sleep jitter never packs rate + 1 calls into one second.
+    MARGIN = 1.01
 
     def __init__(self, client, key: str, rate: float):
         self.client = client
-        self.key = key
+        self.key = f"evalapp:judge-rate:{key}"
         self.rate = rate
+        self.interval = self.MARGIN / rate
+        self.reserve = client.register_script(_RESERVE_SLOT)
         self.fallback = RateLimiter(rate)
 
     def acquire(self) -> int | None:
-        """Wait for a slot; returns the one-second window (epoch seconds) the call was counted in."""
-        while True:
-            now = time.time()
-            window = int(now)
-            name = f"evalapp:judge-rate:{self.key}:{window}"
-            try:
-                pipe = self.client.pipeline()
-                pipe.incr(name)
-                pipe.expire(name, 5)
-                count, _ = pipe.execute()
-            except Exception:  # noqa: BLE001 - a limiter must never stop the judging
-                self.fallback.acquire()
-                return None
-            if count <= self.rate:
-                return window
-            time.sleep(window + 1 - now + random.uniform(0, 0.01))
+        """Wait for a slot; returns the one-second window (epoch seconds) the call was made in."""
+        try:
+            wait = float(self.reserve(keys=[self.key], args=[f"{self.interval:.6f}"]))
+        except Exception:  # noqa: BLE001 - a limiter must never stop the judging
+            self.fallback.acquire()
+            return None
+        if wait > 0:
+            time.sleep(wait)
+        return int(time.time())
 
 
 _LIMITERS: dict[str, object] = {}
@@ -99,15 +113,13 @@ _LIMITERS_LOCK = threading.Lock()
 
 def limiter_for(key: str, rate: float | None, *, redis_url: str | None = None):
     """The limiter of one backend configuration: shared by every worker through Redis when the broker is
-    Redis and the rate is at least one call a second, else shared by the threads of this process."""
+    Redis, else shared by the threads of this process."""
     rate = rate if rate and rate > 0 else None
     with _LIMITERS_LOCK:
         limiter = _LIMITERS.get(key)
         if limiter is not None and limiter.rate == rate:
             return limiter
-        if rate is not None and rate >= 1 and redis_url:
-            import redis
-
+        if rate is not None and redis_url:
             limiter = RedisRateLimiter(redis.Redis.from_url(redis_url, socket_timeout=2), key, rate)
         else:
             limiter = RateLimiter(rate)

@@ -109,7 +109,7 @@ class GradingRun(models.Model):
     judge_version = models.ForeignKey("calibration.JudgeVersion", on_delete=models.PROTECT,
                                       related_name="gradings")
     run = models.ForeignKey("annotation.Run", on_delete=models.PROTECT, related_name="gradings")
-    status = models.CharField(max_length=20, choices=RUN_STATUSES, default="queued")
+    status = models.CharField(max_length=20, choices=RUN_STATUSES, default="queued", db_index=True)
     gate_status = models.CharField(max_length=20)
     gate = models.JSONField(default=dict)
     forced = models.BooleanField(default=False)
@@ -117,9 +117,12 @@ class GradingRun(models.Model):
                                   related_name="+")
     force_reason = models.TextField(blank=True)
     total = models.PositiveIntegerField(default=0)
+    # Graded by the same engine as calibration runs: chunk tasks of `chunk_size` answers, a heartbeat the
+    # stall sweep watches, cancel and resume; `message` says why a grading failed or stands still.
+    chunk_size = models.PositiveIntegerField(default=50)
+    message = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Grading goes in short tasks, each taking the next batch of answers; a run whose tasks stopped
-    # showing life (a worker died) is resumed by the stall sweep, as calibration runs are.
+    started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     dispatches = models.PositiveIntegerField(default=1)  # 1 + how many times it was resumed
     finished_at = models.DateTimeField(null=True, blank=True)

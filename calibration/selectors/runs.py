@@ -46,12 +46,27 @@ def calibration_run_progress(run: CalibrationRun) -> dict:
             "sample": run.sample_id, "dispatches": run.dispatches}
 
 
+def grading_get(grading_id) -> GradingRun:
+    """A grading run by id, or NotFound naming it."""
+    pk = as_id(grading_id)
+    grading = (GradingRun.objects.select_related("judge_version", "run").filter(pk=pk).first()
+               if pk is not None else None)
+    if grading is None:
+        raise NotFound(f"unknown grading {grading_id!r}")
+    return grading
+
+
 def grading_progress(grading: GradingRun) -> dict:
     """A judge's grading of a system run: its state, the gate it was started under, and the verdicts so far."""
     verdicts = dict(GradedAnswer.objects.filter(grading=grading).values("verdict").annotate(n=Count("pk"))
                     .values_list("verdict", "n"))
+    graded = sum(verdicts.values())
+    errors = verdicts.get("error", 0)
     return {"grading": grading.pk, "judge_version": grading.judge_version_id, "run_id": grading.run.run_id,
             "status": grading.status, "gate_status": grading.gate_status, "forced": grading.forced,
-            "force_reason": grading.force_reason, "total": grading.total, "graded": sum(verdicts.values()),
-            "verdicts": verdicts, "created_at": grading.created_at.isoformat(),
+            "force_reason": grading.force_reason, "total": grading.total, "graded": graded,
+            "errors": errors, "pending": max(0, grading.total - graded),
+            "verdicts": verdicts, "message": grading.message, "chunk_size": grading.chunk_size,
+            "dispatches": grading.dispatches, "created_at": grading.created_at.isoformat(),
+            "started_at": grading.started_at.isoformat() if grading.started_at else None,
             "finished_at": grading.finished_at.isoformat() if grading.finished_at else None}

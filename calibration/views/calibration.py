@@ -4,8 +4,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from calibration import services
 from calibration.selectors.runs import calibration_run_get, calibration_run_progress
+from calibration.services.calibration import calibration_cancel, calibration_resume
 from calibration.views.judges import READ
 from evalapp.errors import NotFound
 from evalapp.roles import ENGINEER, role_required
@@ -38,9 +38,9 @@ def calibration_run_action(request, pk: int, action: str):
     """Cancel or resume a run from its page."""
     _run_or_404(pk)
     if action == "cancel":
-        services.calibration_cancel(run_id=pk)
+        calibration_cancel(run_id=pk)
     elif action == "resume":
-        services.calibration_resume(run_id=pk)
+        calibration_resume(run_id=pk)
     else:
         raise Http404("unknown action")
     return redirect("calibration-run", pk=pk)

@@ -7,7 +7,6 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Dataset
 from annotation.selectors.blind import blind_scope
-from calibration import services
 from calibration.charts import (
     _x,
     heatmap,
@@ -26,6 +25,7 @@ from calibration.selectors.judges import (
     kappa_history,
     public_params,
 )
+from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import ENGINEER, has_role, role_required
 
@@ -72,8 +72,8 @@ def version_calibrate(request, pk: int):
     judge_version_get(pk)
     try:
         f = CalibrateForm(request.POST).parsed("bad calibration options")
-        run, _ = services.calibration_start(judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"],
-                                            seed=f["seed"], user=request.user)
+        run, _ = calibration_start(judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"],
+                                   seed=f["seed"], user=request.user)
     except ServiceError as exc:
         messages.error(request, f"cannot start the calibration: {exc}")
         return redirect("judge-version", pk=pk)

@@ -45,7 +45,7 @@ def world(db, loaded, tmp_path, make_user):
     from annotation.services.label_import import labels_import
     from annotation.services.queues import queue_create
     from annotation.services.runs import run_import
-    from calibration.services import judge_version_create
+    from calibration.services.judges import judge_version_create
 
     users = {"eng": make_user("eng", "engineer", "adjudicator", "expert"), "ann1": make_user("ann1", "annotator"),
              "ann2": make_user("ann2", "annotator")}

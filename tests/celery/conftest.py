@@ -103,6 +103,11 @@ class Stack:
         finished = set(re.findall(r"Task calibration\.judge_chunk\[([\w-]+)\] (?:succeeded|raised|retry)", text))
         return len(set(received) - finished)
 
+    def tasks_received(self, name: str, task: str) -> int:
+        """Distinct tasks of this name the worker has received (a retried task counts once)."""
+        text = (self.tmp / f"worker-{name}.log").read_text()
+        return len(set(re.findall(rf"Task {re.escape(task)}\[([\w-]+)\] received", text)))
+
     def logs(self) -> str:
         """The tail of every worker log, for assertion messages."""
         return "".join(f"\n--- {p.name}\n" + "\n".join(p.read_text().splitlines()[-40:])

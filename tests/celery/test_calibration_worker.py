@@ -30,11 +30,14 @@ def test_calibrate_wait_prints_the_gate_from_a_real_worker(stack):
     again = stack.manage("judge_gate", str(version), "--json")
     assert json.loads(again.stdout) == gate
     # The gate passes: the judge may now grade the run, in the worker.
-    graded = stack.manage("grade_run", "run-a", "--judge-version", str(version), "--wait", "--timeout", "400",
-                          "--json", check=False)
+    graded = stack.manage("grade_run", "run-a", "--judge-version", str(version), "--chunk-size", "7", "--wait",
+                          "--timeout", "400", "--json", check=False)
     grading = json.loads(graded.stdout)
     assert (graded.returncode, grading["status"], grading["forced"], grading["graded"], grading["total"]) == \
         (0, "done", False, 30, 30), graded.stderr + stack.logs()
+    # Graded as calibration is: fanned out, 30 answers in chunk tasks of 7.
+    assert stack.tasks_received("w1", "calibration.grade_chunk") == 5
+    assert stack.sql("select count(*), count(distinct answer_id) from calibration_gradedanswer") == [(30, 30)]
 
 
 # A stall window long enough for a replacement worker to start inside it (about a second here), short
@@ -55,9 +58,13 @@ def wait_until_done(stack, run: int, timeout: float = 240) -> None:
 
 
 def assert_one_verdict_per_item(stack, version: int, run: int, n: int) -> None:
+    """The outcome of healing, not its path: whether a resume was needed depends on timing (under load the
+    replacement may find the dead worker's chunks redelivered before any sweep sees a stall)."""
+    assert stack.sql("select status, finished_at is not null from calibration_calibrationrun where id = ?", run) == \
+        [("done", 1)]
     assert stack.sql("select count(*), count(distinct item_id) from calibration_verdict where run_id = ?", run) == [(n, n)]
+    assert stack.sql("select count(*) from calibration_verdict where run_id = ? and verdict = 'error'", run) == [(0,)]
     assert stack.sql("select count(*) from calibration_measurement") == [(1,)]
-    assert stack.sql("select dispatches from calibration_calibrationrun where id = ?", run)[0][0] >= 2
     gate = json.loads(stack.manage("judge_gate", str(version), "--json", check=False).stdout)
     assert (gate["status"], gate["n"], gate["run"]) == ("pass", n, run)
 

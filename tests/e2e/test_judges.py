@@ -4,7 +4,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from calibration import services, tasks
+from calibration import tasks
+from calibration.services import engine
+from calibration.services.calibration import calibration_start, pending_item_ids
+from calibration.services.judges import judge_version_create
 from tests.calibration.world import load_world
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -23,7 +26,7 @@ def eager():
 
 def test_version_page_shows_the_evidence(page, live_server, login, make_user, tmp_path, eager, screenshot_dir):
     load_world(tmp_path / "w", n=60)
-    v, _ = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.5)
+    v, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.5)
     make_user("eng", "engineer", password="pw-engineer")
     login(page, "eng", "pw-engineer")
     page.click("text=Judges")
@@ -45,14 +48,14 @@ def test_version_page_shows_the_evidence(page, live_server, login, make_user, tm
 def test_progress_page_refreshes_while_the_run_goes(page, live_server, login, make_user, tmp_path, monkeypatch,
                                                     screenshot_dir):
     load_world(tmp_path / "w", n=30)
-    v, _ = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10)
-    monkeypatch.setattr(services, "_dispatch", lambda run_pk: None)  # the test plays the worker below
-    run, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=20, chunk_size=10)
+    v, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10)
+    monkeypatch.setattr(engine, "dispatch_on_commit", lambda **_kw: None)  # the test plays the worker below
+    run, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=20, chunk_size=10)
     make_user("eng", "engineer", password="pw-engineer")  # judge pages are the engineers'
     login(page, "eng", "pw-engineer")
     page.goto(f"{live_server.url}/judges/runs/{run.pk}/")
     expect(page.get_by_test_id("done")).to_have_text("0 / 20")
-    pending = services.pending_item_ids(run)
+    pending = pending_item_ids(run)
     tasks.judge_chunk.apply(args=(run.pk, pending[:10]), throw=True)
     expect(page.get_by_test_id("done")).to_have_text("10 / 20", timeout=10_000)
     page.screenshot(path=str(screenshot_dir / "calibration-progress.png"), full_page=True)

@@ -1,14 +1,20 @@
 import argparse
-import time
 
 from django.conf import settings
 
-from calibration import services
 from calibration.management.commands.judge_gate import gate_text
 from calibration.policies import GATE_EXIT
 from calibration.selectors.gates import judge_gate
 from calibration.selectors.judges import judge_version_get
 from calibration.selectors.runs import calibration_run_progress
+from calibration.services.calibration import (
+    CALIBRATION_RUNS,
+    DEFAULT_CHUNK,
+    calibration_cancel,
+    calibration_resume,
+    calibration_start,
+)
+from calibration.services.sweep import run_wait
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
 
@@ -22,7 +28,7 @@ class Command(EvalCommand):
         parser.add_argument("--dataset", help="dataset whose labelled answers are sampled")
         parser.add_argument("--sample", type=int, default=100, help="sample size (default 100)")
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--chunk-size", type=int, default=services.DEFAULT_CHUNK)
+        parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK)
         parser.add_argument("--resample", action="store_true", help="draw a new sample instead of reusing the judge's")
         parser.add_argument("--resume", action="store_true", help="resume this version's unfinished run")
         parser.add_argument("--cancel", action="store_true", help="cancel this version's unfinished run")
@@ -36,40 +42,40 @@ class Command(EvalCommand):
             run = version.runs.exclude(status="done").order_by("-created_at", "-id").first()
             if run is None:
                 raise ServiceError(f"judge version {version.pk} has no unfinished calibration run")
-            run = services.calibration_resume(run_id=run.pk) if o["resume"] else services.calibration_cancel(run_id=run.pk)
+            run = calibration_resume(run_id=run.pk) if o["resume"] else calibration_cancel(run_id=run.pk)
             created = False
         else:
             if not o.get("dataset"):
                 raise ServiceError("give --dataset NAME", [Problem("required", field="dataset")])
-            run, created = services.calibration_start(judge_version_id=version.pk, dataset_name=o["dataset"],
-                                                      size=o["sample"], seed=o["seed"], chunk_size=o["chunk_size"],
-                                                      resample=o["resample"])
+            run, created = calibration_start(judge_version_id=version.pk, dataset_name=o["dataset"], size=o["sample"],
+                                             seed=o["seed"], chunk_size=o["chunk_size"], resample=o["resample"])
         if not o["wait"] or o["cancel"]:
             return {**calibration_run_progress(run), "created": created}, 0
-        deadline = time.monotonic() + o["timeout"]
-        last = None
-        while True:
-            run.refresh_from_db()
-            progress = calibration_run_progress(run)
-            if run.status in ("done", "failed", "cancelled"):
-                break
-            if time.monotonic() >= deadline:
-                self.stderr.write(f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
-                                  f"is a worker running? (celery -A evalapp worker)")
-                return {**progress, "created": created}, 3
-            # The stall sweep, as beat runs it: so a deployment without beat heals while someone waits.
-            if run.pk in services.stalled_runs_resume().calibration:
-                self.stderr.write(f"no sign of life from run {run.pk} for {settings.CALIBRATION_STALL_SECONDS}s; resumed it")
-            if (progress["done"], progress["errors"]) != last and not o.get("json"):
+        last: list[tuple[int, int] | None] = [None]
+
+        def resumed(r):
+            self.stderr.write(f"no sign of life from run {r.pk} for {settings.CALIBRATION_STALL_SECONDS}s; resumed it")
+
+        def polled(r):
+            progress = calibration_run_progress(r)
+            if (progress["done"], progress["errors"]) != last[0] and not o.get("json"):
                 self.stderr.write(f"{progress['done']}/{progress['total']} judged, {progress['invalid']} invalid, "
-                                  f"{progress['errors']} errors" + (f", ETA {progress['eta_seconds']}s" if progress['eta_seconds'] else ""))
-                last = (progress["done"], progress["errors"])
-            time.sleep(o["poll"])
+                                  f"{progress['errors']} errors"
+                                  + (f", ETA {progress['eta_seconds']}s" if progress["eta_seconds"] else ""))
+                last[0] = (progress["done"], progress["errors"])
+
+        waited = run_wait(kind=CALIBRATION_RUNS, run_id=run.pk, timeout=o["timeout"], poll=o["poll"],
+                          on_poll=polled, on_resumed=resumed)
+        run = waited.run
+        progress = calibration_run_progress(run)
+        if waited.timed_out:
+            self.stderr.write(f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
+                              f"is a worker running? (celery -A evalapp worker)")
+            return {**progress, "created": created}, 3
+        payload = judge_gate(version)
         if run.status != "done":
             self.stderr.write(f"calibration run {run.pk} {run.status}: {run.message}")
-            payload = judge_gate(version)
-            return {**payload, "calibration_run": calibration_run_progress(run)}, 3
-        payload = judge_gate(version)
+            return {**payload, "calibration_run": progress}, 3
         return payload, GATE_EXIT[payload["status"]]
 
     def text(self, p):

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from calibration.services import judge_version_create
+from calibration.services.judges import judge_version_create
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import read_text_file

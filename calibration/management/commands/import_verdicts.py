@@ -1,4 +1,4 @@
-from calibration.services import verdicts_import
+from calibration.services.verdicts import verdicts_import
 from evalapp.commands import EvalCommand
 
 

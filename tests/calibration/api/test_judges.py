@@ -3,16 +3,17 @@ import json
 
 import pytest
 
-from calibration import services
 from calibration.models import GradedAnswer, GradingRun, ImportedVerdict, JudgeVersion
 from calibration.selectors.diagnostics import disagreements
 from calibration.selectors.gates import judge_gate
+from calibration.services.grading import grading_start
+from calibration.services.judges import judge_version_create
 from evalapp.errors import ServiceError
 from tests.calibration.world import human_verdict
 
 
 def span(**kw):
-    return services.judge_version_create(judge_name="span-judge", backend="span", **kw)[0]
+    return judge_version_create(judge_name="span-judge", backend="span", **kw)[0]
 
 
 def test_gate_endpoint_returns_the_gate_object_with_200_whatever_the_status(world, run_inline, api_client_for):
@@ -20,7 +21,7 @@ def test_gate_endpoint_returns_the_gate_object_with_200_whatever_the_status(worl
     v = span(min_n=10)
     unmeasured = api.get(f"/api/judge-versions/{v.pk}/gate/")
     assert unmeasured.status_code == 200 and unmeasured.json()["status"] == "unmeasured"
-    strict = services.judge_version_create(judge_name="strict", backend="span", threshold=0.99, min_n=10)[0]
+    strict = judge_version_create(judge_name="strict", backend="span", threshold=0.99, min_n=10)[0]
     run_inline(strict, size=30)
     failed = api.get(f"/api/judge-versions/{strict.pk}/gate/")
     assert failed.status_code == 200
@@ -67,22 +68,22 @@ def test_grading_is_refused_unless_the_gate_passes_or_it_is_forced(world, run_in
     v = span(min_n=10, threshold=0.0)
     eng = make_user("eng", "engineer")
     with pytest.raises(ServiceError) as refused:
-        services.grading_start(judge_version_id=v.pk, run_id="run-a")
+        grading_start(judge_version_id=v.pk, run_id="run-a")
     assert refused.value.code == 1 and refused.value.status == 409
     assert GradingRun.objects.count() == 0
     with pytest.raises(ServiceError):
-        services.grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="  ")
+        grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="  ")
     assert GradingRun.objects.count() == 0
     with django_capture_on_commit_callbacks(execute=True):
-        forced = services.grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke test",
-                                        user=eng, run_now=True)
+        forced = grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke test",
+                               user=eng, run_now=True)
     forced.refresh_from_db()
     assert (forced.forced, forced.forced_by, forced.force_reason, forced.gate_status, forced.status) == \
         (True, eng, "smoke test", "unmeasured", "done")
     assert GradedAnswer.objects.filter(grading=forced).count() == 60
     run_inline(v, size=30)
     with django_capture_on_commit_callbacks(execute=True):
-        clean = services.grading_start(judge_version_id=v.pk, run_id="run-a", run_now=True)
+        clean = grading_start(judge_version_id=v.pk, run_id="run-a", run_now=True)
     assert (clean.forced, clean.gate_status, clean.force_reason) == (False, "pass", "")
 
 
@@ -101,7 +102,7 @@ def test_grade_endpoint_409_then_forced(world, api_client_for, django_capture_on
 def test_replay_judge_imports_verdicts_and_calibrates(world, tmp_path, run_inline, capsys):
     from django.core.management import call_command
 
-    v, _ = services.judge_version_create(judge_name="external", backend="replay", min_n=10)
+    v, _ = judge_version_create(judge_name="external", backend="replay", min_n=10)
     path = tmp_path / "verdicts.jsonl"
     path.write_text("".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": human_verdict(i)}) + "\n"
                             for i in range(60)))
@@ -161,7 +162,7 @@ def test_calibrate_command_starts_reports_and_cancels(world, capsys, django_capt
 
 def test_verdict_import_endpoint(world, api_client_for):
     api = api_client_for("eng", "engineer")
-    v, _ = services.judge_version_create(judge_name="external", backend="replay")
+    v, _ = judge_version_create(judge_name="external", backend="replay")
     body = "".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": "correct"}) + "\n" for i in range(5))
     ok = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data=body, content_type="application/x-ndjson")
     assert ok.status_code == 201 and ok.json()["created"] == 5

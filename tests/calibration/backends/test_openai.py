@@ -1,12 +1,13 @@
 """The openai backend against a local OpenAI-compatible server: real socket, real protocol."""
 import pytest
 
-from calibration import services
 from calibration.backends import JudgeItem, TransientJudgeError, backend_for
 from calibration.backends.openai import parse_verdict
 from calibration.backends.runner import RetryPolicy, judge_items
 from calibration.models import Verdict
 from calibration.selectors.gates import judge_gate
+from calibration.services.calibration import calibration_resume, calibration_start, pending_item_ids
+from calibration.services.judges import judge_version_create
 
 ITEM = JudgeItem(run_id="r", qid="q", question="how long?", answer="It is 30 days.", expected="30 days",
                  gold_text="Trials run for 30 days.")
@@ -74,8 +75,8 @@ def test_calibration_with_the_openai_backend_counts_invalid_and_shows_it(db, tmp
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=30, markers={2: "[[GARBAGE]]", 4: "[[MALFORMED]]"})
-    v, _ = services.judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=10,
-                                         params={"base_url": judge_server.url, "concurrency": 4})
+    v, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=10,
+                                params={"base_url": judge_server.url, "concurrency": 4})
     run = run_inline(v, size=30)
     assert run.status == "done"
     gate = judge_gate(v)
@@ -93,12 +94,12 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_pa
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=12)
-    v, _ = services.judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
-                                         params={"base_url": judge_server.url, "max_attempts": 1})
+    v, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
+                                params={"base_url": judge_server.url, "max_attempts": 1})
     with django_capture_on_commit_callbacks(execute=False):
-        run, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=12, chunk_size=12)
+        run, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=12, chunk_size=12)
     judge_server.fail_500 = 1000
-    ids = services.pending_item_ids(run)
+    ids = pending_item_ids(run)
     tasks.judge_chunk.max_retries, saved = 0, tasks.judge_chunk.max_retries
     try:
         tasks.judge_chunk.apply(args=(run.pk, ids), throw=True)
@@ -109,8 +110,8 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_pa
     assert judge_gate(v)["status"] == "unmeasured"
     judge_server.fail_500 = 0
     with django_capture_on_commit_callbacks(execute=False):
-        services.calibration_resume(run_id=run.pk)
-    tasks.judge_chunk.apply(args=(run.pk, services.pending_item_ids(run)), throw=True)
+        calibration_resume(run_id=run.pk)
+    tasks.judge_chunk.apply(args=(run.pk, pending_item_ids(run)), throw=True)
     run.refresh_from_db()
     assert run.status == "done"
     assert Verdict.objects.filter(run=run).count() == 12

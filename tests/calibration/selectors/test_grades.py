@@ -2,8 +2,9 @@
 questions count a judge version's verdicts only when its gate passes."""
 import pytest
 
-from calibration import services
 from calibration.selectors.grades import answer_grade, run_grades
+from calibration.services.grading import grading_start
+from calibration.services.judges import judge_version_create
 from tests.calibration.world import human_verdict, judge_truth
 from tests.factories import AnswerFactory, DatasetFactory, RunFactory, record, version
 
@@ -16,18 +17,18 @@ def test_judge_verdicts_count_only_from_a_passing_gate(world, run_inline, make_u
     g = run_grades(run)
     assert (g.scores, g.sources) == (humans, {"human": 60})
 
-    v = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
+    v = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
     eng = make_user("eng", "engineer")
     with django_capture_on_commit_callbacks(execute=True):
-        services.grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke", user=eng,
-                               run_now=True)
+        grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke", user=eng,
+                      run_now=True)
     # A forced grading over an unmeasured gate is not used: still the human labels.
     g = run_grades(run)
     assert (g.scores, g.sources) == (humans, {"human": 60})
 
     run_inline(v, size=30)  # the gate now passes (threshold 0.0)
     with django_capture_on_commit_callbacks(execute=True):
-        services.grading_start(judge_version_id=v.pk, run_id="run-a", run_now=True)
+        grading_start(judge_version_id=v.pk, run_id="run-a", run_now=True)
     g = run_grades(run)
     assert g.scores == {f"q-{i:04d}": judge_truth(i) == "correct" for i in range(60)}
     assert g.sources == {f"judge:{v.pk}": 60}
@@ -53,7 +54,7 @@ def test_grade_run_command_refuses_an_ungated_judge_and_records_a_forced_grading
             code = exc.code
         return code, (json.loads(out.getvalue()) if out.getvalue().strip() else None), err.getvalue()
 
-    v = services.judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
+    v = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
     code, _, err = grade("--judge-version", str(v.pk))
     assert code == 1 and "gate is 'unmeasured'" in err
     code, _, err = grade("--judge-version", str(v.pk), "--force")

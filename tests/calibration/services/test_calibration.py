@@ -6,7 +6,6 @@ from django.core.management import call_command
 
 from annotation.models import Answer
 from annotation.services.labels import adjudication_record
-from calibration import services
 from calibration.models import (
     CalibrationSample,
     Judge,
@@ -16,23 +15,34 @@ from calibration.models import (
     Verdict,
 )
 from calibration.selectors.gates import judge_gate
+from calibration.services.calibration import (
+    calibration_cancel,
+    calibration_close,
+    calibration_resume,
+    calibration_start,
+    pending_item_ids,
+    verdicts_record,
+)
+from calibration.services.judges import judge_version_create
+from calibration.services.samples import sample_draw
+from calibration.services.sweep import calibration_resume_stalled
 from evalapp.errors import ServiceError
 from evalstats import agreement
 from tests.calibration.world import human_verdict, judge_truth
 
 
 def version(name="span-judge", backend="span", **kw):
-    return services.judge_version_create(judge_name=name, backend=backend, **kw)[0]
+    return judge_version_create(judge_name=name, backend=backend, **kw)[0]
 
 
 def test_same_configuration_same_version_and_any_change_a_new_one(db):
-    v1, created1 = services.judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": "5"})
-    again, created2 = services.judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5})
-    operational, _ = services.judge_version_create(judge_name="j", backend="openai", model="m-1",
-                                                   params={"max_tokens": 5, "base_url": "http://127.0.0.1:8009/v1", "concurrency": 2})
-    other_model, created3 = services.judge_version_create(judge_name="j", backend="openai", model="m-2", params={"max_tokens": 5})
-    other_prompt, _ = services.judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5},
-                                                    prompt_template="Grade: $answer")
+    v1, created1 = judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": "5"})
+    again, created2 = judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5})
+    operational, _ = judge_version_create(judge_name="j", backend="openai", model="m-1",
+                                          params={"max_tokens": 5, "base_url": "http://127.0.0.1:8009/v1", "concurrency": 2})
+    other_model, created3 = judge_version_create(judge_name="j", backend="openai", model="m-2", params={"max_tokens": 5})
+    other_prompt, _ = judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5},
+                                           prompt_template="Grade: $answer")
     assert (created1, created2, created3) == (True, False, True)
     assert again.pk == v1.pk == operational.pk
     operational.refresh_from_db()
@@ -44,7 +54,7 @@ def test_same_configuration_same_version_and_any_change_a_new_one(db):
 
 def test_bad_judge_version_input_writes_nothing(db):
     with pytest.raises(ServiceError) as err:
-        services.judge_version_create(judge_name="j", backend="gpt", threshold=3)
+        judge_version_create(judge_name="j", backend="gpt", threshold=3)
     assert err.value.code == 2
     assert {p.field for p in err.value.problems} == {"backend", "threshold"}
     assert Judge.objects.count() == 0 and JudgeVersion.objects.count() == 0
@@ -97,7 +107,7 @@ def test_sample_is_stratified_stored_and_reused_by_the_next_version(world, run_i
     run2 = run_inline(v2, size=20, seed=7)
     assert run2.sample_id == run1.sample_id
     assert CalibrationSample.objects.count() == 1
-    redrawn = services.sample_draw(judge=v1.judge, dataset=run1.sample.dataset, size=20, seed=7)
+    redrawn = sample_draw(judge=v1.judge, dataset=run1.sample.dataset, size=20, seed=7)
     assert list(redrawn.items.values_list("answer_id", flat=True)) == list(run1.sample.items.values_list("answer_id", flat=True))
     for item in SampleItem.objects.filter(sample=run1.sample).select_related("answer"):
         assert item.stratum == ("policy_lookup", "numeric", "howto")[int(item.answer.qid[2:]) % 3]
@@ -111,7 +121,7 @@ def test_running_a_chunk_twice_keeps_one_verdict_per_item(world, run_inline):
     ids = list(run.sample.items.values_list("pk", flat=True))
     before = list(Verdict.objects.filter(run=run).order_by("pk").values_list("pk", "verdict"))
     tasks.judge_chunk.apply(args=(run.pk, ids), throw=True)
-    services.calibration_close(run_id=run.pk)
+    calibration_close(run_id=run.pk)
     assert list(Verdict.objects.filter(run=run).order_by("pk").values_list("pk", "verdict")) == before
     assert Measurement.objects.filter(run=run).count() == 1
 
@@ -154,26 +164,26 @@ def test_cancel_stops_a_run_and_keeps_verdicts(world, django_capture_on_commit_c
 
     v = version()
     with django_capture_on_commit_callbacks(execute=False):
-        run, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=20, chunk_size=10)
-    ids = services.pending_item_ids(run)
+        run, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=20, chunk_size=10)
+    ids = pending_item_ids(run)
     tasks.judge_chunk.apply(args=(run.pk, ids[:10]), throw=True)
-    services.calibration_cancel(run_id=run.pk)
+    calibration_cancel(run_id=run.pk)
     tasks.judge_chunk.apply(args=(run.pk, ids[10:]), throw=True)
     run.refresh_from_db()
     assert run.status == "cancelled"
     assert Verdict.objects.filter(run=run).count() == 10
     assert not Measurement.objects.filter(run=run).exists()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        services.calibration_resume(run_id=run.pk)
+        calibration_resume(run_id=run.pk)
     assert len(callbacks) == 1
-    assert services.pending_item_ids(run) == ids[10:]
+    assert pending_item_ids(run) == ids[10:]
 
 
 def test_start_while_a_run_is_active_returns_it(world, django_capture_on_commit_callbacks):
     v = version()
     with django_capture_on_commit_callbacks(execute=False):
-        first, created = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
-        second, created_again = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
+        first, created = calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
+        second, created_again = calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
     assert (created, created_again) == (True, False) and first.pk == second.pk
 
 
@@ -197,13 +207,13 @@ def test_lower_bound_policy_and_min_n(world, run_inline):
     run_inline(v, size=30)
     point = judge_gate(v)
     assert point["status"] == "pass" and point["kappa"] >= 0.6
-    services.judge_version_create(judge_name="span-judge", backend="span", policy="lower_bound")
+    judge_version_create(judge_name="span-judge", backend="span", policy="lower_bound")
     bound = judge_gate(v)
     lo = bound["bootstrap_ci95"][0]
     assert bound["policy"] == "lower_bound"
     assert bound["status"] == ("pass" if lo >= 0.6 else "fail")
     assert any("lower 95% bound" in r for r in bound["reasons"])
-    services.judge_version_create(judge_name="span-judge", backend="span", policy="point", min_n=31)
+    judge_version_create(judge_name="span-judge", backend="span", policy="point", min_n=31)
     assert judge_gate(v)["status"] == "fail"
     assert "n 30 below the minimum 31" in judge_gate(v)["reasons"]
 
@@ -214,10 +224,10 @@ def test_a_verdict_already_written_stands_and_an_error_is_replaced(world, django
 
     v = version()
     with django_capture_on_commit_callbacks(execute=False):
-        run, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=3)
-    a, b, c = services.pending_item_ids(run)
-    services.verdicts_record(run=run, outcomes=[Outcome(a, JudgeResult("correct")), Outcome(b, None, "HTTP 500", 4, True)])
-    written = services.verdicts_record(run=run, outcomes=[
+        run, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=3)
+    a, b, c = pending_item_ids(run)
+    verdicts_record(run=run, outcomes=[Outcome(a, JudgeResult("correct")), Outcome(b, None, "HTTP 500", 4, True)])
+    written = verdicts_record(run=run, outcomes=[
         Outcome(a, JudgeResult("incorrect")), Outcome(b, JudgeResult("incorrect")), Outcome(c, JudgeResult("invalid"))])
     assert written == 2
     assert dict(Verdict.objects.filter(run=run).values_list("item_id", "verdict")) == \
@@ -233,12 +243,12 @@ def test_a_worker_that_starts_resumes_runs_without_a_heartbeat(world, django_cap
 
     v = version()
     with django_capture_on_commit_callbacks(execute=False):
-        stalled, _ = services.calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
-        fresh, _ = services.calibration_start(judge_version_id=version(name="other").pk, dataset_name="support", size=10)
+        stalled, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
+        fresh, _ = calibration_start(judge_version_id=version(name="other").pk, dataset_name="support", size=10)
     CalibrationRun.objects.filter(pk=stalled.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(minutes=5))
     CalibrationRun.objects.filter(pk=fresh.pk).update(status="running", heartbeat_at=timezone.now())
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        resumed = services.calibration_resume_stalled(stalled_for=timedelta(minutes=2))
+        resumed = calibration_resume_stalled(stalled_for=timedelta(minutes=2))
     assert resumed == [stalled.pk] and len(callbacks) == 1
     stalled.refresh_from_db()
     assert stalled.dispatches == 2
@@ -255,10 +265,10 @@ def test_answers_under_a_drift_flagged_relabel_audit_stay_out_of_the_sample(worl
     RelabelAuditItem.objects.bulk_create([RelabelAuditItem(audit=audit, answer=a, original_verdict=a.final_verdict)
                                           for a in held])
     labelled = Answer.objects.exclude(final_verdict="").count()
-    sample = services.sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
+    sample = sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
     picked = set(sample.items.values_list("answer_id", flat=True))
     assert len(picked) == labelled - 5 and not picked & {a.pk for a in held}
     audit.status = RelabelAudit.RESOLVED
     audit.save(update_fields=["status"])
-    again = services.sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
+    again = sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
     assert {a.pk for a in held} <= set(again.items.values_list("answer_id", flat=True))

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from calibration import services
 from calibration.backends import JudgeItem, PermanentJudgeError, backend_for
 from calibration.models import GradedAnswer, Judge, JudgeVersion, Verdict
+from calibration.services.grading import grading_start
+from calibration.services.judges import judge_version_create
 from evalapp.errors import ServiceError
 from tests.conftest import run_cmd
 
@@ -45,7 +46,7 @@ def test_create_judge_version_refuses_a_url_outside_the_list(strict):
 def test_the_settings_base_url_is_checked_when_no_param_is_given(strict):
     strict.JUDGE_OPENAI_BASE_URL = "http://llm.internal.example/v1"
     with pytest.raises(ServiceError) as refused:
-        services.judge_version_create(judge_name="llm", backend="openai", model="m")
+        judge_version_create(judge_name="llm", backend="openai", model="m")
     assert refused.value.problems[0].field == "JUDGE_OPENAI_BASE_URL"
     assert "http://llm.internal.example/v1" in str(refused.value)
     assert JudgeVersion.objects.count() == 0
@@ -53,18 +54,18 @@ def test_the_settings_base_url_is_checked_when_no_param_is_given(strict):
 
 @pytest.mark.django_db
 def test_moving_an_existing_version_outside_the_list_is_refused(strict):
-    version, _ = services.judge_version_create(judge_name="llm", backend="openai", model="m",
-                                               params={"base_url": "https://api.openai.com/v1"})
+    version, _ = judge_version_create(judge_name="llm", backend="openai", model="m",
+                                      params={"base_url": "https://api.openai.com/v1"})
     with pytest.raises(ServiceError):
-        services.judge_version_create(judge_name="llm", backend="openai", model="m",
-                                      params={"base_url": "https://api.openai.com.evil.com/v1"})
+        judge_version_create(judge_name="llm", backend="openai", model="m",
+                             params={"base_url": "https://api.openai.com.evil.com/v1"})
     version.refresh_from_db()
     assert version.params == {"base_url": "https://api.openai.com/v1"}
 
 
 @pytest.mark.django_db
 def test_the_rule_backends_need_no_url(strict):
-    version, created = services.judge_version_create(judge_name="spans", backend="span")
+    version, created = judge_version_create(judge_name="spans", backend="span")
     assert created and version.backend == "span"
 
 
@@ -101,8 +102,8 @@ def test_an_old_version_pointing_outside_the_list_fails_its_calibration_with_the
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=12)
-    version, _ = services.judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
-                                               params={"base_url": judge_server.url})
+    version, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
+                                      params={"base_url": judge_server.url})
     settings.JUDGE_ALLOWED_BASE_URLS = list(OPENAI)
     settings.JUDGE_ALLOW_LOOPBACK = False
 
@@ -123,13 +124,13 @@ def test_an_old_version_pointing_outside_the_list_grades_nothing(tmp_path, judge
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=6)
-    version, _ = services.judge_version_create(judge_name="llm", backend="openai", model="judge-1",
-                                               params={"base_url": judge_server.url})
+    version, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1",
+                                      params={"base_url": judge_server.url})
     settings.JUDGE_ALLOWED_BASE_URLS = list(OPENAI)
     settings.JUDGE_ALLOW_LOOPBACK = False
     with django_capture_on_commit_callbacks(execute=True):
-        grading = services.grading_start(judge_version_id=version.pk, run_id="run-a", force=True,
-                                         reason="allow-list test", run_now=True)
+        grading = grading_start(judge_version_id=version.pk, run_id="run-a", force=True,
+                                reason="allow-list test", run_now=True)
     outputs = set(GradedAnswer.objects.filter(grading=grading).values_list("verdict", "raw_output"))
     assert len(outputs) == 1
     verdict, output = outputs.pop()

@@ -1,5 +1,5 @@
 """The stall sweep: calibration and grading runs whose worker died are resumed by themselves, once, however
-many sweeps run at once; grading goes in short batch tasks; every task ends inside the broker's patience."""
+many sweeps run at once; every task ends inside the broker's patience."""
 import json
 import threading
 from datetime import timedelta
@@ -10,32 +10,25 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from annotation.models import Dataset, Run
-from calibration import services, tasks
+from calibration import tasks
 from calibration.models import CalibrationRun, GradedAnswer, GradingRun, Verdict
+from calibration.services.calibration import pending_item_ids
+from calibration.services.judges import judge_version_create
+from calibration.services.samples import sample_for
+from calibration.services.sweep import stalled_runs_resume
 from tests.conftest import run_cmd
 
 STALL = timedelta(minutes=2)
 
 
 def version(name="span-judge", **kw):
-    return services.judge_version_create(judge_name=name, backend="span", min_n=10, threshold=0.0, **kw)[0]
-
-
-@pytest.fixture
-def eager():
-    """Tasks sent by the code under test run in this process (tests/celery has the real workers)."""
-    from evalapp.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
+    return judge_version_create(judge_name=name, backend="span", min_n=10, threshold=0.0, **kw)[0]
 
 
 def calibration_run(name: str, **fields) -> CalibrationRun:
     """A calibration run as calibration_start leaves it, without its dispatch (which the sweep does here)."""
     v = version(name)
-    sample = services.sample_for(judge=v.judge, dataset=Dataset.objects.get(name="support"), size=10, seed=0)
+    sample = sample_for(judge=v.judge, dataset=Dataset.objects.get(name="support"), size=10, seed=0)
     return CalibrationRun.objects.create(judge_version=v, sample=sample, total=sample.items.count(), chunk_size=5,
                                          dispatches=1, **fields)
 
@@ -64,14 +57,14 @@ def test_two_sweeps_that_see_the_same_stall_dispatch_each_run_once(world, django
     dead, never, alive, done, grading = stalled_world()
     now = timezone.now()
     with django_capture_on_commit_callbacks(execute=False) as first:
-        swept = services.stalled_runs_resume(stalled_for=STALL, now=now)
+        swept = stalled_runs_resume(stalled_for=STALL, now=now)
     assert swept.as_dict() == {"calibration": sorted([dead.pk, never.pk]), "grading": [grading.pk]}
     assert len(first) == 3
     after_first = dispatches()
     assert after_first == ({dead.pk: 2, never.pk: 2, alive.pk: 1, done.pk: 1}, {grading.pk: 2})
     # A second sweep that read the same moment (it started together with the first) finds nothing to claim.
     with django_capture_on_commit_callbacks(execute=False) as second:
-        again = services.stalled_runs_resume(stalled_for=STALL, now=now)
+        again = stalled_runs_resume(stalled_for=STALL, now=now)
     assert again.as_dict() == {"calibration": [], "grading": []} and len(second) == 0
     assert dispatches() == after_first
     assert CalibrationRun.objects.get(pk=never.pk).status == "running"
@@ -90,7 +83,7 @@ def test_sweeps_racing_in_threads_resume_each_run_once_and_it_finishes(world, ea
     def sweep():
         try:
             start.wait()
-            results.append(services.stalled_runs_resume(stalled_for=STALL))
+            results.append(stalled_runs_resume(stalled_for=STALL))
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(repr(exc))
         finally:
@@ -119,7 +112,7 @@ def test_sweeps_racing_in_threads_resume_each_run_once_and_it_finishes(world, ea
 def test_calibrate_wait_heals_a_stalled_run_without_beat(world, eager):
     """A run whose worker died; no beat runs; someone waits on it: the wait's own sweep resumes it."""
     run = calibration_run("span-judge", status="running", heartbeat_at=timezone.now())
-    ids = services.pending_item_ids(run)
+    ids = pending_item_ids(run)
     tasks.judge_chunk.apply(args=(run.pk, ids[:5]), throw=True)
     CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
     code, out, err = run_cmd("calibrate", str(run.judge_version_id), "--dataset", "support", "--sample", "10",
@@ -132,52 +125,18 @@ def test_calibrate_wait_heals_a_stalled_run_without_beat(world, eager):
     assert Verdict.objects.filter(run=run).count() == 10
 
 
-def test_grading_goes_in_batches_and_each_task_hands_on_the_rest(world, eager, django_capture_on_commit_callbacks,
-                                                                   monkeypatch):
-    from celery.signals import task_prerun
-
-    monkeypatch.setattr(tasks, "GRADING_BATCH", 25)
-    seen = []
-
-    def count(sender=None, **_kw):
-        seen.append(sender.name)
-
-    task_prerun.connect(count)
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            grading = services.grading_start(judge_version_id=version().pk, run_id="run-a", force=True, reason="smoke")
-    finally:
-        task_prerun.disconnect(count)
-    grading.refresh_from_db()
-    assert seen.count("calibration.grade_run") == 3    # 25 + 25 + 10 answers
-    assert (grading.status, GradedAnswer.objects.filter(grading=grading).count()) == ("done", 60)
-    assert GradedAnswer.objects.filter(grading=grading).values("answer").distinct().count() == 60
-    assert grading.heartbeat_at is not None
-
-
-def test_a_grading_batch_reports_what_is_left_and_is_done_only_at_the_end(world, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=False):
-        grading = services.grading_start(judge_version_id=version().pk, run_id="run-a", force=True, reason="smoke")
-    assert services.grading_execute(grading_id=grading.pk, batch=40, budget_seconds=60) == {"graded": 40, "remaining": 20}
-    grading.refresh_from_db()
-    assert grading.status == "running"
-    assert services.grading_execute(grading_id=grading.pk, batch=40, budget_seconds=60) == {"graded": 20, "remaining": 0}
-    grading.refresh_from_db()
-    assert grading.status == "done" and grading.finished_at is not None
-    assert services.grading_execute(grading_id=grading.pk, batch=40) == {"graded": 0, "remaining": 0}
-
-
 def test_every_task_ends_before_the_broker_would_hand_it_to_another_worker(db):
     from evalapp.celery import app
 
     ours = {name: task for name, task in app.tasks.items() if name.startswith("calibration.")}
-    assert set(ours) >= {"calibration.judge_chunk", "calibration.close_run", "calibration.grade_run",
+    assert set(ours) >= {"calibration.dispatch_run", "calibration.judge_chunk", "calibration.close_run",
+                         "calibration.grade_run", "calibration.grade_chunk", "calibration.close_grading",
                          "calibration.sweep_stalled"}
     for name, task in ours.items():
         assert task.time_limit is not None and task.soft_time_limit is not None, name
         assert task.soft_time_limit < task.time_limit <= settings.CELERY_TASK_TIME_LIMIT, name
         assert task.soft_time_limit <= settings.CELERY_TASK_SOFT_TIME_LIMIT, name
-    # A grading task's budget leaves room to finish the judge calls in flight before the soft limit.
-    assert tasks.GRADING_BUDGET_SECONDS * 2 <= app.tasks["calibration.grade_run"].soft_time_limit
+    for name in ("calibration.dispatch_run", "calibration.judge_chunk", "calibration.grade_run", "calibration.grade_chunk"):
+        assert ours[name].acks_late and ours[name].reject_on_worker_lost, name
     schedule = settings.CELERY_BEAT_SCHEDULE["resume-stalled-runs"]
     assert schedule["task"] == "calibration.sweep_stalled" and schedule["task"] in app.tasks
