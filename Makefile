@@ -7,9 +7,8 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 RUN_DIR ?= $(or $(EVALAPP_VAR_DIR),var)
 
-# What ruff holds to its rules and format in `make lint` (and rewrites in `make format`). The rest of the tree
-# is formatted in one pass of its own: `make format RUFF_PATHS=.`, after which this becomes `.`.
-RUFF_PATHS ?= evalapp tools/mypy_ratchet.py tests/tools/test_mypy_ratchet.py
+# What ruff holds to its rules and format in `make lint` (and rewrites in `make format`): the whole tree.
+RUFF_PATHS ?= .
 
 .PHONY: run test coverage venv venv-lint lint format mypy-baseline bench clean
 

@@ -16,6 +16,7 @@ Every task is short by design, with limits no longer than the global CELERY_TASK
 Redis visibility timeout is derived from. Services are imported inside the tasks: the services import
 this module to schedule its tasks, so a module-level import here would be a cycle.
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,8 +36,13 @@ log = logging.getLogger(__name__)
 
 MAX_CHUNK_RETRIES = 6
 # A dispatch that could not reach the broker (or the database) is tried again with backoff: a hiccup heals.
-DISPATCH_RETRY = {"autoretry_for": (OperationalError, OSError), "retry_backoff": True, "retry_backoff_max": 60,
-                  "retry_jitter": True, "max_retries": 5}
+DISPATCH_RETRY = {
+    "autoretry_for": (OperationalError, OSError),
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
 
 
 def limits(soft: int, hard: int) -> dict:
@@ -79,8 +85,9 @@ def _chunk(task, kind, run_pk: int, keys: list[int]) -> dict:
     except (TransientJudgeError, SoftTimeLimitExceeded) as exc:
         if task.request.retries < task.max_retries:
             raise task.retry(exc=exc, countdown=_backoff(task.request.retries)) from exc
-        engine.chunk_give_up(kind=kind, run_id=run_pk, keys=keys,
-                             error=f"gave up after {task.max_retries} retries: {exc}")
+        engine.chunk_give_up(
+            kind=kind, run_id=run_pk, keys=keys, error=f"gave up after {task.max_retries} retries: {exc}"
+        )
         counts = {"gave_up": True}
     run = kind.close(run_id=run_pk)
     # Run in-process (eagerly), there is no worker to keep a delayed check.
@@ -88,8 +95,9 @@ def _chunk(task, kind, run_pk: int, keys: list[int]) -> dict:
     return counts
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="calibration.dispatch_run", **DISPATCH_RETRY,
-             **limits(120, 180))
+@shared_task(
+    acks_late=True, reject_on_worker_lost=True, name="calibration.dispatch_run", **DISPATCH_RETRY, **limits(120, 180)
+)
 def dispatch_run(run_pk: int) -> int:
     """Fan a calibration run's pending items out as chunk tasks; returns how many chunks went out."""
     from calibration.services.calibration import calibration_dispatch
@@ -97,8 +105,14 @@ def dispatch_run(run_pk: int) -> int:
     return calibration_dispatch(run_id=run_pk)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_CHUNK_RETRIES,
-             name="calibration.judge_chunk", **limits(240, 300))
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_CHUNK_RETRIES,
+    name="calibration.judge_chunk",
+    **limits(240, 300),
+)
 def judge_chunk(self, run_pk: int, item_ids: list[int]) -> dict:
     """Judge one chunk of a calibration run (idempotent), then try to close the run and check for stalls."""
     from calibration.services.calibration import CALIBRATION_RUNS
@@ -114,8 +128,9 @@ def close_run(run_pk: int, *_results) -> None:
     calibration_close(run_id=run_pk)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="calibration.grade_run", **DISPATCH_RETRY,
-             **limits(120, 180))
+@shared_task(
+    acks_late=True, reject_on_worker_lost=True, name="calibration.grade_run", **DISPATCH_RETRY, **limits(120, 180)
+)
 def grade_run(grading_pk: int) -> int:
     """Fan a grading's pending answers out as chunk tasks; returns how many chunks went out."""
     from calibration.services.grading import grading_dispatch
@@ -123,8 +138,14 @@ def grade_run(grading_pk: int) -> int:
     return grading_dispatch(grading_id=grading_pk)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_CHUNK_RETRIES,
-             name="calibration.grade_chunk", **limits(240, 300))
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_CHUNK_RETRIES,
+    name="calibration.grade_chunk",
+    **limits(240, 300),
+)
 def grade_chunk(self, grading_pk: int, answer_ids: list[int]) -> dict:
     """Grade one chunk of a system run's answers (idempotent), then try to close the grading and check for stalls."""
     from calibration.services.grading import GRADING_RUNS

@@ -1,4 +1,5 @@
 """The calibration app's pages and API, a pattern list per sub-domain."""
+
 from django.urls import include, path
 
 from calibration.api import calibration as calibration_api
@@ -21,16 +22,25 @@ judge_api_patterns = [
     path("judge-versions/", judges_api.JudgeVersionListView.as_view(), name="api-judge-versions"),
     path("judge-versions/<int:pk>/", judges_api.JudgeVersionDetailView.as_view(), name="api-judge-version"),
     path("judge-versions/<int:pk>/gate/", judges_api.GateView.as_view(), name="api-judge-gate"),
-    path("judge-versions/<int:pk>/verdicts/import/", judges_api.VerdictImportView.as_view(),
-         name="api-judge-verdicts-import"),
+    path(
+        "judge-versions/<int:pk>/verdicts/import/",
+        judges_api.VerdictImportView.as_view(),
+        name="api-judge-verdicts-import",
+    ),
 ]
 calibration_api_patterns = [
     path("judge-versions/<int:pk>/calibrate/", calibration_api.CalibrateView.as_view(), name="api-judge-calibrate"),
     path("calibration-runs/<int:pk>/", calibration_api.CalibrationRunView.as_view(), name="api-calibration-run"),
-    path("calibration-runs/<int:pk>/cancel/", calibration_api.CalibrationCancelView.as_view(),
-         name="api-calibration-cancel"),
-    path("calibration-runs/<int:pk>/resume/", calibration_api.CalibrationResumeView.as_view(),
-         name="api-calibration-resume"),
+    path(
+        "calibration-runs/<int:pk>/cancel/",
+        calibration_api.CalibrationCancelView.as_view(),
+        name="api-calibration-cancel",
+    ),
+    path(
+        "calibration-runs/<int:pk>/resume/",
+        calibration_api.CalibrationResumeView.as_view(),
+        name="api-calibration-resume",
+    ),
 ]
 grading_api_patterns = [
     path("judge-versions/<int:pk>/grade/", grading_api.GradeView.as_view(), name="api-judge-grade"),

@@ -11,8 +11,10 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
     markers        answers containing "[[GARBAGE]]" get a reply with no JSON in it, "[[MALFORMED]]" a
                    body that is not a chat completion at all, "[[FLIP]]" the opposite verdict
 """
+
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -20,7 +22,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-_SECTION = re.compile(r"Expected answer:\n(?P<expected>.*?)\n\nAnswer to grade:\n(?P<answer>.*?)\n\nIs the answer", re.S)
+_SECTION = re.compile(
+    r"Expected answer:\n(?P<expected>.*?)\n\nAnswer to grade:\n(?P<answer>.*?)\n\nIs the answer", re.S
+)
 
 
 def _norm(text: str) -> str:
@@ -60,10 +64,8 @@ class JudgeServer:
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
@@ -109,14 +111,24 @@ class JudgeServer:
                     ok = bool(_norm(expected)) and _norm(expected) in _norm(answer)
                     if "[[FLIP]]" in answer:
                         ok = not ok
-                    content = json.dumps({"verdict": "correct" if ok else "incorrect", "reason": "checked against the passage"})
+                    content = json.dumps(
+                        {"verdict": "correct" if ok else "incorrect", "reason": "checked against the passage"}
+                    )
                 with server.lock:
                     server.completions += 1
-                reply = {"id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model", ""),
-                         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                      "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(content.split()),
-                                   "total_tokens": len(prompt.split()) + len(content.split())}}
+                reply = {
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": body.get("model", ""),
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                    ],
+                    "usage": {
+                        "prompt_tokens": len(prompt.split()),
+                        "completion_tokens": len(content.split()),
+                        "total_tokens": len(prompt.split()) + len(content.split()),
+                    },
+                }
                 return self._send(200, json.dumps(reply).encode())
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
@@ -147,7 +159,8 @@ class JudgeServer:
 if __name__ == "__main__":  # pragma: no cover - python tests/judge_server.py PORT LATENCY (0 = any free port)
     import sys
 
-    srv = JudgeServer(port=int(sys.argv[1]) if len(sys.argv) > 1 else 0,
-                      latency=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0).start()
+    srv = JudgeServer(
+        port=int(sys.argv[1]) if len(sys.argv) > 1 else 0, latency=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+    ).start()
     print(srv.url, flush=True)
     srv.thread.join()

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,257 +14,390 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Answer',
+            name="Answer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('qid', models.CharField(max_length=200)),
-                ('answer', models.TextField(blank=True)),
-                ('correct', models.BooleanField(null=True)),
-                ('retrieved', models.JSONField(blank=True, default=list)),
-                ('prompt_chunks', models.JSONField(blank=True, default=list)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('final_verdict', models.CharField(blank=True, choices=[('correct', 'correct'), ('incorrect', 'incorrect')], db_index=True, max_length=20)),
-                ('final_source', models.CharField(blank=True, max_length=20)),
-                ('final_changed_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("qid", models.CharField(max_length=200)),
+                ("answer", models.TextField(blank=True)),
+                ("correct", models.BooleanField(null=True)),
+                ("retrieved", models.JSONField(blank=True, default=list)),
+                ("prompt_chunks", models.JSONField(blank=True, default=list)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "final_verdict",
+                    models.CharField(
+                        blank=True,
+                        choices=[("correct", "correct"), ("incorrect", "incorrect")],
+                        db_index=True,
+                        max_length=20,
+                    ),
+                ),
+                ("final_source", models.CharField(blank=True, max_length=20)),
+                ("final_changed_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['run_id', 'qid'],
+                "ordering": ["run_id", "qid"],
             },
         ),
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('no_answer_stratum', models.CharField(default='no_answer', max_length=100)),
-                ('strata_budget', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("no_answer_stratum", models.CharField(default="no_answer", max_length=100)),
+                ("strata_budget", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('doc_id', models.CharField(max_length=500, unique=True)),
-                ('title', models.CharField(blank=True, max_length=1000)),
-                ('source', models.CharField(blank=True, db_index=True, max_length=200)),
-                ('text', models.TextField(blank=True)),
-                ('text_sha256', models.CharField(max_length=64)),
-                ('prechunked', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("doc_id", models.CharField(max_length=500, unique=True)),
+                ("title", models.CharField(blank=True, max_length=1000)),
+                ("source", models.CharField(blank=True, db_index=True, max_length=200)),
+                ("text", models.TextField(blank=True)),
+                ("text_sha256", models.CharField(max_length=64)),
+                ("prechunked", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['doc_id'],
+                "ordering": ["doc_id"],
             },
         ),
         migrations.CreateModel(
-            name='Example',
+            name="Example",
             fields=[
-                ('sha256', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('qid', models.CharField(max_length=200)),
-                ('stratum', models.CharField(max_length=100)),
-                ('canonical', models.TextField()),
+                ("sha256", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ("qid", models.CharField(max_length=200)),
+                ("stratum", models.CharField(max_length=100)),
+                ("canonical", models.TextField()),
             ],
         ),
         migrations.CreateModel(
-            name='Adjudication',
+            name="Adjudication",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('correct', 'correct'), ('incorrect', 'incorrect')], max_length=20)),
-                ('reason', models.TextField(blank=True)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('adjudicator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='adjudications', to='annotation.answer')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "verdict",
+                    models.CharField(choices=[("correct", "correct"), ("incorrect", "incorrect")], max_length=20),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "adjudicator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="adjudications",
+                        to="annotation.answer",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['answer_id', 'at', 'id'],
+                "ordering": ["answer_id", "at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('dataset_hash', models.CharField(max_length=71)),
-                ('source', models.CharField(choices=[('import', 'import'), ('publish', 'publish')], max_length=20)),
-                ('note', models.CharField(blank=True, max_length=500)),
-                ('examples', models.PositiveIntegerField()),
-                ('added', models.PositiveIntegerField()),
-                ('removed', models.PositiveIntegerField()),
-                ('modified', models.PositiveIntegerField()),
-                ('unchanged', models.PositiveIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='annotation.dataset')),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='children', to='annotation.datasetversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("dataset_hash", models.CharField(max_length=71)),
+                ("source", models.CharField(choices=[("import", "import"), ("publish", "publish")], max_length=20)),
+                ("note", models.CharField(blank=True, max_length=500)),
+                ("examples", models.PositiveIntegerField()),
+                ("added", models.PositiveIntegerField()),
+                ("removed", models.PositiveIntegerField()),
+                ("modified", models.PositiveIntegerField()),
+                ("unchanged", models.PositiveIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="versions", to="annotation.dataset"
+                    ),
+                ),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="children",
+                        to="annotation.datasetversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset_id', '-number'],
-                'get_latest_by': 'number',
+                "ordering": ["dataset_id", "-number"],
+                "get_latest_by": "number",
             },
         ),
         migrations.CreateModel(
-            name='Chunk',
+            name="Chunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('chunk_id', models.CharField(db_index=True, max_length=600)),
-                ('ordinal', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('retired', models.BooleanField(default=False)),
-                ('retired_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='chunks', to='annotation.document')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("chunk_id", models.CharField(db_index=True, max_length=600)),
+                ("ordinal", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                ("retired", models.BooleanField(default=False)),
+                ("retired_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="chunks", to="annotation.document"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['document_id', 'ordinal', 'id'],
+                "ordering": ["document_id", "ordinal", "id"],
             },
         ),
         migrations.CreateModel(
-            name='EditAudit',
+            name="EditAudit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('qid', models.CharField(max_length=200)),
-                ('field', models.CharField(max_length=100)),
-                ('old_value', models.JSONField(null=True)),
-                ('new_value', models.JSONField(null=True)),
-                ('revision', models.PositiveIntegerField()),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('active_seconds', models.FloatField(default=0)),
-                ('client_key', models.CharField(blank=True, max_length=100)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='audits', to='annotation.dataset')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("qid", models.CharField(max_length=200)),
+                ("field", models.CharField(max_length=100)),
+                ("old_value", models.JSONField(null=True)),
+                ("new_value", models.JSONField(null=True)),
+                ("revision", models.PositiveIntegerField()),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                ("active_seconds", models.FloatField(default=0)),
+                ("client_key", models.CharField(blank=True, max_length=100)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="audits", to="annotation.dataset"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-id'],
+                "ordering": ["-at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='HumanLabel',
+            name="HumanLabel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('correct', 'correct'), ('incorrect', 'incorrect')], max_length=20)),
-                ('rationale', models.TextField(blank=True)),
-                ('source', models.CharField(default='import', max_length=20)),
-                ('labelled_at', models.DateTimeField()),
-                ('active_seconds', models.FloatField(blank=True, null=True)),
-                ('round', models.PositiveIntegerField(default=1)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='labels', to=settings.AUTH_USER_MODEL)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='labels', to='annotation.answer')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "verdict",
+                    models.CharField(choices=[("correct", "correct"), ("incorrect", "incorrect")], max_length=20),
+                ),
+                ("rationale", models.TextField(blank=True)),
+                ("source", models.CharField(default="import", max_length=20)),
+                ("labelled_at", models.DateTimeField()),
+                ("active_seconds", models.FloatField(blank=True, null=True)),
+                ("round", models.PositiveIntegerField(default=1)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="labels", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="labels", to="annotation.answer"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['answer_id', 'labelled_at'],
+                "ordering": ["answer_id", "labelled_at"],
             },
         ),
         migrations.CreateModel(
-            name='LabelEvent',
+            name="LabelEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('old_verdict', models.CharField(blank=True, max_length=20)),
-                ('new_verdict', models.CharField(max_length=20)),
-                ('rationale', models.TextField(blank=True)),
-                ('source', models.CharField(max_length=20)),
-                ('round', models.PositiveIntegerField(default=1)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='label_events', to='annotation.answer')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("old_verdict", models.CharField(blank=True, max_length=20)),
+                ("new_verdict", models.CharField(max_length=20)),
+                ("rationale", models.TextField(blank=True)),
+                ("source", models.CharField(max_length=20)),
+                ("round", models.PositiveIntegerField(default=1)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="label_events", to="annotation.answer"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('run_id', models.CharField(max_length=200, unique=True)),
-                ('system', models.CharField(db_index=True, max_length=200)),
-                ('dataset_hash', models.CharField(blank=True, max_length=71)),
-                ('model_snapshot', models.CharField(blank=True, max_length=300)),
-                ('prompt_hash', models.CharField(blank=True, max_length=300)),
-                ('evaluator_version', models.CharField(blank=True, max_length=300)),
-                ('evaluator_config_hash', models.CharField(blank=True, max_length=300)),
-                ('harness_commit', models.CharField(blank=True, max_length=300)),
-                ('index_id', models.CharField(blank=True, max_length=300)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('record', models.JSONField(default=dict)),
-                ('imported_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='annotation.dataset')),
-                ('dataset_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='annotation.datasetversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("run_id", models.CharField(max_length=200, unique=True)),
+                ("system", models.CharField(db_index=True, max_length=200)),
+                ("dataset_hash", models.CharField(blank=True, max_length=71)),
+                ("model_snapshot", models.CharField(blank=True, max_length=300)),
+                ("prompt_hash", models.CharField(blank=True, max_length=300)),
+                ("evaluator_version", models.CharField(blank=True, max_length=300)),
+                ("evaluator_config_hash", models.CharField(blank=True, max_length=300)),
+                ("harness_commit", models.CharField(blank=True, max_length=300)),
+                ("index_id", models.CharField(blank=True, max_length=300)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("record", models.JSONField(default=dict)),
+                ("imported_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="annotation.dataset",
+                    ),
+                ),
+                (
+                    "dataset_version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="annotation.datasetversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at', 'run_id'],
+                "ordering": ["-started_at", "run_id"],
             },
         ),
         migrations.AddField(
-            model_name='answer',
-            name='run',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='answers', to='annotation.run'),
+            model_name="answer",
+            name="run",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="answers", to="annotation.run"
+            ),
         ),
         migrations.CreateModel(
-            name='VersionEntry',
+            name="VersionEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('qid', models.CharField(max_length=200)),
-                ('example', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.example')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='entries', to='annotation.datasetversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("qid", models.CharField(max_length=200)),
+                (
+                    "example",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.example"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="entries",
+                        to="annotation.datasetversion",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='WorkingExample',
+            name="WorkingExample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('qid', models.CharField(max_length=200)),
-                ('record', models.JSONField(null=True)),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('active_seconds', models.FloatField(default=0)),
-                ('base_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.datasetversion')),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='working', to='annotation.dataset')),
-                ('updated_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("qid", models.CharField(max_length=200)),
+                ("record", models.JSONField(null=True)),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("active_seconds", models.FloatField(default=0)),
+                (
+                    "base_version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="annotation.datasetversion",
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="working", to="annotation.dataset"
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset_id', 'qid'],
+                "ordering": ["dataset_id", "qid"],
             },
         ),
         migrations.AddIndex(
-            model_name='datasetversion',
-            index=models.Index(fields=['dataset', 'dataset_hash'], name='version_hash'),
+            model_name="datasetversion",
+            index=models.Index(fields=["dataset", "dataset_hash"], name="version_hash"),
         ),
         migrations.AddConstraint(
-            model_name='datasetversion',
-            constraint=models.UniqueConstraint(fields=('dataset', 'number'), name='uniq_version_number'),
+            model_name="datasetversion",
+            constraint=models.UniqueConstraint(fields=("dataset", "number"), name="uniq_version_number"),
         ),
         migrations.AddIndex(
-            model_name='chunk',
-            index=models.Index(fields=['document', 'retired', 'ordinal'], name='chunk_doc_live_ord'),
+            model_name="chunk",
+            index=models.Index(fields=["document", "retired", "ordinal"], name="chunk_doc_live_ord"),
         ),
         migrations.AddConstraint(
-            model_name='chunk',
-            constraint=models.UniqueConstraint(condition=models.Q(('retired', False)), fields=('chunk_id',), name='uniq_live_chunk_id'),
+            model_name="chunk",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("retired", False)), fields=("chunk_id",), name="uniq_live_chunk_id"
+            ),
         ),
         migrations.AddIndex(
-            model_name='editaudit',
-            index=models.Index(fields=['dataset', 'qid'], name='audit_qid'),
+            model_name="editaudit",
+            index=models.Index(fields=["dataset", "qid"], name="audit_qid"),
         ),
         migrations.AddConstraint(
-            model_name='humanlabel',
-            constraint=models.UniqueConstraint(fields=('answer', 'annotator'), name='uniq_label_annotator'),
+            model_name="humanlabel",
+            constraint=models.UniqueConstraint(fields=("answer", "annotator"), name="uniq_label_annotator"),
         ),
         migrations.AddConstraint(
-            model_name='answer',
-            constraint=models.UniqueConstraint(fields=('run', 'qid'), name='uniq_answer_qid'),
+            model_name="answer",
+            constraint=models.UniqueConstraint(fields=("run", "qid"), name="uniq_answer_qid"),
         ),
         migrations.AddConstraint(
-            model_name='versionentry',
-            constraint=models.UniqueConstraint(fields=('version', 'qid'), name='uniq_entry_qid'),
+            model_name="versionentry",
+            constraint=models.UniqueConstraint(fields=("version", "qid"), name="uniq_entry_qid"),
         ),
         migrations.AddConstraint(
-            model_name='workingexample',
-            constraint=models.UniqueConstraint(fields=('dataset', 'qid'), name='uniq_working_qid'),
+            model_name="workingexample",
+            constraint=models.UniqueConstraint(fields=("dataset", "qid"), name="uniq_working_qid"),
         ),
     ]

@@ -1,5 +1,6 @@
 """Full-text search over live chunks, first form: an expression GIN index on PostgreSQL, an FTS5 table
 on SQLite (replaced by 0005; the SQL is kept here so the migration history replays as it ran)."""
+
 from django.db import migrations
 
 FTS_TABLE = "annotation_chunk_fts"
@@ -13,8 +14,12 @@ def forwards(apps, schema_editor):
             "USING GIN (to_tsvector('english', text)) WHERE NOT retired"
         )
     elif vendor == "sqlite":
-        schema_editor.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(text, tokenize='porter unicode61')")
-        schema_editor.execute(f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired")
+        schema_editor.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(text, tokenize='porter unicode61')"
+        )
+        schema_editor.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired"
+        )
 
 
 def backwards(apps, schema_editor):

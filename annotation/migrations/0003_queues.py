@@ -6,168 +6,299 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0002_chunk_search'),
+        ("annotation", "0002_chunk_search"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Queue',
+            name="Queue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('labelling', 'labelling'), ('audit', 'audit')], default='labelling', max_length=20)),
-                ('rubric', models.TextField(blank=True)),
-                ('rubric_version', models.PositiveIntegerField(default=1)),
-                ('overlap', models.PositiveSmallIntegerField(default=2)),
-                ('lease_seconds', models.PositiveIntegerField(default=1800)),
-                ('seed', models.BigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("labelling", "labelling"), ("audit", "audit")], default="labelling", max_length=20
+                    ),
+                ),
+                ("rubric", models.TextField(blank=True)),
+                ("rubric_version", models.PositiveIntegerField(default=1)),
+                ("overlap", models.PositiveSmallIntegerField(default=2)),
+                ("lease_seconds", models.PositiveIntegerField(default=1800)),
+                ("seed", models.BigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='QueueItem',
+            name="QueueItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('stratum', models.CharField(blank=True, max_length=100)),
-                ('status', models.CharField(choices=[('open', 'open'), ('agreed', 'agreed'), ('disputed', 'disputed'), ('adjudicated', 'adjudicated')], default='open', max_length=20)),
-                ('taken', models.PositiveSmallIntegerField(default=0)),
-                ('done', models.PositiveSmallIntegerField(default=0)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='queue_items', to='annotation.answer')),
-                ('queue', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='items', to='annotation.queue')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("stratum", models.CharField(blank=True, max_length=100)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "open"),
+                            ("agreed", "agreed"),
+                            ("disputed", "disputed"),
+                            ("adjudicated", "adjudicated"),
+                        ],
+                        default="open",
+                        max_length=20,
+                    ),
+                ),
+                ("taken", models.PositiveSmallIntegerField(default=0)),
+                ("done", models.PositiveSmallIntegerField(default=0)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="queue_items", to="annotation.answer"
+                    ),
+                ),
+                (
+                    "queue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="items", to="annotation.queue"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['queue_id', 'position'],
+                "ordering": ["queue_id", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.CharField(choices=[('claimed', 'claimed'), ('done', 'done'), ('expired', 'expired')], default='claimed', max_length=20)),
-                ('claimed_at', models.DateTimeField()),
-                ('lease_expires_at', models.DateTimeField()),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('rubric_version', models.PositiveIntegerField(default=1)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('queue', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assignments', to='annotation.queue')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assignments', to='annotation.queueitem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("claimed", "claimed"), ("done", "done"), ("expired", "expired")],
+                        default="claimed",
+                        max_length=20,
+                    ),
+                ),
+                ("claimed_at", models.DateTimeField()),
+                ("lease_expires_at", models.DateTimeField()),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("rubric_version", models.PositiveIntegerField(default=1)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "queue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="assignments", to="annotation.queue"
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="assignments",
+                        to="annotation.queueitem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['item_id', 'id'],
+                "ordering": ["item_id", "id"],
             },
         ),
         migrations.CreateModel(
-            name='QueueMember',
+            name="QueueMember",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('added_at', models.DateTimeField(auto_now_add=True)),
-                ('queue', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='members', to='annotation.queue')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "queue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="members", to="annotation.queue"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='queue',
-            name='annotators',
-            field=models.ManyToManyField(related_name='queues', through='annotation.QueueMember', to=settings.AUTH_USER_MODEL),
+            model_name="queue",
+            name="annotators",
+            field=models.ManyToManyField(
+                related_name="queues", through="annotation.QueueMember", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.CreateModel(
-            name='QueueRubric',
+            name="QueueRubric",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('text', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('queue', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='rubrics', to='annotation.queue')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("text", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "queue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="rubrics", to="annotation.queue"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['queue_id', 'number'],
+                "ordering": ["queue_id", "number"],
             },
         ),
         migrations.CreateModel(
-            name='RelabelAudit',
+            name="RelabelAudit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('source', models.CharField(max_length=20)),
-                ('criteria', models.JSONField(default=dict)),
-                ('batch_size', models.PositiveIntegerField()),
-                ('sample_size', models.PositiveIntegerField()),
-                ('seed', models.BigIntegerField(default=0)),
-                ('alpha', models.FloatField(default=0.05)),
-                ('status', models.CharField(default='pending', max_length=20)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('resolution', models.TextField(blank=True)),
-                ('resolved_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('queue', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='audit', to='annotation.queue')),
-                ('resolved_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("source", models.CharField(max_length=20)),
+                ("criteria", models.JSONField(default=dict)),
+                ("batch_size", models.PositiveIntegerField()),
+                ("sample_size", models.PositiveIntegerField()),
+                ("seed", models.BigIntegerField(default=0)),
+                ("alpha", models.FloatField(default=0.05)),
+                ("status", models.CharField(default="pending", max_length=20)),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("resolution", models.TextField(blank=True)),
+                ("resolved_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "queue",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="audit", to="annotation.queue"
+                    ),
+                ),
+                (
+                    "resolved_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='RelabelAuditItem',
+            name="RelabelAuditItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('original_verdict', models.CharField(max_length=20)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.answer')),
-                ('audit', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='items', to='annotation.relabelaudit')),
-                ('original_annotator', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("original_verdict", models.CharField(max_length=20)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.answer"
+                    ),
+                ),
+                (
+                    "audit",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="items", to="annotation.relabelaudit"
+                    ),
+                ),
+                (
+                    "original_annotator",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['audit_id', 'id'],
+                "ordering": ["audit_id", "id"],
             },
         ),
         migrations.AddIndex(
-            model_name='queueitem',
-            index=models.Index(fields=['queue', 'status', 'taken', 'position'], name='queueitem_next'),
+            model_name="queueitem",
+            index=models.Index(fields=["queue", "status", "taken", "position"], name="queueitem_next"),
         ),
         migrations.AddConstraint(
-            model_name='queueitem',
-            constraint=models.UniqueConstraint(fields=('queue', 'answer'), name='uniq_queue_answer'),
+            model_name="queueitem",
+            constraint=models.UniqueConstraint(fields=("queue", "answer"), name="uniq_queue_answer"),
         ),
         migrations.AddConstraint(
-            model_name='queueitem',
-            constraint=models.UniqueConstraint(fields=('queue', 'position'), name='uniq_queue_position'),
+            model_name="queueitem",
+            constraint=models.UniqueConstraint(fields=("queue", "position"), name="uniq_queue_position"),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['queue', 'state', 'lease_expires_at'], name='assignment_lease'),
+            model_name="assignment",
+            index=models.Index(fields=["queue", "state", "lease_expires_at"], name="assignment_lease"),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['queue', 'annotator', 'state'], name='assignment_mine'),
+            model_name="assignment",
+            index=models.Index(fields=["queue", "annotator", "state"], name="assignment_mine"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('item', 'annotator'), name='uniq_assignment_item_annotator'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("item", "annotator"), name="uniq_assignment_item_annotator"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(condition=models.Q(('state', 'claimed')), fields=('queue', 'annotator'), name='uniq_assignment_one_claim'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("state", "claimed")),
+                fields=("queue", "annotator"),
+                name="uniq_assignment_one_claim",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='queuemember',
-            constraint=models.UniqueConstraint(fields=('queue', 'user'), name='uniq_queue_member'),
+            model_name="queuemember",
+            constraint=models.UniqueConstraint(fields=("queue", "user"), name="uniq_queue_member"),
         ),
         migrations.AddConstraint(
-            model_name='queuerubric',
-            constraint=models.UniqueConstraint(fields=('queue', 'number'), name='uniq_queue_rubric_number'),
+            model_name="queuerubric",
+            constraint=models.UniqueConstraint(fields=("queue", "number"), name="uniq_queue_rubric_number"),
         ),
         migrations.AddConstraint(
-            model_name='relabelaudititem',
-            constraint=models.UniqueConstraint(fields=('audit', 'answer'), name='uniq_audit_answer'),
+            model_name="relabelaudititem",
+            constraint=models.UniqueConstraint(fields=("audit", "answer"), name="uniq_audit_answer"),
         ),
     ]

@@ -4,6 +4,7 @@ PostgreSQL: a stored generated tsvector column (parsed once at write time instea
 row) with a partial GIN index over live chunks. SQLite: the FTS5 table rebuilt with prefix indexes for
 2-4 characters, so a word half-typed is an index lookup rather than a scan of the term list.
 """
+
 from django.db import migrations
 
 FTS_TABLE = "annotation_chunk_fts"
@@ -25,7 +26,9 @@ def forwards(apps, schema_editor):
         schema_editor.execute(
             f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, tokenize='porter unicode61', prefix='2 3 4')"
         )
-        schema_editor.execute(f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired")
+        schema_editor.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired"
+        )
 
 
 def backwards(apps, schema_editor):
@@ -40,7 +43,9 @@ def backwards(apps, schema_editor):
     elif vendor == "sqlite":
         schema_editor.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
         schema_editor.execute(f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, tokenize='porter unicode61')")
-        schema_editor.execute(f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired")
+        schema_editor.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, text) SELECT id, text FROM annotation_chunk WHERE NOT retired"
+        )
 
 
 class Migration(migrations.Migration):

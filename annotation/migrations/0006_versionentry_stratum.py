@@ -12,16 +12,15 @@ def copy_strata(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0005_search_speed'),
+        ("annotation", "0005_search_speed"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='versionentry',
-            name='stratum',
-            field=models.CharField(blank=True, default='', max_length=100),
+            model_name="versionentry",
+            name="stratum",
+            field=models.CharField(blank=True, default="", max_length=100),
         ),
         migrations.RunPython(copy_strata, migrations.RunPython.noop),
     ]

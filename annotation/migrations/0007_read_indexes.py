@@ -4,18 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0006_versionentry_stratum'),
+        ("annotation", "0006_versionentry_stratum"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='answer',
-            index=models.Index(fields=['run', 'correct', 'qid'], name='answer_run_correct_qid'),
+            model_name="answer",
+            index=models.Index(fields=["run", "correct", "qid"], name="answer_run_correct_qid"),
         ),
         migrations.AddIndex(
-            model_name='versionentry',
-            index=models.Index(fields=['version', 'stratum', 'qid'], name='entry_version_stratum_qid'),
+            model_name="versionentry",
+            index=models.Index(fields=["version", "stratum", "qid"], name="entry_version_stratum_qid"),
         ),
     ]

@@ -5,23 +5,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0007_read_indexes'),
+        ("annotation", "0007_read_indexes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='GoldCheckReport',
+            name="GoldCheckReport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('corpus_state', models.CharField(max_length=100)),
-                ('report', models.TextField(help_text='the report as JSON text, keys in the order the check wrote them')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotation.datasetversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("corpus_state", models.CharField(max_length=100)),
+                (
+                    "report",
+                    models.TextField(help_text="the report as JSON text, keys in the order the check wrote them"),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotation.datasetversion"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('version', 'corpus_state'), name='uniq_gold_check_state')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("version", "corpus_state"), name="uniq_gold_check_state")
+                ],
             },
         ),
     ]

@@ -21,7 +21,6 @@ def fill_keys(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("annotation", "0008_gold_check_report"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
@@ -37,8 +36,9 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="queueitem",
             name="key",
-            field=models.CharField(default=annotation.models.queues.new_item_key, editable=False, max_length=32,
-                                   unique=True),
+            field=models.CharField(
+                default=annotation.models.queues.new_item_key, editable=False, max_length=32, unique=True
+            ),
         ),
         migrations.AddField(
             model_name="labelevent",
@@ -48,7 +48,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="labelevent",
             name="by",
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT,
-                                    related_name="+", to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
     ]

@@ -11,22 +11,33 @@ from calibration.services.calibration import calibration_cancel, calibration_res
 
 
 class CalibrateView(_ReadWrite):
-    @extend_schema(summary="Start calibrating a judge version (work goes to Celery)", request=s.CalibrateSerializer,
-                   responses={202: s.CalibrationStartedSerializer})
+    @extend_schema(
+        summary="Start calibrating a judge version (work goes to Celery)",
+        request=s.CalibrateSerializer,
+        responses={202: s.CalibrationStartedSerializer},
+    )
     def post(self, request, pk):
         data = s.CalibrateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        run, created = calibration_start(judge_version_id=pk, dataset_name=d["dataset"], size=d["sample"],
-                                         seed=d["seed"], chunk_size=d["chunk_size"], resample=d["resample"],
-                                         user=request.user)
+        run, created = calibration_start(
+            judge_version_id=pk,
+            dataset_name=d["dataset"],
+            size=d["sample"],
+            seed=d["seed"],
+            chunk_size=d["chunk_size"],
+            resample=d["resample"],
+            user=request.user,
+        )
         body = s.CalibrationStartedSerializer({**calibration_run_progress(run), "created": created}).data
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 class CalibrationRunView(_ReadWrite):
-    @extend_schema(summary="Progress of a calibration run: done / total / invalid / errors, ETA",
-                   responses=s.CalibrationRunProgressSerializer)
+    @extend_schema(
+        summary="Progress of a calibration run: done / total / invalid / errors, ETA",
+        responses=s.CalibrationRunProgressSerializer,
+    )
     def get(self, request, pk):
         return Response(s.CalibrationRunProgressSerializer(calibration_run_progress(calibration_run_get(pk))).data)
 
@@ -40,8 +51,11 @@ class CalibrationCancelView(_ReadWrite):
 
 
 class CalibrationResumeView(_ReadWrite):
-    @extend_schema(summary="Resume a calibration run (items without a verdict are sent again)", request=None,
-                   responses={202: s.CalibrationRunProgressSerializer})
+    @extend_schema(
+        summary="Resume a calibration run (items without a verdict are sent again)",
+        request=None,
+        responses={202: s.CalibrationRunProgressSerializer},
+    )
     def post(self, request, pk):
         calibration_run_get(pk)
         body = s.CalibrationRunProgressSerializer(calibration_run_progress(calibration_resume(run_id=int(pk)))).data

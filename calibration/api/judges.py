@@ -30,41 +30,59 @@ class _ReadWrite(DeclaredOutput, APIView):
 
 
 class JudgeVersionListView(_ReadWrite):
-    @extend_schema(summary="Judge versions with their gate status", responses=s.JudgeVersionRowSerializer(many=True),
-                   operation_id="judge_versions_list")
+    @extend_schema(
+        summary="Judge versions with their gate status",
+        responses=s.JudgeVersionRowSerializer(many=True),
+        operation_id="judge_versions_list",
+    )
     def get(self, request):
         versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
         return Response([{**s.JudgeVersionSerializer(v).data, "status": judge_gate(v)["status"]} for v in versions])
 
-    @extend_schema(summary="Create (or find) the judge version with this configuration",
-                   request=s.JudgeVersionCreateSerializer,
-                   responses={201: s.JudgeVersionCreatedSerializer, 200: s.JudgeVersionCreatedSerializer,
-                              400: ErrorSerializer})
+    @extend_schema(
+        summary="Create (or find) the judge version with this configuration",
+        request=s.JudgeVersionCreateSerializer,
+        responses={201: s.JudgeVersionCreatedSerializer, 200: s.JudgeVersionCreatedSerializer, 400: ErrorSerializer},
+    )
     def post(self, request):
         data = s.JudgeVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
         version, created = judge_version_create(
-            judge_name=d["judge"], backend=d["backend"], model=d["model"], prompt_template=d["prompt_template"],
-            rubric=d["rubric"], params=d["params"], threshold=d.get("threshold"), policy=d.get("policy"),
-            min_n=d.get("min_n"), user=request.user)
+            judge_name=d["judge"],
+            backend=d["backend"],
+            model=d["model"],
+            prompt_template=d["prompt_template"],
+            rubric=d["rubric"],
+            params=d["params"],
+            threshold=d.get("threshold"),
+            policy=d.get("policy"),
+            min_n=d.get("min_n"),
+            user=request.user,
+        )
         body = {"judge_version": version.pk, "config_hash": version.config_hash, "created": created}
-        return Response(s.JudgeVersionCreatedSerializer(body).data,
-                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(
+            s.JudgeVersionCreatedSerializer(body).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
 
 
 class JudgeVersionDetailView(_ReadWrite):
-    @extend_schema(summary="A judge version and its gate",
-                   responses={200: s.JudgeVersionDetailSerializer, 404: ErrorSerializer})
+    @extend_schema(
+        summary="A judge version and its gate", responses={200: s.JudgeVersionDetailSerializer, 404: ErrorSerializer}
+    )
     def get(self, request, pk):
         version = judge_version_get(pk)
-        return Response({**s.JudgeVersionSerializer(version).data,
-                         "gate": judge_gate(version, scope=blind_scope(request.user))})
+        return Response(
+            {**s.JudgeVersionSerializer(version).data, "gate": judge_gate(version, scope=blind_scope(request.user))}
+        )
 
 
 class GateView(_ReadWrite):
-    @extend_schema(summary="The gate object (HTTP 200 whatever the status)",
-                   responses={200: s.GateSerializer, 404: ErrorSerializer})
+    @extend_schema(
+        summary="The gate object (HTTP 200 whatever the status)",
+        responses={200: s.GateSerializer, 404: ErrorSerializer},
+    )
     def get(self, request, pk):
         return Response(judge_gate(judge_version_get(pk), scope=blind_scope(request.user)))
 
@@ -72,9 +90,11 @@ class GateView(_ReadWrite):
 class VerdictImportView(_ReadWrite):
     parser_classes = [MultiPartParser, FormParser, JSONLinesParser, JSONParser]
 
-    @extend_schema(summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
-                   request={"multipart/form-data": UploadSerializer}, responses={201: s.VerdictImportResultSerializer,
-                                                                                  400: ErrorSerializer})
+    @extend_schema(
+        summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
+        request={"multipart/form-data": UploadSerializer},
+        responses={201: s.VerdictImportResultSerializer, 400: ErrorSerializer},
+    )
     def post(self, request, pk):
         judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
         with uploaded_path(request) as path:

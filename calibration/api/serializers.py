@@ -1,4 +1,5 @@
 """Input and output serializers for the calibration API."""
+
 from rest_framework import serializers
 
 from calibration.models import GradingRun, JudgeVersion
@@ -18,10 +19,12 @@ class JudgeVersionCreateSerializer(serializers.Serializer):
     judge = serializers.CharField(max_length=NAME_MAX)
     backend = serializers.ChoiceField(choices=["span", "extraction", "openai", "replay"])
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=300)
-    prompt_template = serializers.CharField(required=False, allow_blank=True, default="", max_length=RUBRIC_MAX,
-                                            trim_whitespace=False)
-    rubric = serializers.CharField(required=False, allow_blank=True, default="", max_length=RUBRIC_MAX,
-                                   trim_whitespace=False)
+    prompt_template = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=RUBRIC_MAX, trim_whitespace=False
+    )
+    rubric = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=RUBRIC_MAX, trim_whitespace=False
+    )
     params = serializers.DictField(required=False, default=dict)
     threshold = finite_number(-1, 1, required=False, help_text="the kappa the gate needs")
     policy = serializers.ChoiceField(choices=["point", "lower_bound"], required=False)
@@ -35,8 +38,18 @@ class JudgeVersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = JudgeVersion
-        fields = ["judge_version", "judge", "number", "backend", "model", "prompt_template", "params", "rubric",
-                  "config_hash", "created_at"]
+        fields = [
+            "judge_version",
+            "judge",
+            "number",
+            "backend",
+            "model",
+            "prompt_template",
+            "params",
+            "rubric",
+            "config_hash",
+            "created_at",
+        ]
 
     def get_params(self, obj) -> dict:
         return public_params(obj.params)
@@ -63,8 +76,20 @@ class GradingRunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GradingRun
-        fields = ["id", "judge_version", "run_id", "status", "gate_status", "forced", "forced_by", "force_reason",
-                  "total", "chunk_size", "created_at", "finished_at"]
+        fields = [
+            "id",
+            "judge_version",
+            "run_id",
+            "status",
+            "gate_status",
+            "forced",
+            "forced_by",
+            "force_reason",
+            "total",
+            "chunk_size",
+            "created_at",
+            "finished_at",
+        ]
 
 
 class JudgeVersionRowSerializer(JudgeVersionSerializer):

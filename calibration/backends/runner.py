@@ -2,6 +2,7 @@
 
 Used by the Celery chunk task and by bench/judge_bench.py: one code path for both.
 """
+
 from __future__ import annotations
 
 import queue
@@ -138,8 +139,15 @@ class Outcome:
     transient: bool = False
 
 
-def judge_one(backend: Backend, item: JudgeItem, *, retry: RetryPolicy, limiter: RateLimiter | None = None,
-              should_stop: Callable[[], bool] | None = None, sleep=time.sleep) -> tuple[JudgeResult | None, str, int, bool]:
+def judge_one(
+    backend: Backend,
+    item: JudgeItem,
+    *,
+    retry: RetryPolicy,
+    limiter: RateLimiter | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    sleep=time.sleep,
+) -> tuple[JudgeResult | None, str, int, bool]:
     """Judge one item, retrying transient failures. Returns (result, error, attempts, last_error_was_transient)."""
     error = ""
     for attempt in range(1, retry.attempts + 1):
@@ -160,11 +168,17 @@ def judge_one(backend: Backend, item: JudgeItem, *, retry: RetryPolicy, limiter:
     return None, error, retry.attempts, True
 
 
-def judge_items(backend: Backend, items: Iterable[tuple[object, JudgeItem]], *, concurrency: int = 8,
-                retry: RetryPolicy | None = None, limiter: RateLimiter | None = None,
-                on_outcome: Callable[[Outcome], None] | None = None,
-                should_stop: Callable[[], bool] | None = None,
-                on_tick: Callable[[], None] | None = None) -> list[Outcome]:
+def judge_items(
+    backend: Backend,
+    items: Iterable[tuple[object, JudgeItem]],
+    *,
+    concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    limiter: RateLimiter | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_tick: Callable[[], None] | None = None,
+) -> list[Outcome]:
     """Judge (key, item) pairs with up to `concurrency` requests in flight; `on_outcome` is called as each
     finishes and `on_tick` about once a second (both from the calling thread, so they may use the database)."""
     retry = retry or RetryPolicy()
@@ -173,8 +187,9 @@ def judge_items(backend: Backend, items: Iterable[tuple[object, JudgeItem]], *, 
 
     def work(pair):
         key, item = pair
-        result, error, attempts, transient = judge_one(backend, item, retry=retry, limiter=limiter,
-                                                       should_stop=should_stop)
+        result, error, attempts, transient = judge_one(
+            backend, item, retry=retry, limiter=limiter, should_stop=should_stop
+        )
         return Outcome(key, result, error, attempts, transient)
 
     if concurrency <= 1 or len(items) <= 1 or not backend.concurrent:

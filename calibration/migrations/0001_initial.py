@@ -6,206 +6,395 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0002_chunk_search'),
+        ("annotation", "0002_chunk_search"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Judge',
+            name="Judge",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('threshold', models.FloatField(default=0.7)),
-                ('policy', models.CharField(choices=[('point', 'point estimate'), ('lower_bound', 'lower 95% bound')], default='point', max_length=20)),
-                ('min_n', models.PositiveIntegerField(default=30)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("threshold", models.FloatField(default=0.7)),
+                (
+                    "policy",
+                    models.CharField(
+                        choices=[("point", "point estimate"), ("lower_bound", "lower 95% bound")],
+                        default="point",
+                        max_length=20,
+                    ),
+                ),
+                ("min_n", models.PositiveIntegerField(default=30)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='CalibrationSample',
+            name="CalibrationSample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('dataset_hash', models.CharField(blank=True, max_length=71)),
-                ('size', models.PositiveIntegerField()),
-                ('seed', models.IntegerField(default=0)),
-                ('allocation', models.JSONField(default=dict)),
-                ('available', models.JSONField(default=dict)),
-                ('budget', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.dataset')),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='samples', to='calibration.judge')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("dataset_hash", models.CharField(blank=True, max_length=71)),
+                ("size", models.PositiveIntegerField()),
+                ("seed", models.IntegerField(default=0)),
+                ("allocation", models.JSONField(default=dict)),
+                ("available", models.JSONField(default=dict)),
+                ("budget", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.dataset"
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="samples", to="calibration.judge"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='JudgeVersion',
+            name="JudgeVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('backend', models.CharField(choices=[('span', 'span'), ('extraction', 'extraction'), ('openai', 'openai'), ('replay', 'replay')], max_length=20)),
-                ('model', models.CharField(blank=True, max_length=300)),
-                ('prompt_template', models.TextField(blank=True)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('rubric', models.TextField(blank=True)),
-                ('config_hash', models.CharField(max_length=71)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='calibration.judge')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "backend",
+                    models.CharField(
+                        choices=[
+                            ("span", "span"),
+                            ("extraction", "extraction"),
+                            ("openai", "openai"),
+                            ("replay", "replay"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("model", models.CharField(blank=True, max_length=300)),
+                ("prompt_template", models.TextField(blank=True)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("rubric", models.TextField(blank=True)),
+                ("config_hash", models.CharField(max_length=71)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="versions", to="calibration.judge"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['judge_id', 'number'],
+                "ordering": ["judge_id", "number"],
             },
         ),
         migrations.CreateModel(
-            name='ImportedVerdict',
+            name="ImportedVerdict",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('run_id', models.CharField(max_length=200)),
-                ('qid', models.CharField(max_length=200)),
-                ('verdict', models.CharField(max_length=20)),
-                ('record', models.JSONField(default=dict)),
-                ('imported_at', models.DateTimeField(auto_now_add=True)),
-                ('judge_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='imported_verdicts', to='calibration.judgeversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("run_id", models.CharField(max_length=200)),
+                ("qid", models.CharField(max_length=200)),
+                ("verdict", models.CharField(max_length=20)),
+                ("record", models.JSONField(default=dict)),
+                ("imported_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "judge_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="imported_verdicts",
+                        to="calibration.judgeversion",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='GradingRun',
+            name="GradingRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed'), ('cancelled', 'cancelled')], default='queued', max_length=20)),
-                ('gate_status', models.CharField(max_length=20)),
-                ('gate', models.JSONField(default=dict)),
-                ('forced', models.BooleanField(default=False)),
-                ('force_reason', models.TextField(blank=True)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('forced_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='gradings', to='annotation.run')),
-                ('judge_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='gradings', to='calibration.judgeversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "queued"),
+                            ("running", "running"),
+                            ("done", "done"),
+                            ("failed", "failed"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("gate_status", models.CharField(max_length=20)),
+                ("gate", models.JSONField(default=dict)),
+                ("forced", models.BooleanField(default=False)),
+                ("force_reason", models.TextField(blank=True)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "forced_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="gradings", to="annotation.run"
+                    ),
+                ),
+                (
+                    "judge_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="gradings",
+                        to="calibration.judgeversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='CalibrationRun',
+            name="CalibrationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed'), ('cancelled', 'cancelled')], db_index=True, default='queued', max_length=20)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('chunk_size', models.PositiveIntegerField(default=20)),
-                ('message', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('dispatches', models.PositiveIntegerField(default=0)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('sample', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='calibration.calibrationsample')),
-                ('judge_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='calibration.judgeversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "queued"),
+                            ("running", "running"),
+                            ("done", "done"),
+                            ("failed", "failed"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("chunk_size", models.PositiveIntegerField(default=20)),
+                ("message", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("dispatches", models.PositiveIntegerField(default=0)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="calibration.calibrationsample",
+                    ),
+                ),
+                (
+                    "judge_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="runs", to="calibration.judgeversion"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Measurement',
+            name="Measurement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('n', models.PositiveIntegerField()),
-                ('labels', models.JSONField(default=list)),
-                ('confusion', models.JSONField(default=list)),
-                ('strata', models.JSONField(default=dict)),
-                ('bootstrap_ci95', models.JSONField(blank=True, null=True)),
-                ('invalid', models.PositiveIntegerField(default=0)),
-                ('excluded', models.PositiveIntegerField(default=0)),
-                ('dataset_hash', models.CharField(blank=True, max_length=71)),
-                ('measured_at', models.DateTimeField()),
-                ('judge_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='measurements', to='calibration.judgeversion')),
-                ('run', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='measurement', to='calibration.calibrationrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("n", models.PositiveIntegerField()),
+                ("labels", models.JSONField(default=list)),
+                ("confusion", models.JSONField(default=list)),
+                ("strata", models.JSONField(default=dict)),
+                ("bootstrap_ci95", models.JSONField(blank=True, null=True)),
+                ("invalid", models.PositiveIntegerField(default=0)),
+                ("excluded", models.PositiveIntegerField(default=0)),
+                ("dataset_hash", models.CharField(blank=True, max_length=71)),
+                ("measured_at", models.DateTimeField()),
+                (
+                    "judge_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="measurements",
+                        to="calibration.judgeversion",
+                    ),
+                ),
+                (
+                    "run",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="measurement",
+                        to="calibration.calibrationrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-measured_at', '-id'],
-                'get_latest_by': 'measured_at',
+                "ordering": ["-measured_at", "-id"],
+                "get_latest_by": "measured_at",
             },
         ),
         migrations.CreateModel(
-            name='SampleItem',
+            name="SampleItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stratum', models.CharField(max_length=100)),
-                ('position', models.PositiveIntegerField()),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.answer')),
-                ('sample', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='items', to='calibration.calibrationsample')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("stratum", models.CharField(max_length=100)),
+                ("position", models.PositiveIntegerField()),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.answer"
+                    ),
+                ),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="items",
+                        to="calibration.calibrationsample",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sample_id', 'position'],
+                "ordering": ["sample_id", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Verdict',
+            name="Verdict",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('correct', 'correct'), ('incorrect', 'incorrect'), ('invalid', 'invalid'), ('error', 'error')], max_length=20)),
-                ('raw_output', models.TextField(blank=True)),
-                ('reason', models.TextField(blank=True)),
-                ('latency_ms', models.FloatField(blank=True, null=True)),
-                ('prompt_tokens', models.PositiveIntegerField(blank=True, null=True)),
-                ('completion_tokens', models.PositiveIntegerField(blank=True, null=True)),
-                ('attempts', models.PositiveIntegerField(default=1)),
-                ('human_verdict', models.CharField(blank=True, max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='verdicts', to='calibration.sampleitem')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='verdicts', to='calibration.calibrationrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("correct", "correct"),
+                            ("incorrect", "incorrect"),
+                            ("invalid", "invalid"),
+                            ("error", "error"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("raw_output", models.TextField(blank=True)),
+                ("reason", models.TextField(blank=True)),
+                ("latency_ms", models.FloatField(blank=True, null=True)),
+                ("prompt_tokens", models.PositiveIntegerField(blank=True, null=True)),
+                ("completion_tokens", models.PositiveIntegerField(blank=True, null=True)),
+                ("attempts", models.PositiveIntegerField(default=1)),
+                ("human_verdict", models.CharField(blank=True, max_length=20)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="verdicts",
+                        to="calibration.sampleitem",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="verdicts",
+                        to="calibration.calibrationrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run_id', 'item_id'],
+                "ordering": ["run_id", "item_id"],
             },
         ),
         migrations.CreateModel(
-            name='GradedAnswer',
+            name="GradedAnswer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('correct', 'correct'), ('incorrect', 'incorrect'), ('invalid', 'invalid'), ('error', 'error')], max_length=20)),
-                ('raw_output', models.TextField(blank=True)),
-                ('latency_ms', models.FloatField(blank=True, null=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.answer')),
-                ('grading', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='answers', to='calibration.gradingrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("correct", "correct"),
+                            ("incorrect", "incorrect"),
+                            ("invalid", "invalid"),
+                            ("error", "error"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("raw_output", models.TextField(blank=True)),
+                ("latency_ms", models.FloatField(blank=True, null=True)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.answer"
+                    ),
+                ),
+                (
+                    "grading",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="answers", to="calibration.gradingrun"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('grading', 'answer'), name='uniq_graded_answer')],
+                "constraints": [models.UniqueConstraint(fields=("grading", "answer"), name="uniq_graded_answer")],
             },
         ),
         migrations.AddConstraint(
-            model_name='judgeversion',
-            constraint=models.UniqueConstraint(fields=('judge', 'config_hash'), name='uniq_judge_config'),
+            model_name="judgeversion",
+            constraint=models.UniqueConstraint(fields=("judge", "config_hash"), name="uniq_judge_config"),
         ),
         migrations.AddConstraint(
-            model_name='judgeversion',
-            constraint=models.UniqueConstraint(fields=('judge', 'number'), name='uniq_judge_version_number'),
+            model_name="judgeversion",
+            constraint=models.UniqueConstraint(fields=("judge", "number"), name="uniq_judge_version_number"),
         ),
         migrations.AddConstraint(
-            model_name='importedverdict',
-            constraint=models.UniqueConstraint(fields=('judge_version', 'run_id', 'qid'), name='uniq_imported_verdict'),
+            model_name="importedverdict",
+            constraint=models.UniqueConstraint(fields=("judge_version", "run_id", "qid"), name="uniq_imported_verdict"),
         ),
         migrations.AddConstraint(
-            model_name='sampleitem',
-            constraint=models.UniqueConstraint(fields=('sample', 'answer'), name='uniq_sample_answer'),
+            model_name="sampleitem",
+            constraint=models.UniqueConstraint(fields=("sample", "answer"), name="uniq_sample_answer"),
         ),
         migrations.AddConstraint(
-            model_name='verdict',
-            constraint=models.UniqueConstraint(fields=('run', 'item'), name='uniq_run_item_verdict'),
+            model_name="verdict",
+            constraint=models.UniqueConstraint(fields=("run", "item"), name="uniq_run_item_verdict"),
         ),
     ]

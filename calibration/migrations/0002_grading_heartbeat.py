@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('calibration', '0001_initial'),
+        ("calibration", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='gradingrun',
-            name='dispatches',
+            model_name="gradingrun",
+            name="dispatches",
             field=models.PositiveIntegerField(default=1),
         ),
         migrations.AddField(
-            model_name='gradingrun',
-            name='heartbeat_at',
+            model_name="gradingrun",
+            name="heartbeat_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

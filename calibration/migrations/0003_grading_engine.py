@@ -4,30 +4,40 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('calibration', '0002_grading_heartbeat'),
+        ("calibration", "0002_grading_heartbeat"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='gradingrun',
-            name='chunk_size',
+            model_name="gradingrun",
+            name="chunk_size",
             field=models.PositiveIntegerField(default=50),
         ),
         migrations.AddField(
-            model_name='gradingrun',
-            name='message',
+            model_name="gradingrun",
+            name="message",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='gradingrun',
-            name='started_at',
+            model_name="gradingrun",
+            name="started_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='gradingrun',
-            name='status',
-            field=models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed'), ('cancelled', 'cancelled')], db_index=True, default='queued', max_length=20),
+            model_name="gradingrun",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "queued"),
+                    ("running", "running"),
+                    ("done", "done"),
+                    ("failed", "failed"),
+                    ("cancelled", "cancelled"),
+                ],
+                db_index=True,
+                default="queued",
+                max_length=20,
+            ),
         ),
     ]

@@ -1,8 +1,13 @@
 from django.conf import settings
 from django.db import models
 
-RUN_STATUSES = [("queued", "queued"), ("running", "running"), ("done", "done"), ("failed", "failed"),
-                ("cancelled", "cancelled")]
+RUN_STATUSES = [
+    ("queued", "queued"),
+    ("running", "running"),
+    ("done", "done"),
+    ("failed", "failed"),
+    ("cancelled", "cancelled"),
+]
 JUDGE_VERDICTS = [("correct", "correct"), ("incorrect", "incorrect"), ("invalid", "invalid"), ("error", "error")]
 
 
@@ -49,8 +54,9 @@ class CalibrationRun(models.Model):
     total = models.PositiveIntegerField(default=0)
     chunk_size = models.PositiveIntegerField(default=20)
     message = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
@@ -84,8 +90,7 @@ class Verdict(models.Model):
 class Measurement(models.Model):
     """Agreement of a judge version with the final human labels over one run's sample."""
 
-    judge_version = models.ForeignKey("calibration.JudgeVersion", on_delete=models.PROTECT,
-                                      related_name="measurements")
+    judge_version = models.ForeignKey("calibration.JudgeVersion", on_delete=models.PROTECT, related_name="measurements")
     run = models.OneToOneField(CalibrationRun, on_delete=models.PROTECT, related_name="measurement")
     n = models.PositiveIntegerField()
     labels = models.JSONField(default=list)
@@ -106,15 +111,15 @@ class GradingRun(models.Model):
     """A judge version grading a system run's answers. Refused unless the gate passes or it is forced;
     a forced grading keeps who forced it, why, and the gate it overrode."""
 
-    judge_version = models.ForeignKey("calibration.JudgeVersion", on_delete=models.PROTECT,
-                                      related_name="gradings")
+    judge_version = models.ForeignKey("calibration.JudgeVersion", on_delete=models.PROTECT, related_name="gradings")
     run = models.ForeignKey("annotation.Run", on_delete=models.PROTECT, related_name="gradings")
     status = models.CharField(max_length=20, choices=RUN_STATUSES, default="queued", db_index=True)
     gate_status = models.CharField(max_length=20)
     gate = models.JSONField(default=dict)
     forced = models.BooleanField(default=False)
-    forced_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                  related_name="+")
+    forced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     force_reason = models.TextField(blank=True)
     total = models.PositiveIntegerField(default=0)
     # Graded by the same engine as calibration runs: chunk tasks of `chunk_size` answers, a heartbeat the

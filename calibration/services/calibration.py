@@ -1,4 +1,5 @@
 """Calibration runs: a judge version over a stored sample, judged by the engine, closed by a measurement."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,8 +38,11 @@ class CalibrationRuns(engine.RunKind[CalibrationRun]):
         return pending_item_ids(run)
 
     def done_among(self, run_pk: int, keys: list[int]) -> set[int]:
-        return set(Verdict.objects.filter(run_id=run_pk, item_id__in=keys, verdict__in=FINAL_VERDICTS)
-                   .values_list("item_id", flat=True))
+        return set(
+            Verdict.objects.filter(run_id=run_pk, item_id__in=keys, verdict__in=FINAL_VERDICTS).values_list(
+                "item_id", flat=True
+            )
+        )
 
     def items(self, run: CalibrationRun, keys: list[int]) -> list[tuple[int, JudgeItem]]:
         items = list(SampleItem.objects.filter(pk__in=keys).select_related("answer__run__dataset").order_by("position"))
@@ -68,30 +72,42 @@ CALIBRATION_RUNS = CalibrationRuns()
 
 
 @transaction.atomic
-def calibration_start(*, judge_version_id: int | str, dataset_name: str, size: int = 100, seed: int = 0,
-                      chunk_size: int = DEFAULT_CHUNK, resample: bool = False, user=None) -> tuple[CalibrationRun, bool]:
+def calibration_start(
+    *,
+    judge_version_id: int | str,
+    dataset_name: str,
+    size: int = 100,
+    seed: int = 0,
+    chunk_size: int = DEFAULT_CHUNK,
+    resample: bool = False,
+    user=None,
+) -> tuple[CalibrationRun, bool]:
     """Start calibrating a judge version on a dataset's labelled answers; the work goes to Celery on commit.
 
     Returns (run, created). A run of this version on this sample that is still queued or running is
     returned instead of starting a second one.
     """
-    raise_problems("bad calibration options",
-                   whole_number_problem(size, "sample", minimum=1, maximum=SAMPLE_MAX),
-                   seed_problem(seed, maximum=STORED_SEED_MAX),
-                   whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000))
+    raise_problems(
+        "bad calibration options",
+        whole_number_problem(size, "sample", minimum=1, maximum=SAMPLE_MAX),
+        seed_problem(seed, maximum=STORED_SEED_MAX),
+        whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000),
+    )
     version = judge_version_get(judge_version_id)
     dataset = dataset_get(dataset_name)
     judge = Judge.objects.select_for_update().get(pk=version.judge_id)
     sample = sample_for(judge=judge, dataset=dataset, size=size, seed=seed, resample=resample)
-    active = CalibrationRun.objects.filter(judge_version=version, sample=sample,
-                                           status__in=engine.ACTIVE_STATUSES).first()
+    active = CalibrationRun.objects.filter(
+        judge_version=version, sample=sample, status__in=engine.ACTIVE_STATUSES
+    ).first()
     if active is not None:
         return active, False
     total = sample.items.count()
     if total == 0:
         raise ServiceError("the sample is empty: no labelled answers in the budgeted strata", code=3, status=409)
-    run = CalibrationRun.objects.create(judge_version=version, sample=sample, total=total, chunk_size=chunk_size,
-                                        created_by=user, dispatches=1)
+    run = CalibrationRun.objects.create(
+        judge_version=version, sample=sample, total=total, chunk_size=chunk_size, created_by=user, dispatches=1
+    )
     engine.dispatch_on_commit(kind=CALIBRATION_RUNS, run_id=run.pk)
     return run, True
 
@@ -104,8 +120,12 @@ def calibration_dispatch(*, run_id: int) -> int:
 def pending_item_ids(run: CalibrationRun) -> list[int]:
     """Sample items of a run with no final verdict yet (missing, or an error to try again)."""
     done = Verdict.objects.filter(run=run, verdict__in=FINAL_VERDICTS).values_list("item_id", flat=True)
-    return list(SampleItem.objects.filter(sample_id=run.sample_id).exclude(pk__in=done)
-                .order_by("position").values_list("pk", flat=True))
+    return list(
+        SampleItem.objects.filter(sample_id=run.sample_id)
+        .exclude(pk__in=done)
+        .order_by("position")
+        .values_list("pk", flat=True)
+    )
 
 
 def calibration_cancel(*, run_id: int) -> CalibrationRun:
@@ -131,9 +151,15 @@ def calibration_chunk_give_up(*, run_id: int, item_ids: list[int], error: str) -
 
 def _judge_item(item: SampleItem, questions: dict) -> JudgeItem:
     record = questions.get(item.answer_id) or {}
-    return JudgeItem(run_id=item.answer.run.run_id, qid=item.answer.qid, question=record.get("question") or "",
-                     answer=item.answer.answer, expected=record.get("expected"), gold_text=record.get("gold_text"),
-                     stratum=item.stratum)
+    return JudgeItem(
+        run_id=item.answer.run.run_id,
+        qid=item.answer.qid,
+        question=record.get("question") or "",
+        answer=item.answer.answer,
+        expected=record.get("expected"),
+        gold_text=record.get("gold_text"),
+        stratum=item.stratum,
+    )
 
 
 def _verdict_fields(outcome: Outcome) -> dict:
@@ -153,14 +179,17 @@ def _verdict_fields(outcome: Outcome) -> dict:
 def verdicts_record(*, run: CalibrationRun, outcomes: list[Outcome]) -> int:
     """Write a batch of item verdicts in one transaction, each item exactly once: an existing final verdict
     wins (another worker got there first), an `error` row is replaced. Returns how many rows were written."""
-    return engine.outcomes_write(model=Verdict, run_field="run", key_field="item", run=run, outcomes=outcomes,
-                                 fields=_verdict_fields)
+    return engine.outcomes_write(
+        model=Verdict, run_field="run", key_field="item", run=run, outcomes=outcomes, fields=_verdict_fields
+    )
 
 
 @transaction.atomic
 def verdict_record(*, run: CalibrationRun, item_id: int, outcome: Outcome) -> Verdict:
     """Write one item's verdict exactly once (see verdicts_record) and return the row that stands."""
-    verdicts_record(run=run, outcomes=[Outcome(item_id, outcome.result, outcome.error, outcome.attempts, outcome.transient)])
+    verdicts_record(
+        run=run, outcomes=[Outcome(item_id, outcome.result, outcome.error, outcome.attempts, outcome.transient)]
+    )
     return Verdict.objects.get(run=run, item_id=item_id)
 
 
@@ -181,8 +210,10 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
     now = timezone.now()
     if errors:
         run.status, run.finished_at = "failed", now
-        run.message = (f"{len(errors)} of {run.total} item(s) could not be judged (e.g. {errors[0].reason[:200]}); "
-                       "resume the run to try them again")
+        run.message = (
+            f"{len(errors)} of {run.total} item(s) could not be judged (e.g. {errors[0].reason[:200]}); "
+            "resume the run to try them again"
+        )
         run.save(update_fields=["status", "finished_at", "message"])
         return run
     human, judge, strata = [], [], []
@@ -209,11 +240,18 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
         except ValueError:
             ci = None
     Measurement.objects.create(
-        judge_version=run.judge_version, run=run, n=ag.n, labels=list(ag.labels),
-        confusion=[list(r) for r in ag.confusion], strata={s: t.tolist() for s, t in tables.items()},
-        bootstrap_ci95=ci, invalid=invalid, excluded=excluded, dataset_hash=run.sample.dataset_hash, measured_at=now)
+        judge_version=run.judge_version,
+        run=run,
+        n=ag.n,
+        labels=list(ag.labels),
+        confusion=[list(r) for r in ag.confusion],
+        strata={s: t.tolist() for s, t in tables.items()},
+        bootstrap_ci95=ci,
+        invalid=invalid,
+        excluded=excluded,
+        dataset_hash=run.sample.dataset_hash,
+        measured_at=now,
+    )
     run.status, run.finished_at, run.message = "done", now, ""
     run.save(update_fields=["status", "finished_at", "message"])
     return run
-
-

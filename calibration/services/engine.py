@@ -10,6 +10,7 @@ The database, not the broker, is the source of truth: a run is (re)dispatched by
 keys without a final verdict, and a verdict is unique per (run, key), so a chunk judged twice (a
 worker died after writing, a resume raced a live chunk) still leaves one verdict per key.
 """
+
 from __future__ import annotations
 
 import logging
@@ -97,8 +98,15 @@ class RunKind(ABC, Generic[R]):
         """The Celery task that fans the run out (run_dispatch in a worker)."""
 
 
-def outcomes_write(*, model: type[Verdict] | type[GradedAnswer], run_field: str, key_field: str, run: models.Model,
-                   outcomes: list[Outcome], fields: Callable[[Outcome], dict]) -> int:
+def outcomes_write(
+    *,
+    model: type[Verdict] | type[GradedAnswer],
+    run_field: str,
+    key_field: str,
+    run: models.Model,
+    outcomes: list[Outcome],
+    fields: Callable[[Outcome], dict],
+) -> int:
     """Write a batch of outcomes in one transaction, each key exactly once: an existing final verdict wins
     (another worker got there first), an `error` row is replaced. One read, one bulk insert, one bulk
     update, whatever the batch size. Returns how many rows were written."""
@@ -144,13 +152,26 @@ def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
     """The backend, rate limiter (across workers through Redis when the broker is Redis), retry policy and
     concurrency of a judge version, from its parameters."""
     params = version.params or {}
-    backend = backend_for(version.backend, model=version.model, prompt_template=version.prompt_template,
-                          params=params, judge_version_id=version.pk, rubric=version.rubric)
+    backend = backend_for(
+        version.backend,
+        model=version.model,
+        prompt_template=version.prompt_template,
+        params=params,
+        judge_version_id=version.pk,
+        rubric=version.rubric,
+    )
     broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
-    limiter = limiter_for(version.config_hash + str(params.get("base_url", "")), params.get("rate_limit"),
-                          redis_url=broker if broker.startswith(("redis://", "rediss://")) else None)
-    return JudgeSetup(backend=backend, limiter=limiter, retry=RetryPolicy(attempts=int(params.get("max_attempts", 4))),
-                      concurrency=int(params.get("concurrency", 8)))
+    limiter = limiter_for(
+        version.config_hash + str(params.get("base_url", "")),
+        params.get("rate_limit"),
+        redis_url=broker if broker.startswith(("redis://", "rediss://")) else None,
+    )
+    return JudgeSetup(
+        backend=backend,
+        limiter=limiter,
+        retry=RetryPolicy(attempts=int(params.get("max_attempts", 4))),
+        concurrency=int(params.get("concurrency", 8)),
+    )
 
 
 def is_active(*, kind: RunKind[R], run_id: int) -> bool:
@@ -221,8 +242,16 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
         on_tick()
 
     try:
-        judge_items(setup.backend, pairs, concurrency=setup.concurrency, retry=setup.retry, limiter=setup.limiter,
-                    on_outcome=on_outcome, should_stop=stop.is_set, on_tick=on_tick)
+        judge_items(
+            setup.backend,
+            pairs,
+            concurrency=setup.concurrency,
+            retry=setup.retry,
+            limiter=setup.limiter,
+            on_outcome=on_outcome,
+            should_stop=stop.is_set,
+            on_tick=on_tick,
+        )
     finally:
         setup.backend.close()
         flush()
@@ -268,7 +297,7 @@ def run_dispatch(*, kind: RunKind[R], run_id: int) -> int:
         return 0
     pending = kind.pending(run)
     size = max(1, run.chunk_size)
-    chunks = [pending[i:i + size] for i in range(0, len(pending), size)]
+    chunks = [pending[i : i + size] for i in range(0, len(pending), size)]
     if not chunks:
         kind.close_signature(run.pk).apply_async()
         return 0
@@ -297,7 +326,8 @@ def _send_dispatch(kind: RunKind[R], run_id: int) -> None:
         log.exception("could not dispatch %s %s", kind.label, run_id)
         kind.model.objects.filter(pk=run_id).update(
             message=f"could not reach the Celery broker ({exc.__class__.__name__}: {exc}); "
-                    f"it will be resumed when a worker starts, or {kind.resume_hint}")
+            f"it will be resumed when a worker starts, or {kind.resume_hint}"
+        )
 
 
 def redispatch(*, kind: RunKind[R], run_id: int) -> None:
@@ -347,7 +377,7 @@ def run_here(*, kind: RunKind[R], run_id: int) -> None:
     pending = kind.pending(run)
     size = max(1, run.chunk_size)
     for start in range(0, len(pending), size):
-        keys = pending[start:start + size]
+        keys = pending[start : start + size]
         try:
             chunk_judge(kind=kind, run_id=run_id, keys=keys)
         except TransientJudgeError as exc:

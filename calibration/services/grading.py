@@ -1,5 +1,6 @@
 """Grading runs: a judge version over a system run's answers, judged by the same engine as calibration
 runs (chunk tasks over every worker, rate limit, heartbeat, cancel and resume, batched writes)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,8 +38,11 @@ class GradingRuns(engine.RunKind[GradingRun]):
         return grading_pending_answer_ids(run)
 
     def done_among(self, run_pk: int, keys: list[int]) -> set[int]:
-        return set(GradedAnswer.objects.filter(grading_id=run_pk, answer_id__in=keys, verdict__in=FINAL_VERDICTS)
-                   .values_list("answer_id", flat=True))
+        return set(
+            GradedAnswer.objects.filter(grading_id=run_pk, answer_id__in=keys, verdict__in=FINAL_VERDICTS).values_list(
+                "answer_id", flat=True
+            )
+        )
 
     def items(self, run: GradingRun, keys: list[int]) -> list[tuple[int, JudgeItem]]:
         answers = list(Answer.objects.filter(pk__in=keys).select_related("run__dataset").order_by("pk"))
@@ -68,25 +72,44 @@ GRADING_RUNS = GradingRuns()
 
 
 @transaction.atomic
-def grading_start(*, judge_version_id: int | str, run_id: str, force: bool = False, reason: str = "", user=None,
-                  chunk_size: int = DEFAULT_CHUNK, run_now: bool = False) -> GradingRun:
+def grading_start(
+    *,
+    judge_version_id: int | str,
+    run_id: str,
+    force: bool = False,
+    reason: str = "",
+    user=None,
+    chunk_size: int = DEFAULT_CHUNK,
+    run_now: bool = False,
+) -> GradingRun:
     """Grade a system run's answers with a judge version. Refused (exit 1 / HTTP 409) unless the version's
     gate is `pass`, or `force` is given with a reason; a forced grading records who, why and the gate.
 
     The answers go to the Celery workers in chunk tasks on commit; with run_now they are graded in this
     process on commit instead (no broker).
     """
-    raise_problems("bad grading options", text_problem(reason or "", "reason", max_length=TEXT_MAX),
-                   whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000))
+    raise_problems(
+        "bad grading options",
+        text_problem(reason or "", "reason", max_length=TEXT_MAX),
+        whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000),
+    )
     version = judge_version_get(judge_version_id)
     run = run_get(run_id)
     gate = judge_gate(version)
     policies.check_can_grade(gate_status=gate["status"], force=force, reason=reason)
     forced = gate["status"] != "pass"
     grading = GradingRun.objects.create(
-        judge_version=version, run=run, gate_status=gate["status"], gate=gate, forced=forced,
-        forced_by=user if forced else None, force_reason=reason if forced else "", total=run.answers.count(),
-        chunk_size=chunk_size, dispatches=1)
+        judge_version=version,
+        run=run,
+        gate_status=gate["status"],
+        gate=gate,
+        forced=forced,
+        forced_by=user if forced else None,
+        force_reason=reason if forced else "",
+        total=run.answers.count(),
+        chunk_size=chunk_size,
+        dispatches=1,
+    )
     if run_now:
         transaction.on_commit(lambda: engine.run_here(kind=GRADING_RUNS, run_id=grading.pk))
     else:
@@ -102,8 +125,9 @@ def grading_dispatch(*, grading_id: int) -> int:
 def grading_pending_answer_ids(grading: GradingRun) -> list[int]:
     """The answers of the graded run with no final verdict in this grading yet (missing, or an error)."""
     done = GradedAnswer.objects.filter(grading=grading, verdict__in=FINAL_VERDICTS).values("answer_id")
-    return list(Answer.objects.filter(run_id=grading.run_id).exclude(pk__in=done).order_by("pk")
-                .values_list("pk", flat=True))
+    return list(
+        Answer.objects.filter(run_id=grading.run_id).exclude(pk__in=done).order_by("pk").values_list("pk", flat=True)
+    )
 
 
 def grading_cancel(*, grading_id: int) -> GradingRun:
@@ -129,23 +153,37 @@ def grading_chunk_give_up(*, grading_id: int, answer_ids: list[int], error: str)
 
 def _judge_item(answer: Answer, questions: dict) -> JudgeItem:
     record = questions.get(answer.pk) or {}
-    return JudgeItem(run_id=answer.run.run_id, qid=answer.qid, question=record.get("question") or "",
-                     answer=answer.answer, expected=record.get("expected"), gold_text=record.get("gold_text"))
+    return JudgeItem(
+        run_id=answer.run.run_id,
+        qid=answer.qid,
+        question=record.get("question") or "",
+        answer=answer.answer,
+        expected=record.get("expected"),
+        gold_text=record.get("gold_text"),
+    )
 
 
 def _graded_fields(outcome: Outcome) -> dict:
     result = outcome.result
-    return {"verdict": result.verdict if result else "error",
-            "raw_output": result.raw_output if result else outcome.error,
-            "latency_ms": result.latency_ms if result else None}
+    return {
+        "verdict": result.verdict if result else "error",
+        "raw_output": result.raw_output if result else outcome.error,
+        "latency_ms": result.latency_ms if result else None,
+    }
 
 
 @transaction.atomic
 def graded_answers_record(*, grading: GradingRun, outcomes: list[Outcome]) -> int:
     """Write a batch of answer verdicts in one transaction, each answer exactly once: an existing final
     verdict wins, an `error` row is replaced. Returns how many rows were written."""
-    return engine.outcomes_write(model=GradedAnswer, run_field="grading", key_field="answer", run=grading,
-                                 outcomes=outcomes, fields=_graded_fields)
+    return engine.outcomes_write(
+        model=GradedAnswer,
+        run_field="grading",
+        key_field="answer",
+        run=grading,
+        outcomes=outcomes,
+        fields=_graded_fields,
+    )
 
 
 @transaction.atomic
@@ -156,17 +194,24 @@ def grading_close(*, grading_id: int) -> GradingRun | None:
     grading = GradingRun.objects.select_for_update().filter(pk=grading_id).first()
     if grading is None or grading.status not in engine.ACTIVE_STATUSES:
         return grading
-    counts = GradedAnswer.objects.filter(grading=grading).aggregate(n=Count("pk"),
-                                                                    errors=Count("pk", filter=Q(verdict="error")))
+    counts = GradedAnswer.objects.filter(grading=grading).aggregate(
+        n=Count("pk"), errors=Count("pk", filter=Q(verdict="error"))
+    )
     if counts["n"] < grading.total:
         return grading
     grading.finished_at = timezone.now()
     if counts["errors"]:
-        example = (GradedAnswer.objects.filter(grading=grading, verdict="error").order_by("answer_id")
-                   .values_list("raw_output", flat=True).first())
+        example = (
+            GradedAnswer.objects.filter(grading=grading, verdict="error")
+            .order_by("answer_id")
+            .values_list("raw_output", flat=True)
+            .first()
+        )
         grading.status = "failed"
-        grading.message = (f"{counts['errors']} of {grading.total} answer(s) could not be judged (e.g. "
-                           f"{(example or '')[:200]}); resume the grading to try them again")
+        grading.message = (
+            f"{counts['errors']} of {grading.total} answer(s) could not be judged (e.g. "
+            f"{(example or '')[:200]}); resume the grading to try them again"
+        )
     else:
         grading.status, grading.message = "done", ""
     grading.save(update_fields=["status", "finished_at", "message"])

@@ -1,4 +1,5 @@
 """Judges and their immutable versions: the config hash, operational parameters, the URL allow list."""
+
 from __future__ import annotations
 
 import hashlib
@@ -22,9 +23,13 @@ OPERATIONAL_PARAMS = ("base_url", "api_key", "timeout", "concurrency", "rate_lim
 
 def config_hash(*, backend: str, model: str, prompt_template: str, params: dict, rubric: str) -> str:
     """`sha256:` + sha256 of the canonical JSON of what decides the judge's verdicts."""
-    config = {"backend": backend, "model": model or "", "prompt_template": prompt_template or "",
-              "params": {k: v for k, v in sorted((params or {}).items()) if k not in OPERATIONAL_PARAMS},
-              "rubric": rubric or ""}
+    config = {
+        "backend": backend,
+        "model": model or "",
+        "prompt_template": prompt_template or "",
+        "params": {k: v for k, v in sorted((params or {}).items()) if k not in OPERATIONAL_PARAMS},
+        "rubric": rubric or "",
+    }
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -42,13 +47,25 @@ def _coerce_param(value):
 
 def judge_url_allow_list() -> tuple[list[str], bool]:
     """The settings' URL prefixes a judge may call, and whether loopback addresses are allowed too."""
-    return list(getattr(settings, "JUDGE_ALLOWED_BASE_URLS", [])), bool(getattr(settings, "JUDGE_ALLOW_LOOPBACK", False))
+    return list(getattr(settings, "JUDGE_ALLOWED_BASE_URLS", [])), bool(
+        getattr(settings, "JUDGE_ALLOW_LOOPBACK", False)
+    )
 
 
 @transaction.atomic
-def judge_version_create(*, judge_name: str, backend: str, model: str = "", prompt_template: str = "",
-                         params: dict | None = None, rubric: str = "", threshold: float | None = None,
-                         policy: str | None = None, min_n: int | None = None, user=None) -> tuple[JudgeVersion, bool]:
+def judge_version_create(
+    *,
+    judge_name: str,
+    backend: str,
+    model: str = "",
+    prompt_template: str = "",
+    params: dict | None = None,
+    rubric: str = "",
+    threshold: float | None = None,
+    policy: str | None = None,
+    min_n: int | None = None,
+    user=None,
+) -> tuple[JudgeVersion, bool]:
     """The judge version with this configuration, created (with the judge if new) unless it exists.
 
     Returns (version, created). Threshold, policy and minimum n belong to the judge and are updated
@@ -56,12 +73,20 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     stored ones; they are outside the config hash because they never change a verdict.
     """
     problems = []
-    if not isinstance(judge_name, str) or not judge_name or slugify(judge_name) != judge_name \
-            or len(judge_name) > NAME_MAX:
-        problems.append(Problem(f"must be a slug (letters, digits, - and _) of at most {NAME_MAX} characters",
-                                field="judge"))
-    for field, value, limit in (("model", model or "", 300), ("prompt_template", prompt_template or "", RUBRIC_MAX),
-                                ("rubric", rubric or "", RUBRIC_MAX)):
+    if (
+        not isinstance(judge_name, str)
+        or not judge_name
+        or slugify(judge_name) != judge_name
+        or len(judge_name) > NAME_MAX
+    ):
+        problems.append(
+            Problem(f"must be a slug (letters, digits, - and _) of at most {NAME_MAX} characters", field="judge")
+        )
+    for field, value, limit in (
+        ("model", model or "", 300),
+        ("prompt_template", prompt_template or "", RUBRIC_MAX),
+        ("rubric", rubric or "", RUBRIC_MAX),
+    ):
         found = text_problem(value, field, max_length=limit)
         if found is not None:
             problems.append(found)
@@ -70,8 +95,9 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
     if threshold is not None and not -1 <= threshold <= 1:
         problems.append(Problem(f"kappa threshold {threshold} is outside -1..1", field="threshold"))
     if policy is not None and policy not in policies.GATE_POLICIES:
-        problems.append(Problem(f"unknown policy {policy!r}; expected one of {', '.join(policies.GATE_POLICIES)}",
-                                field="policy"))
+        problems.append(
+            Problem(f"unknown policy {policy!r}; expected one of {', '.join(policies.GATE_POLICIES)}", field="policy")
+        )
     if min_n is not None:
         found = whole_number_problem(min_n, "min_n", minimum=1, maximum=SAMPLE_MAX)
         if found is not None:
@@ -80,14 +106,20 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
         problems.append(Problem("the openai backend needs --model (the model snapshot to call)", field="model"))
     params = {k: _coerce_param(v) for k, v in (params or {}).items()}
     for key in ("concurrency", "timeout", "rate_limit", "max_attempts"):
-        if key in params and (not isinstance(params[key], (int, float)) or isinstance(params[key], bool) or params[key] < 0):
+        if key in params and (
+            not isinstance(params[key], (int, float)) or isinstance(params[key], bool) or params[key] < 0
+        ):
             problems.append(Problem("must be a non-negative number", field=f"param {key}"))
     if backend == "openai":
         base_url = params.get("base_url") or getattr(settings, "JUDGE_OPENAI_BASE_URL", "")
         allowed, loopback = judge_url_allow_list()
         if not policies.can_call_judge_url(str(base_url), allowed=allowed, loopback=loopback):
-            problems.append(Problem(policies.judge_url_refusal(str(base_url), allowed=allowed, loopback=loopback),
-                                    field="param base_url" if params.get("base_url") else "JUDGE_OPENAI_BASE_URL"))
+            problems.append(
+                Problem(
+                    policies.judge_url_refusal(str(base_url), allowed=allowed, loopback=loopback),
+                    field="param base_url" if params.get("base_url") else "JUDGE_OPENAI_BASE_URL",
+                )
+            )
     if problems:
         raise ServiceError("cannot create the judge version; nothing was written", problems)
     judge, _ = Judge.objects.get_or_create(name=judge_name)
@@ -107,12 +139,22 @@ def judge_version_create(*, judge_name: str, backend: str, model: str = "", prom
         operational = {k: v for k, v in params.items() if k in OPERATIONAL_PARAMS}
         current = {k: v for k, v in existing.params.items() if k in OPERATIONAL_PARAMS}
         if operational and operational != current:
-            existing.params = {**{k: v for k, v in existing.params.items() if k not in OPERATIONAL_PARAMS}, **operational}
+            existing.params = {
+                **{k: v for k, v in existing.params.items() if k not in OPERATIONAL_PARAMS},
+                **operational,
+            }
             existing.save(update_fields=["params"])
         return existing, False
     number = (judge.versions.aggregate(m=Max("number"))["m"] or 0) + 1
-    version = JudgeVersion.objects.create(judge=judge, number=number, backend=backend, model=model or "",
-                                          prompt_template=prompt_template or "", params=params, rubric=rubric or "",
-                                          config_hash=digest, created_by=user)
+    version = JudgeVersion.objects.create(
+        judge=judge,
+        number=number,
+        backend=backend,
+        model=model or "",
+        prompt_template=prompt_template or "",
+        params=params,
+        rubric=rubric or "",
+        config_hash=digest,
+        created_by=user,
+    )
     return version, True
-

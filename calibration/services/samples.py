@@ -1,4 +1,5 @@
 """Calibration samples: a seeded stratified draw of human-labelled answers, stored and reused."""
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -17,14 +18,20 @@ def _labelled_population(dataset: Dataset) -> dict[str, list[tuple[str, str, int
     A stratum is the one of the question in the answer's own run's dataset version. Answers in a
     relabel audit flagged as interpretation drift stay out until the audit is resolved.
     """
-    answers = list(Answer.objects.filter(run__dataset=dataset).exclude(final_verdict="")
-                   .exclude(pk__in=held_out_answer_ids())
-                   .values_list("pk", "run__run_id", "qid", "run__dataset_version_id"))
+    answers = list(
+        Answer.objects.filter(run__dataset=dataset)
+        .exclude(final_verdict="")
+        .exclude(pk__in=held_out_answer_ids())
+        .values_list("pk", "run__run_id", "qid", "run__dataset_version_id")
+    )
     latest = latest_version(dataset)
     version_ids = {v or (latest.pk if latest else None) for *_, v in answers} - {None}
     strata = {}
-    for version_id, qid, stratum in (VersionEntry.objects.filter(version_id__in=version_ids)
-                                     .values_list("version_id", "qid", "stratum").iterator(chunk_size=10_000)):
+    for version_id, qid, stratum in (
+        VersionEntry.objects.filter(version_id__in=version_ids)
+        .values_list("version_id", "qid", "stratum")
+        .iterator(chunk_size=10_000)
+    ):
         strata[(version_id, qid)] = stratum
     population: dict[str, list] = {}
     for pk, run_id, qid, version_id in answers:
@@ -41,19 +48,30 @@ def sample_draw(*, judge: Judge, dataset: Dataset, size: int, seed: int = 0, flo
     population = _labelled_population(dataset)
     available = {s: len(v) for s, v in population.items()}
     if not available:
-        raise ServiceError(f"dataset {dataset.name!r} has no answers with a final human label to calibrate on",
-                           code=3, status=409)
+        raise ServiceError(
+            f"dataset {dataset.name!r} has no answers with a final human label to calibrate on", code=3, status=409
+        )
     budget = dict(dataset.strata_budget or {})
     allocation = sampling.allocate(size, available, budget or None, floor=floor)
     picked = sampling.draw(population, allocation, seed=seed)
     latest = latest_version(dataset)
     sample = CalibrationSample.objects.create(
-        judge=judge, dataset=dataset, dataset_hash=latest.dataset_hash if latest else "", size=size, seed=seed,
-        allocation=allocation, available=available, budget=budget)
-    SampleItem.objects.bulk_create([
-        SampleItem(sample=sample, answer_id=pk, stratum=stratum, position=i)
-        for i, (stratum, (_run_id, _qid, pk)) in enumerate(picked)
-    ], batch_size=2000)
+        judge=judge,
+        dataset=dataset,
+        dataset_hash=latest.dataset_hash if latest else "",
+        size=size,
+        seed=seed,
+        allocation=allocation,
+        available=available,
+        budget=budget,
+    )
+    SampleItem.objects.bulk_create(
+        [
+            SampleItem(sample=sample, answer_id=pk, stratum=stratum, position=i)
+            for i, (stratum, (_run_id, _qid, pk)) in enumerate(picked)
+        ],
+        batch_size=2000,
+    )
     return sample
 
 
@@ -65,4 +83,3 @@ def sample_for(*, judge: Judge, dataset: Dataset, size: int, seed: int, resample
         if found is not None:
             return found
     return sample_draw(judge=judge, dataset=dataset, size=size, seed=seed)
-

@@ -6,6 +6,7 @@ and grading alike; beat runs it every CALIBRATION_SWEEP_SECONDS, finishing chunk
 runs it as it starts, and `calibrate --wait` / `grade_run --wait` run it as they poll. Every caller
 claims a run by a conditional UPDATE, so sweeps that run at once dispatch a run once.
 """
+
 from __future__ import annotations
 
 import logging
@@ -34,8 +35,9 @@ KINDS: tuple[engine.RunKind[Any], ...] = (CALIBRATION_RUNS, GRADING_RUNS)
 def _stalled(cutoff: datetime) -> Q:
     """Queued or running with no sign of life since `cutoff`: the heartbeat is older, or there never was one
     and the run was created before it (its first dispatch never reached a worker)."""
-    return (Q(status__in=engine.ACTIVE_STATUSES)
-            & (Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)))
+    return Q(status__in=engine.ACTIVE_STATUSES) & (
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)
+    )
 
 
 def _claim_stalled(model: type[CalibrationRun] | type[GradingRun], cutoff: datetime, now: datetime) -> list[int]:
@@ -43,8 +45,9 @@ def _claim_stalled(model: type[CalibrationRun] | type[GradingRun], cutoff: datet
     heartbeat: of two sweeps that saw the same run stalled only one updates a row, so only one dispatches."""
     won = []
     for pk in model.objects.filter(_stalled(cutoff)).values_list("pk", flat=True):
-        if model.objects.filter(_stalled(cutoff), pk=pk).update(heartbeat_at=now, dispatches=F("dispatches") + 1,
-                                                                 status="running", message=""):
+        if model.objects.filter(_stalled(cutoff), pk=pk).update(
+            heartbeat_at=now, dispatches=F("dispatches") + 1, status="running", message=""
+        ):
             won.append(pk)
     return won
 
@@ -84,8 +87,9 @@ def stalled_runs_resume(*, stalled_for: timedelta | None = None, now: datetime |
     stalled (one indexed query per kind of run) and safe to run anywhere at once."""
     stalled_for = stalled_for if stalled_for is not None else timedelta(seconds=settings.CALIBRATION_STALL_SECONDS)
     now = now or timezone.now()
-    result = SweepResult(**{kind.name: runs_resume_stalled(kind=kind, stalled_for=stalled_for, now=now)
-                            for kind in KINDS})
+    result = SweepResult(
+        **{kind.name: runs_resume_stalled(kind=kind, stalled_for=stalled_for, now=now) for kind in KINDS}
+    )
     if result.calibration or result.grading:
         log.warning("resumed stalled runs: calibration %s, grading %s", result.calibration, result.grading)
     return result
@@ -99,9 +103,15 @@ class WaitResult(Generic[R]):
     timed_out: bool
 
 
-def run_wait(*, kind: engine.RunKind[R], run_id: int, timeout: float, poll: float = 0.5,
-             on_poll: Callable[[R], None] | None = None,
-             on_resumed: Callable[[R], None] | None = None) -> WaitResult[R]:
+def run_wait(
+    *,
+    kind: engine.RunKind[R],
+    run_id: int,
+    timeout: float,
+    poll: float = 0.5,
+    on_poll: Callable[[R], None] | None = None,
+    on_resumed: Callable[[R], None] | None = None,
+) -> WaitResult[R]:
     """Wait until a run is done, failed or cancelled, or `timeout` seconds pass. As it polls it runs the
     stall sweep (as beat would), so a deployment without beat heals while someone waits; `on_resumed` is
     called when this run was the one resumed, `on_poll` on every poll that finds it still going.

@@ -36,8 +36,7 @@ READ = (ENGINEER,)
 @role_required(*READ)
 def judge_list(request):
     """Every judge with its versions and their gate status badges."""
-    return render(request, "calibration/judge_list.html",
-                  {"judges": judges_overview(scope=blind_scope(request.user))})
+    return render(request, "calibration/judge_list.html", {"judges": judges_overview(scope=blind_scope(request.user))})
 
 
 @role_required(*READ)
@@ -51,17 +50,30 @@ def version_detail(request, pk: int):
     scope = blind_scope(request.user)
     gate = judge_gate(version, scope=scope)
     measurement = latest_measurement(version)
-    context = {"version": version, "gate": gate, "params": public_params(version.params),
-               "scale": kappa_scale(gate), "bars": share_bars(gate), "cells": heatmap(gate),
-               "strata": stratum_bars(gate), "threshold_x": _x(gate["threshold"]) + 150,
-               "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
-               "history": history_chart(kappa_history(version.judge, scope=scope), gate["threshold"]),
-               "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
-               "datasets": Dataset.objects.all(), "can_manage": has_role(request.user, ENGINEER)}
+    context = {
+        "version": version,
+        "gate": gate,
+        "params": public_params(version.params),
+        "scale": kappa_scale(gate),
+        "bars": share_bars(gate),
+        "cells": heatmap(gate),
+        "strata": stratum_bars(gate),
+        "threshold_x": _x(gate["threshold"]) + 150,
+        "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
+        "history": history_chart(kappa_history(version.judge, scope=scope), gate["threshold"]),
+        "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
+        "datasets": Dataset.objects.all(),
+        "can_manage": has_role(request.user, ENGINEER),
+    }
     if measurement is not None:
         ceiling = human_ceiling(measurement, scope=scope)
-        context.update({"disagreements": disagreements(measurement, scope=scope), "ceiling": ceiling,
-                        "length_bias": length_bias(measurement, scope=scope)})
+        context.update(
+            {
+                "disagreements": disagreements(measurement, scope=scope),
+                "ceiling": ceiling,
+                "length_bias": length_bias(measurement, scope=scope),
+            }
+        )
     return render(request, "calibration/version_detail.html", context)
 
 
@@ -72,8 +84,9 @@ def version_calibrate(request, pk: int):
     judge_version_get(pk)
     try:
         f = CalibrateForm(request.POST).parsed("bad calibration options")
-        run, _ = calibration_start(judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"],
-                                   seed=f["seed"], user=request.user)
+        run, _ = calibration_start(
+            judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"], seed=f["seed"], user=request.user
+        )
     except ServiceError as exc:
         messages.error(request, f"cannot start the calibration: {exc}")
         return redirect("judge-version", pk=pk)

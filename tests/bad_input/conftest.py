@@ -1,6 +1,7 @@
 """A small world for the bad-input tests, built through the services: the corpus and the `support`
 dataset, a run `r1` over it with labels, a blind queue, a replay judge version; and `counts()`, the
 row count of every table an import or a form could write, to assert that a refusal wrote nothing."""
+
 import io
 
 import pytest
@@ -8,9 +9,18 @@ from django.core.management import call_command
 
 from tests.conftest import write_jsonl
 
-RUN = {"run_id": "r1", "system": "rag-v2", "dataset": "support", "model_snapshot": "m", "prompt_hash": "p",
-       "evaluator_version": "e", "evaluator_config_hash": "c", "harness_commit": "h", "index_id": "i",
-       "started_at": "2026-06-07T02:00:00Z"}
+RUN = {
+    "run_id": "r1",
+    "system": "rag-v2",
+    "dataset": "support",
+    "model_snapshot": "m",
+    "prompt_hash": "p",
+    "evaluator_version": "e",
+    "evaluator_config_hash": "c",
+    "harness_commit": "h",
+    "index_id": "i",
+    "started_at": "2026-06-07T02:00:00Z",
+}
 ANSWERS = [{"qid": q, "answer": f"answer {q}", "correct": True} for q in ("q-0001", "q-0002", "q-0003")]
 
 
@@ -32,10 +42,34 @@ def counts() -> dict[str, int]:
     from annotation import models as a
     from calibration import models as c
 
-    tables = [a.Document, a.Chunk, a.Dataset, a.DatasetVersion, a.Example, a.VersionEntry, a.WorkingExample,
-              a.EditAudit, a.Run, a.Answer, a.HumanLabel, a.LabelEvent, a.Adjudication, a.Queue, a.QueueItem,
-              a.QueueMember, a.QueueRubric, a.Assignment, a.RelabelAudit, c.Judge, c.JudgeVersion, c.ImportedVerdict,
-              c.CalibrationSample, c.CalibrationRun, c.GradingRun, get_user_model()]
+    tables = [
+        a.Document,
+        a.Chunk,
+        a.Dataset,
+        a.DatasetVersion,
+        a.Example,
+        a.VersionEntry,
+        a.WorkingExample,
+        a.EditAudit,
+        a.Run,
+        a.Answer,
+        a.HumanLabel,
+        a.LabelEvent,
+        a.Adjudication,
+        a.Queue,
+        a.QueueItem,
+        a.QueueMember,
+        a.QueueRubric,
+        a.Assignment,
+        a.RelabelAudit,
+        c.Judge,
+        c.JudgeVersion,
+        c.ImportedVerdict,
+        c.CalibrationSample,
+        c.CalibrationRun,
+        c.GradingRun,
+        get_user_model(),
+    ]
     return {t.__name__: t.objects.count() for t in tables}
 
 
@@ -47,13 +81,20 @@ def world(db, loaded, tmp_path, make_user):
     from annotation.services.runs import run_import
     from calibration.services.judges import judge_version_create
 
-    users = {"eng": make_user("eng", "engineer", "adjudicator", "expert"), "ann1": make_user("ann1", "annotator"),
-             "ann2": make_user("ann2", "annotator")}
+    users = {
+        "eng": make_user("eng", "engineer", "adjudicator", "expert"),
+        "ann1": make_user("ann1", "annotator"),
+        "ann2": make_user("ann2", "annotator"),
+    }
     run_import(path=write_jsonl(tmp_path / "run.jsonl", [RUN, *ANSWERS]))
-    labels_import(path=write_jsonl(tmp_path / "labels.jsonl", [
-        {"run_id": "r1", "qid": "q-0001", "annotator": "ann1", "verdict": "correct"}]))
-    queue = queue_create(name="nightly", annotators=["ann1", "ann2"], overlap=2, run_id="r1", seed=3,
-                         created_by=users["eng"])
+    labels_import(
+        path=write_jsonl(
+            tmp_path / "labels.jsonl", [{"run_id": "r1", "qid": "q-0001", "annotator": "ann1", "verdict": "correct"}]
+        )
+    )
+    queue = queue_create(
+        name="nightly", annotators=["ann1", "ann2"], overlap=2, run_id="r1", seed=3, created_by=users["eng"]
+    )
     version, _ = judge_version_create(judge_name="replayed", backend="replay")
     return {"users": users, "queue": queue, "judge_version": version, "tmp": tmp_path}
 

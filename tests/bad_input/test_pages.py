@@ -1,5 +1,6 @@
 """Pages and routes: an unknown id is 404 with the house error, bad form input a message on the page,
 never a 500; labelling refuses impossible active seconds with nothing written."""
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -16,8 +17,12 @@ PAGE_ROUTES = [
     ("queue-label-submit", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct"}),
     ("queue-adjudicate", {"queue_id": "MISSING"}, "get", None),
     ("queue-adjudicate-submit", {"queue_id": "MISSING", "item_id": 1}, "post", {"verdict": "correct", "reason": "r"}),
-    ("queue-adjudicate-submit", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post",
-     {"verdict": "correct", "reason": "r"}),
+    (
+        "queue-adjudicate-submit",
+        {"queue_id": "QUEUE", "item_id": "MISSING"},
+        "post",
+        {"verdict": "correct", "reason": "r"},
+    ),
     ("queue-stats", {"queue_id": "MISSING"}, "get", None),
     ("audit-detail", {"audit_id": "MISSING"}, "get", None),
     ("audit-detail", {"audit_id": "MISSING"}, "post", {"note": "n"}),
@@ -45,7 +50,12 @@ API_ROUTES = [
     ("api-queue-label", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct"}),
     ("api-queue-renew", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", None),
     ("api-queue-revise", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct", "rationale": "r"}),
-    ("api-queue-adjudicate", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct", "reason": "r"}),
+    (
+        "api-queue-adjudicate",
+        {"queue_id": "QUEUE", "item_id": "MISSING"},
+        "post",
+        {"verdict": "correct", "reason": "r"},
+    ),
     ("api-audit-detail", {"audit_id": "MISSING"}, "get", None),
     ("api-judge-version", {"pk": "MISSING"}, "get", None),
     ("api-judge-gate", {"pk": "MISSING"}, "get", None),
@@ -78,7 +88,7 @@ def _cases(routes):
     """Each route with the id 999, and, where the id is a number, one beyond 64 bits."""
     out = []
     for name, kw, method, body in routes:
-        for missing in ([999, BEYOND_64_BITS] if "MISSING" in kw.values() else [None]):
+        for missing in [999, BEYOND_64_BITS] if "MISSING" in kw.values() else [None]:
             which = "-".join(k for k, v in kw.items() if v == "MISSING") or "name"
             out.append(pytest.param(name, kw, method, body, missing, id=f"{name}-{method}-{which}-{missing}"))
     return out
@@ -155,14 +165,18 @@ def test_the_label_api_refuses_impossible_active_seconds(world, seconds):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=world['users']['ann2']).key}")
     before = counts()
-    res = client.post(f"/api/queues/{world['queue'].pk}/items/{item.key}/label/",
-                      {"verdict": "correct", "active_seconds": seconds}, format="json")
+    res = client.post(
+        f"/api/queues/{world['queue'].pk}/items/{item.key}/label/",
+        {"verdict": "correct", "active_seconds": seconds},
+        format="json",
+    )
     if seconds is True:  # JSON true is 1.0 to DRF's FloatField, a number of seconds like any other
         assert res.status_code == 201
         return
     assert res.status_code == 400
-    assert res.json()["problems"] == [{"line": None, "field": "active_seconds",
-                                       "message": "must be a number from 0 to 86400"}]
+    assert res.json()["problems"] == [
+        {"line": None, "field": "active_seconds", "message": "must be a number from 0 to 86400"}
+    ]
     assert counts() == before
 
 
@@ -175,8 +189,13 @@ def test_the_label_service_refuses_non_finite_seconds_whoever_calls_it(world):
     before = counts()
     for seconds in (float("nan"), float("inf"), -1.0, 86_401.0, "5"):
         with pytest.raises(ServiceError) as exc:
-            label_submit(queue=world["queue"], item_id=item.pk, annotator=world["users"]["ann2"], verdict="correct",
-                         active_seconds=seconds)
+            label_submit(
+                queue=world["queue"],
+                item_id=item.pk,
+                annotator=world["users"]["ann2"],
+                verdict="correct",
+                active_seconds=seconds,
+            )
         assert exc.value.problems[0].field == "active_seconds"
     assert counts() == before
 
@@ -191,14 +210,34 @@ PAGE_FORMS = [
     ("get", "/compare/?a=%00&b=r1", None, 400, "contains a NUL character"),
     ("get", "/tagging/support/?stratum=%00", None, 400, "contains a NUL character"),
     ("get", "/runs/a%00/", None, 400, "the path contains a NUL character"),
-    ("post", "/queues/new/", {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "abc"}, 200,
-     "field &#x27;overlap&#x27;: must be a whole number from 1 to 10"),
-    ("post", "/queues/new/", {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "1", "sample": "1e9"},
-     200, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
-    ("post", "/queues/new/", {"name": "n" * 201, "run_id": "r1", "annotators": ["ann1"], "overlap": "1"}, 200,
-     "Ensure this value has at most 200 characters (it has 201)."),
-    ("post", "/queues/new/", {"name": "a\x00b", "run_id": "r1", "annotators": ["ann1"], "overlap": "1"}, 400,
-     "contains a NUL character"),
+    (
+        "post",
+        "/queues/new/",
+        {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "abc"},
+        200,
+        "field &#x27;overlap&#x27;: must be a whole number from 1 to 10",
+    ),
+    (
+        "post",
+        "/queues/new/",
+        {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "1", "sample": "1e9"},
+        200,
+        "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000",
+    ),
+    (
+        "post",
+        "/queues/new/",
+        {"name": "n" * 201, "run_id": "r1", "annotators": ["ann1"], "overlap": "1"},
+        200,
+        "Ensure this value has at most 200 characters (it has 201).",
+    ),
+    (
+        "post",
+        "/queues/new/",
+        {"name": "a\x00b", "run_id": "r1", "annotators": ["ann1"], "overlap": "1"},
+        400,
+        "contains a NUL character",
+    ),
 ]
 
 
@@ -215,11 +254,14 @@ def test_page_forms_show_what_is_wrong(world, method, url, body, status, text):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("form,message", [
-    ({"dataset": "support", "seed": "-1"}, "field &#x27;seed&#x27;: must be a whole number from 0 to 2147483647"),
-    ({"dataset": "support", "sample": "abc"}, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
-    ({"dataset": "support", "sample": "1e9"}, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
-])
+@pytest.mark.parametrize(
+    "form,message",
+    [
+        ({"dataset": "support", "seed": "-1"}, "field &#x27;seed&#x27;: must be a whole number from 0 to 2147483647"),
+        ({"dataset": "support", "sample": "abc"}, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
+        ({"dataset": "support", "sample": "1e9"}, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
+    ],
+)
 def test_the_calibrate_form_refuses_bad_numbers(world, form, message):
     client = Client()
     client.force_login(world["users"]["eng"])

@@ -36,11 +36,12 @@ def run_inline(django_capture_on_commit_callbacks):
 
     def run(version, *, dataset="support", size=30, seed=0, chunk_size=10, **kwargs) -> CalibrationRun:
         with django_capture_on_commit_callbacks(execute=False):
-            run, _ = calibration_start(judge_version_id=version.pk, dataset_name=dataset, size=size, seed=seed,
-                                       chunk_size=chunk_size, **kwargs)
+            run, _ = calibration_start(
+                judge_version_id=version.pk, dataset_name=dataset, size=size, seed=seed, chunk_size=chunk_size, **kwargs
+            )
         pending = pending_item_ids(run)
         for start in range(0, len(pending), chunk_size):
-            tasks.judge_chunk.apply(args=(run.pk, pending[start:start + chunk_size]), throw=True)
+            tasks.judge_chunk.apply(args=(run.pk, pending[start : start + chunk_size]), throw=True)
         run.refresh_from_db()
         return run
 

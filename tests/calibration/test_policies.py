@@ -1,6 +1,7 @@
 """The rules of calibration.policies, one truth table per can_x / check_can_x pair: can_x gives the row's
 answer, and check_can_x raises ServiceError (exit code and HTTP status as the callers send them) where, and
 only where, can_x is False. The role rules, which take a user and have no check, get a table of their own."""
+
 from itertools import combinations
 
 import pytest
@@ -32,35 +33,45 @@ NO_REASON = "a forced grading needs a reason; it is recorded with the grading ru
 
 
 def not_passed(status: str) -> str:
-    return (f"the judge version's gate is {status!r}, not 'pass'; calibrate it first or force the grading with a "
-            "reason (the force is recorded)")
+    return (
+        f"the judge version's gate is {status!r}, not 'pass'; calibrate it first or force the grading with a "
+        "reason (the force is recorded)"
+    )
 
 
-@pytest.mark.parametrize("gate_status, force, reason, message", [
-    ("pass", False, "", None),                  # a passing gate grades, forced or not
-    ("pass", False, "why not", None),
-    ("pass", True, "", None),
-    ("pass", True, "  ", None),
-    ("pass", True, "rerun", None),
-    ("fail", False, "", not_passed("fail")),
-    ("fail", False, "judge retrained", not_passed("fail")),     # a reason alone does not force
-    ("fail", True, "", NO_REASON),
-    ("fail", True, "   ", NO_REASON),           # nor does a blank one
-    ("fail", True, "judge retrained", None),
-    ("unmeasured", False, "", not_passed("unmeasured")),
-    ("unmeasured", False, "why", not_passed("unmeasured")),
-    ("unmeasured", True, "", NO_REASON),
-    ("unmeasured", True, "\t", NO_REASON),
-    ("unmeasured", True, "no labels yet", None),
-    ("stale", False, "", not_passed("stale")),
-    ("stale", False, "why", not_passed("stale")),
-    ("stale", True, "", NO_REASON),
-    ("stale", True, " ", NO_REASON),
-    ("stale", True, "labels moved", None),
-])
+@pytest.mark.parametrize(
+    "gate_status, force, reason, message",
+    [
+        ("pass", False, "", None),  # a passing gate grades, forced or not
+        ("pass", False, "why not", None),
+        ("pass", True, "", None),
+        ("pass", True, "  ", None),
+        ("pass", True, "rerun", None),
+        ("fail", False, "", not_passed("fail")),
+        ("fail", False, "judge retrained", not_passed("fail")),  # a reason alone does not force
+        ("fail", True, "", NO_REASON),
+        ("fail", True, "   ", NO_REASON),  # nor does a blank one
+        ("fail", True, "judge retrained", None),
+        ("unmeasured", False, "", not_passed("unmeasured")),
+        ("unmeasured", False, "why", not_passed("unmeasured")),
+        ("unmeasured", True, "", NO_REASON),
+        ("unmeasured", True, "\t", NO_REASON),
+        ("unmeasured", True, "no labels yet", None),
+        ("stale", False, "", not_passed("stale")),
+        ("stale", False, "why", not_passed("stale")),
+        ("stale", True, "", NO_REASON),
+        ("stale", True, " ", NO_REASON),
+        ("stale", True, "labels moved", None),
+    ],
+)
 def test_can_grade(gate_status, force, reason, message):
-    error = assert_pair(policies.can_grade, policies.check_can_grade, (),
-                        {"gate_status": gate_status, "force": force, "reason": reason}, message is None)
+    error = assert_pair(
+        policies.can_grade,
+        policies.check_can_grade,
+        (),
+        {"gate_status": gate_status, "force": force, "reason": reason},
+        message is None,
+    )
     if error is None:
         return
     assert error.message == message
@@ -71,67 +82,79 @@ def test_can_grade(gate_status, force, reason, message):
         assert (error.code, error.status, error.problems) == (1, 409, [])
 
 
-@pytest.mark.parametrize("url, allowed_prefixes, loopback, allowed", [
-    # Under a prefix: same scheme, host (any case) and port, the prefix's path as whole segments.
-    ("https://api.openai.com/v1", OPENAI, False, True),
-    ("https://api.openai.com/v1/", OPENAI, False, True),
-    ("https://api.openai.com/v1/chat/completions", OPENAI, False, True),
-    ("https://API.OpenAI.com/v1", OPENAI, False, True),
-    ("https://api.openai.com:443/v1", OPENAI, False, True),
-    ("https://api.openai.com/v10", OPENAI, False, False),
-    ("https://api.openai.com/", OPENAI, False, False),
-    ("https://api.openai.com", OPENAI, False, False),
-    ("http://api.openai.com/v1", OPENAI, False, False),
-    ("https://api.openai.com:8443/v1", OPENAI, False, False),
-    # Nothing a prefix test could be fooled by.
-    ("https://api.openai.com.evil.com/v1", OPENAI, False, False),
-    ("https://api.openai.com@evil.com/v1", OPENAI, False, False),
-    ("https://evil.com@api.openai.com/v1", OPENAI, False, False),
-    ("https://user:pw@api.openai.com/v1", OPENAI, False, False),
-    ("https://api.openai.com/v1/../admin", OPENAI, False, False),
-    ("https://api.openai.com/v1/%2e%2e/admin", OPENAI, False, False),
-    ("https://api.openai.com/v1?next=x", OPENAI, False, False),
-    ("https://api.openai.com/v1#x", OPENAI, False, False),
-    ("ftp://api.openai.com/v1", OPENAI, False, False),
-    ("api.openai.com/v1", OPENAI, False, False),
-    ("", OPENAI, False, False),
-    ("http://[not-a-host", OPENAI, False, False),
-    # Loopback means loopback hosts, on any port, and only when it is on.
-    ("http://127.0.0.1:8001/v1", [], True, True),
-    ("http://127.9.9.9/v1", [], True, True),
-    ("https://localhost:1234", [], True, True),
-    ("http://LOCALHOST:1234/v1", [], True, True),
-    ("http://[::1]:8000/v1", [], True, True),
-    ("http://127.0.0.1.evil.com/v1", [], True, False),
-    ("http://127.0.0.1@evil.com/v1", [], True, False),
-    ("http://localhost.evil.com/v1", [], True, False),
-    ("http://evil.com/127.0.0.1/v1", [], True, False),
-    ("http://2130706433/v1", [], True, False),
-    ("http://0.0.0.0:8000/v1", [], True, False),
-    ("http://127.0.0.1:8001/v1", [], False, False),
-    ("http://[::1]:8000/v1", [], False, False),
-    ("http://127.0.0.1:8001/v1", OPENAI, True, True),
-    ("https://evil.example/v1", OPENAI, True, False),
-    # A port in the prefix must match; an empty list allows nothing.
-    ("http://gpu-box:8001/v1/x", GPU_BOX, False, True),
-    ("http://gpu-box:8002/v1", GPU_BOX, False, False),
-    ("http://gpu-box/v1", GPU_BOX, False, False),
-    ("http://gpu-box/anything", ["http://gpu-box/"], False, True),
-    ("https://api.openai.com/v1", [], False, False),
-    ("https://api.openai.com/v1", [" https://api.openai.com/v1 "], False, True),    # prefixes are stripped
-    ("https://api.openai.com/v1", ["not a url", *OPENAI], False, True),            # a broken prefix is skipped
-])
+@pytest.mark.parametrize(
+    "url, allowed_prefixes, loopback, allowed",
+    [
+        # Under a prefix: same scheme, host (any case) and port, the prefix's path as whole segments.
+        ("https://api.openai.com/v1", OPENAI, False, True),
+        ("https://api.openai.com/v1/", OPENAI, False, True),
+        ("https://api.openai.com/v1/chat/completions", OPENAI, False, True),
+        ("https://API.OpenAI.com/v1", OPENAI, False, True),
+        ("https://api.openai.com:443/v1", OPENAI, False, True),
+        ("https://api.openai.com/v10", OPENAI, False, False),
+        ("https://api.openai.com/", OPENAI, False, False),
+        ("https://api.openai.com", OPENAI, False, False),
+        ("http://api.openai.com/v1", OPENAI, False, False),
+        ("https://api.openai.com:8443/v1", OPENAI, False, False),
+        # Nothing a prefix test could be fooled by.
+        ("https://api.openai.com.evil.com/v1", OPENAI, False, False),
+        ("https://api.openai.com@evil.com/v1", OPENAI, False, False),
+        ("https://evil.com@api.openai.com/v1", OPENAI, False, False),
+        ("https://user:pw@api.openai.com/v1", OPENAI, False, False),
+        ("https://api.openai.com/v1/../admin", OPENAI, False, False),
+        ("https://api.openai.com/v1/%2e%2e/admin", OPENAI, False, False),
+        ("https://api.openai.com/v1?next=x", OPENAI, False, False),
+        ("https://api.openai.com/v1#x", OPENAI, False, False),
+        ("ftp://api.openai.com/v1", OPENAI, False, False),
+        ("api.openai.com/v1", OPENAI, False, False),
+        ("", OPENAI, False, False),
+        ("http://[not-a-host", OPENAI, False, False),
+        # Loopback means loopback hosts, on any port, and only when it is on.
+        ("http://127.0.0.1:8001/v1", [], True, True),
+        ("http://127.9.9.9/v1", [], True, True),
+        ("https://localhost:1234", [], True, True),
+        ("http://LOCALHOST:1234/v1", [], True, True),
+        ("http://[::1]:8000/v1", [], True, True),
+        ("http://127.0.0.1.evil.com/v1", [], True, False),
+        ("http://127.0.0.1@evil.com/v1", [], True, False),
+        ("http://localhost.evil.com/v1", [], True, False),
+        ("http://evil.com/127.0.0.1/v1", [], True, False),
+        ("http://2130706433/v1", [], True, False),
+        ("http://0.0.0.0:8000/v1", [], True, False),
+        ("http://127.0.0.1:8001/v1", [], False, False),
+        ("http://[::1]:8000/v1", [], False, False),
+        ("http://127.0.0.1:8001/v1", OPENAI, True, True),
+        ("https://evil.example/v1", OPENAI, True, False),
+        # A port in the prefix must match; an empty list allows nothing.
+        ("http://gpu-box:8001/v1/x", GPU_BOX, False, True),
+        ("http://gpu-box:8002/v1", GPU_BOX, False, False),
+        ("http://gpu-box/v1", GPU_BOX, False, False),
+        ("http://gpu-box/anything", ["http://gpu-box/"], False, True),
+        ("https://api.openai.com/v1", [], False, False),
+        ("https://api.openai.com/v1", [" https://api.openai.com/v1 "], False, True),  # prefixes are stripped
+        ("https://api.openai.com/v1", ["not a url", *OPENAI], False, True),  # a broken prefix is skipped
+    ],
+)
 def test_can_call_judge_url(url, allowed_prefixes, loopback, allowed):
-    error = assert_pair(policies.can_call_judge_url, policies.check_can_call_judge_url, (url,),
-                        {"allowed": allowed_prefixes, "loopback": loopback}, allowed, field="param base_url")
+    error = assert_pair(
+        policies.can_call_judge_url,
+        policies.check_can_call_judge_url,
+        (url,),
+        {"allowed": allowed_prefixes, "loopback": loopback},
+        allowed,
+        field="param base_url",
+    )
     if error is None:
         return
     where = ", ".join(allowed_prefixes) if allowed_prefixes else "nothing"
     assert error.message == "the judge's base URL is not allowed; nothing was written"
-    assert [(p.field, p.message) for p in error.problems] == [(
-        "param base_url",
-        f"judge base URL {url!r} is outside JUDGE_ALLOWED_BASE_URLS (allowed: {where}"
-        f"{'; and loopback addresses' if loopback else ''}); add its prefix to JUDGE_ALLOWED_BASE_URLS to allow it")]
+    assert [(p.field, p.message) for p in error.problems] == [
+        (
+            "param base_url",
+            f"judge base URL {url!r} is outside JUDGE_ALLOWED_BASE_URLS (allowed: {where}"
+            f"{'; and loopback addresses' if loopback else ''}); add its prefix to JUDGE_ALLOWED_BASE_URLS to allow it",
+        )
+    ]
     assert (error.code, error.status) == (2, 400)
 
 
@@ -162,5 +185,5 @@ def test_superusers_hold_every_role_and_anonymous_users_none():
 
 def test_every_pair_in_the_module_has_a_table_here():
     """A check_can_x added to calibration.policies without a truth table fails here."""
-    pairs = sorted(name[len("check_can_"):] for name in dir(policies) if name.startswith("check_can_"))
-    assert pairs == sorted(name[len("test_can_"):] for name in globals() if name.startswith("test_can_"))
+    pairs = sorted(name[len("check_can_") :] for name in dir(policies) if name.startswith("check_can_"))
+    assert pairs == sorted(name[len("test_can_") :] for name in globals() if name.startswith("test_can_"))

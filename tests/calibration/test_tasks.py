@@ -1,5 +1,6 @@
 """The judge engine's Celery tasks called directly (no broker): ids in, early return when done or gone,
 idempotent chunks, retries only for what heals by itself."""
+
 import pytest
 from celery.exceptions import Retry
 
@@ -16,16 +17,21 @@ def span_version():
 
 def started_grading(django_capture_on_commit_callbacks, version=None, **kwargs) -> GradingRun:
     with django_capture_on_commit_callbacks(execute=False):
-        return grading_start(judge_version_id=(version or span_version()).pk, run_id="run-a", force=True,
-                             reason="task test", **kwargs)
+        return grading_start(
+            judge_version_id=(version or span_version()).pk, run_id="run-a", force=True, reason="task test", **kwargs
+        )
 
 
-def test_a_grade_chunk_grades_its_answers_once_and_the_last_closes_the_grading(world,
-                                                                              django_capture_on_commit_callbacks):
+def test_a_grade_chunk_grades_its_answers_once_and_the_last_closes_the_grading(
+    world, django_capture_on_commit_callbacks
+):
     grading = started_grading(django_capture_on_commit_callbacks)
     ids = grading_pending_answer_ids(grading)
-    assert tasks.grade_chunk.apply(args=(grading.pk, ids[:40]), throw=True).get() == \
-        {"judged": 40, "errors": 0, "transient": 0}
+    assert tasks.grade_chunk.apply(args=(grading.pk, ids[:40]), throw=True).get() == {
+        "judged": 40,
+        "errors": 0,
+        "transient": 0,
+    }
     grading.refresh_from_db()
     assert (grading.status, grading.finished_at) == ("running", None)
     assert grading.started_at is not None and grading.heartbeat_at is not None
@@ -35,8 +41,10 @@ def test_a_grade_chunk_grades_its_answers_once_and_the_last_closes_the_grading(w
     tasks.grade_chunk.apply(args=(grading.pk, ids[40:]), throw=True)
     grading.refresh_from_db()
     assert (grading.status, GradedAnswer.objects.filter(grading=grading).count()) == ("done", 60)
-    assert tasks.grade_chunk.apply(args=(grading.pk, ids[:5]), throw=True).get() == \
-        {"skipped": 5, "reason": "run is not active"}
+    assert tasks.grade_chunk.apply(args=(grading.pk, ids[:5]), throw=True).get() == {
+        "skipped": 5,
+        "reason": "run is not active",
+    }
 
 
 def test_tasks_of_a_run_that_is_gone_return_at_once(db):
@@ -57,10 +65,12 @@ def test_the_dispatch_of_a_finished_grading_sends_nothing(world, django_capture_
 
 
 def test_a_judge_that_stays_down_retries_then_fails_the_grading_and_resume_finishes_it(
-        db, tmp_path, judge_server, eager, django_capture_on_commit_callbacks, monkeypatch):
+    db, tmp_path, judge_server, eager, django_capture_on_commit_callbacks, monkeypatch
+):
     load_world(tmp_path / "w", n=6)
-    version = judge_version_create(judge_name="llm", backend="openai", model="judge-1",
-                                   params={"base_url": judge_server.url, "max_attempts": 1})[0]
+    version = judge_version_create(
+        judge_name="llm", backend="openai", model="judge-1", params={"base_url": judge_server.url, "max_attempts": 1}
+    )[0]
     grading = started_grading(django_capture_on_commit_callbacks, version)
     ids = grading_pending_answer_ids(grading)
     judge_server.fail_500 = 1000
@@ -80,16 +90,20 @@ def test_a_judge_that_stays_down_retries_then_fails_the_grading_and_resume_finis
         grading_resume(grading_id=grading.pk)
     grading.refresh_from_db()
     assert (grading.status, grading.dispatches, grading.message) == ("done", 2, "")
-    assert sorted(GradedAnswer.objects.filter(grading=grading).values_list("verdict", flat=True)) == \
-        ["correct"] * 4 + ["incorrect"] * 2
+    assert (
+        sorted(GradedAnswer.objects.filter(grading=grading).values_list("verdict", flat=True))
+        == ["correct"] * 4 + ["incorrect"] * 2
+    )
 
 
-def test_a_permanent_judge_error_is_not_retried(db, tmp_path, judge_server, settings,
-                                                django_capture_on_commit_callbacks):
+def test_a_permanent_judge_error_is_not_retried(
+    db, tmp_path, judge_server, settings, django_capture_on_commit_callbacks
+):
     """A judge URL outside the allow list will not heal by waiting: an error at once, no retry, no request."""
     load_world(tmp_path / "w", n=6)
-    version = judge_version_create(judge_name="llm", backend="openai", model="judge-1",
-                                   params={"base_url": judge_server.url})[0]
+    version = judge_version_create(
+        judge_name="llm", backend="openai", model="judge-1", params={"base_url": judge_server.url}
+    )[0]
     settings.JUDGE_ALLOWED_BASE_URLS = ["https://api.openai.com/v1"]
     settings.JUDGE_ALLOW_LOOPBACK = False
     grading = started_grading(django_capture_on_commit_callbacks, version)

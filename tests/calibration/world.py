@@ -4,6 +4,7 @@ n questions over three strata; the answer to question i contains the expected an
 i % 3 == 0; two annotators agree on every answer, and their verdict follows the expected answer except
 where i % 10 == 1 (humans call a containing answer incorrect), so a span judge disagrees there.
 """
+
 import json
 from pathlib import Path
 
@@ -31,26 +32,50 @@ def judge_truth(i: int) -> str:
     return "correct" if i % 3 != 0 else "incorrect"
 
 
-def write_world(directory: Path, *, n: int = 60, run_id: str = "run-a", dataset: str = "support",
-                markers: dict | None = None) -> dict:
+def write_world(
+    directory: Path, *, n: int = 60, run_id: str = "run-a", dataset: str = "support", markers: dict | None = None
+) -> dict:
     """Write questions.jsonl, run.jsonl and labels.jsonl; `markers` maps i -> text appended to the answer."""
     directory.mkdir(parents=True, exist_ok=True)
     markers = markers or {}
-    questions = [{"qid": f"q-{i:04d}", "question": f"what is the code of item {i}?", "stratum": STRATA[i % 3],
-                  "gold_doc_id": "doc:codes", "gold_chunk_id": f"doc:codes#{i:04d}",
-                  "gold_text": f"The code of item {i} is {expected_for(i)}.", "expected": expected_for(i),
-                  "grading": "judge"} for i in range(n)]
+    questions = [
+        {
+            "qid": f"q-{i:04d}",
+            "question": f"what is the code of item {i}?",
+            "stratum": STRATA[i % 3],
+            "gold_doc_id": "doc:codes",
+            "gold_chunk_id": f"doc:codes#{i:04d}",
+            "gold_text": f"The code of item {i} is {expected_for(i)}.",
+            "expected": expected_for(i),
+            "grading": "judge",
+        }
+        for i in range(n)
+    ]
     answers = [{"run_id": run_id, "system": "rag-v2", "dataset": dataset, "started_at": "2026-06-07T02:00:00Z"}]
     for i in range(n):
         text = f"The code is {expected_for(i)}." if i % 3 != 0 else "I am not sure which code applies."
         if i in markers:
             text += " " + markers[i]
         answers.append({"qid": f"q-{i:04d}", "answer": text})
-    labels = [{"run_id": run_id, "qid": f"q-{i:04d}", "annotator": who, "verdict": human_verdict(i),
-               "labelled_at": "2026-06-08T10:00:00Z"} for i in range(n) for who in ("ann-a", "ann-b")]
-    return {"questions": _write(directory / "questions.jsonl", questions),
-            "run": _write(directory / "run.jsonl", answers),
-            "labels": _write(directory / "labels.jsonl", labels), "n": n, "run_id": run_id, "dataset": dataset}
+    labels = [
+        {
+            "run_id": run_id,
+            "qid": f"q-{i:04d}",
+            "annotator": who,
+            "verdict": human_verdict(i),
+            "labelled_at": "2026-06-08T10:00:00Z",
+        }
+        for i in range(n)
+        for who in ("ann-a", "ann-b")
+    ]
+    return {
+        "questions": _write(directory / "questions.jsonl", questions),
+        "run": _write(directory / "run.jsonl", answers),
+        "labels": _write(directory / "labels.jsonl", labels),
+        "n": n,
+        "run_id": run_id,
+        "dataset": dataset,
+    }
 
 
 def load_world(directory: Path, **kwargs) -> dict:

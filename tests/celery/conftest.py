@@ -5,6 +5,7 @@ therefore build their own world in a file SQLite database under tmp_path (migrat
 the real commands) and drive everything through `manage.py` subprocesses and the worker, as a user
 would. No pytest-django database fixture is involved.
 """
+
 import json
 import os
 import re
@@ -43,16 +44,23 @@ class Stack:
         self.db = tmp / "db.sqlite3"
         self.database_url = database_url
         self.server = server
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalapp.settings.base",
-                    "DATABASE_URL": database_url or f"sqlite:///{self.db}", "EVALAPP_VAR_DIR": str(tmp / "var"),
-                    "CELERY_BROKER_URL": broker, "CALIBRATION_STALL_SECONDS": "120", "LOG_LEVEL": "WARNING",
-                    "PYTHONPATH": str(ROOT)}
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "evalapp.settings.base",
+            "DATABASE_URL": database_url or f"sqlite:///{self.db}",
+            "EVALAPP_VAR_DIR": str(tmp / "var"),
+            "CELERY_BROKER_URL": broker,
+            "CALIBRATION_STALL_SECONDS": "120",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
         self.env.pop("CELERY_RESULT_BACKEND", None)
         self.workers: list[subprocess.Popen] = []
 
     def manage(self, *args, check=True, timeout=600) -> subprocess.CompletedProcess:
-        done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
+        done = subprocess.run(
+            [PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout
+        )
         if check and done.returncode != 0:
             raise AssertionError(f"manage.py {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
         return done
@@ -66,23 +74,55 @@ class Stack:
         return files
 
     def judge_version(self, **params) -> int:
-        args = ["create_judge_version", "--judge", "llm", "--backend", "openai", "--model", "judge-1", "--min-n", "10",
-                "--threshold", "0.3", "--param", f"base_url={self.server.url}"]
+        args = [
+            "create_judge_version",
+            "--judge",
+            "llm",
+            "--backend",
+            "openai",
+            "--model",
+            "judge-1",
+            "--min-n",
+            "10",
+            "--threshold",
+            "0.3",
+            "--param",
+            f"base_url={self.server.url}",
+        ]
         for k, v in params.items():
             args += ["--param", f"{k}={v}"]
         return json.loads(self.manage(*args, "--json").stdout)["judge_version"]
 
-    def start_worker(self, name: str, *, stall_seconds: int | None = None, processes: int = 2, beat: bool = False,
-                     sweep_seconds: float | None = None) -> subprocess.Popen:
+    def start_worker(
+        self,
+        name: str,
+        *,
+        stall_seconds: int | None = None,
+        processes: int = 2,
+        beat: bool = False,
+        sweep_seconds: float | None = None,
+    ) -> subprocess.Popen:
         """A worker (with an embedded beat when asked, as `make run` starts it), ready to take tasks."""
         env = dict(self.env)
         if stall_seconds is not None:
             env["CALIBRATION_STALL_SECONDS"] = str(stall_seconds)
         if sweep_seconds is not None:
             env["CALIBRATION_SWEEP_SECONDS"] = str(sweep_seconds)
-        log = open(self.tmp / f"worker-{name}.log", "a")
-        args = [CELERY, "-A", "evalapp", "worker", "--loglevel=INFO", f"--concurrency={processes}", "--pool=prefork",
-                "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        log = open(self.tmp / f"worker-{name}.log", "a")  # noqa: SIM115  (the worker writes to it until stop() closes it)
+        args = [
+            CELERY,
+            "-A",
+            "evalapp",
+            "worker",
+            "--loglevel=INFO",
+            f"--concurrency={processes}",
+            "--pool=prefork",
+            "-n",
+            f"{name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
         if beat:
             args += ["--beat", "--schedule", str(self.tmp / f"beat-{name}")]
         worker = subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -110,8 +150,10 @@ class Stack:
 
     def logs(self) -> str:
         """The tail of every worker log, for assertion messages."""
-        return "".join(f"\n--- {p.name}\n" + "\n".join(p.read_text().splitlines()[-40:])
-                       for p in sorted(self.tmp.glob("worker-*.log")))
+        return "".join(
+            f"\n--- {p.name}\n" + "\n".join(p.read_text().splitlines()[-40:])
+            for p in sorted(self.tmp.glob("worker-*.log"))
+        )
 
     def kill(self, worker: subprocess.Popen) -> None:
         """SIGKILL the worker and its pool children (its own process group): a crash, not a shutdown."""

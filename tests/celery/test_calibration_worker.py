@@ -1,4 +1,5 @@
 """Calibration through real Celery workers: the happy path, and a worker killed mid-run."""
+
 import json
 import time
 
@@ -12,13 +13,37 @@ def test_calibrate_wait_prints_the_gate_from_a_real_worker(stack):
     stack.server.latency = 0.02
     stack.server.fail_429, stack.server.fail_500 = 2, 2  # healed by retries with backoff
     version = stack.judge_version(concurrency=2)
-    no_worker = stack.manage("calibrate", str(version), "--dataset", "support", "--sample", "30", "--wait",
-                             "--timeout", "1", "--json", check=False)
+    no_worker = stack.manage(
+        "calibrate",
+        str(version),
+        "--dataset",
+        "support",
+        "--sample",
+        "30",
+        "--wait",
+        "--timeout",
+        "1",
+        "--json",
+        check=False,
+    )
     assert no_worker.returncode == 3
     assert json.loads(no_worker.stdout)["status"] == "queued"
     stack.start_worker("w1")
-    done = stack.manage("calibrate", str(version), "--dataset", "support", "--sample", "30", "--chunk-size", "7",
-                        "--wait", "--timeout", "400", "--json", check=False)
+    done = stack.manage(
+        "calibrate",
+        str(version),
+        "--dataset",
+        "support",
+        "--sample",
+        "30",
+        "--chunk-size",
+        "7",
+        "--wait",
+        "--timeout",
+        "400",
+        "--json",
+        check=False,
+    )
     gate = json.loads(done.stdout)
     assert (done.returncode, gate["status"], gate["n"]) == (0, "pass", 30), done.stderr + stack.logs()
     # The queued run was picked up when the worker started; the second call reused it if it was still
@@ -30,11 +55,27 @@ def test_calibrate_wait_prints_the_gate_from_a_real_worker(stack):
     again = stack.manage("judge_gate", str(version), "--json")
     assert json.loads(again.stdout) == gate
     # The gate passes: the judge may now grade the run, in the worker.
-    graded = stack.manage("grade_run", "run-a", "--judge-version", str(version), "--chunk-size", "7", "--wait",
-                          "--timeout", "400", "--json", check=False)
+    graded = stack.manage(
+        "grade_run",
+        "run-a",
+        "--judge-version",
+        str(version),
+        "--chunk-size",
+        "7",
+        "--wait",
+        "--timeout",
+        "400",
+        "--json",
+        check=False,
+    )
     grading = json.loads(graded.stdout)
-    assert (graded.returncode, grading["status"], grading["forced"], grading["graded"], grading["total"]) == \
-        (0, "done", False, 30, 30), graded.stderr + stack.logs()
+    assert (graded.returncode, grading["status"], grading["forced"], grading["graded"], grading["total"]) == (
+        0,
+        "done",
+        False,
+        30,
+        30,
+    ), graded.stderr + stack.logs()
     # Graded as calibration is: fanned out, 30 answers in chunk tasks of 7.
     assert stack.tasks_received("w1", "calibration.grade_chunk") == 5
     assert stack.sql("select count(*), count(distinct answer_id) from calibration_gradedanswer") == [(30, 30)]
@@ -53,16 +94,20 @@ def wait_until_done(stack, run: int, timeout: float = 240) -> None:
         assert time.monotonic() < deadline, (
             f"run {run} is stuck at {stack.sql('select count(*) from calibration_verdict where run_id = ?', run)[0][0]}"
             f" verdicts: {stack.sql('select status, dispatches from calibration_calibrationrun where id = ?', run)}"
-            + stack.logs())
+            + stack.logs()
+        )
         time.sleep(0.2)
 
 
 def assert_one_verdict_per_item(stack, version: int, run: int, n: int) -> None:
     """The outcome of healing, not its path: whether a resume was needed depends on timing (under load the
     replacement may find the dead worker's chunks redelivered before any sweep sees a stall)."""
-    assert stack.sql("select status, finished_at is not null from calibration_calibrationrun where id = ?", run) == \
-        [("done", 1)]
-    assert stack.sql("select count(*), count(distinct item_id) from calibration_verdict where run_id = ?", run) == [(n, n)]
+    assert stack.sql("select status, finished_at is not null from calibration_calibrationrun where id = ?", run) == [
+        ("done", 1)
+    ]
+    assert stack.sql("select count(*), count(distinct item_id) from calibration_verdict where run_id = ?", run) == [
+        (n, n)
+    ]
     assert stack.sql("select count(*) from calibration_verdict where run_id = ? and verdict = 'error'", run) == [(0,)]
     assert stack.sql("select count(*) from calibration_measurement") == [(1,)]
     gate = json.loads(stack.manage("judge_gate", str(version), "--json", check=False).stdout)
@@ -78,8 +123,9 @@ def test_a_killed_worker_replaced_at_once_heals_by_itself(stack):
     stack.server.latency = 0.15
     version = stack.judge_version(concurrency=1)
     first = stack.start_worker("w1", stall_seconds=STALL_SECONDS, sweep_seconds=SWEEP_SECONDS, beat=True)
-    started = stack.manage("calibrate", str(version), "--dataset", "support", "--sample", "40", "--chunk-size", "5",
-                           "--json")
+    started = stack.manage(
+        "calibrate", str(version), "--dataset", "support", "--sample", "40", "--chunk-size", "5", "--json"
+    )
     run = json.loads(started.stdout)["run"]
     deadline = time.monotonic() + 300
     while stack.sql("select count(*) from calibration_verdict")[0][0] < 8:
@@ -103,8 +149,9 @@ def test_without_beat_the_surviving_worker_heals_the_run_when_its_chunks_finish(
     version = stack.judge_version(concurrency=1)
     doomed = stack.start_worker("w1", stall_seconds=3)
     stack.start_worker("w2", stall_seconds=3)
-    started = stack.manage("calibrate", str(version), "--dataset", "support", "--sample", "40", "--chunk-size", "5",
-                           "--json")
+    started = stack.manage(
+        "calibrate", str(version), "--dataset", "support", "--sample", "40", "--chunk-size", "5", "--json"
+    )
     run = json.loads(started.stdout)["run"]
     deadline = time.monotonic() + 300
     while stack.chunks_held("w1") < 1 or stack.sql("select count(*) from calibration_verdict")[0][0] < 4:

@@ -1,5 +1,6 @@
 """In Chromium, under the real Content-Security-Policy: every page each demo role reaches loads with nothing
 blocked and no script error, and the htmx and keyboard parts still work."""
+
 import re
 from collections import defaultdict
 from urllib.parse import urlsplit
@@ -15,7 +16,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 ROLES = ["expert", "annotator", "adjudicator", "engineer"]
 # Pages that must be among those crawled (their templates are the ones with charts, bars and scripts).
 REACHES = {
-    "expert": ["/corpus/", "/tagging/stdlib-support/", "/tagging/stdlib-support/q/q-0001/", "/tagging/stdlib-support/stats/"],
+    "expert": [
+        "/corpus/",
+        "/tagging/stdlib-support/",
+        "/tagging/stdlib-support/q/q-0001/",
+        "/tagging/stdlib-support/stats/",
+    ],
     "annotator": ["/queues/"],
     "adjudicator": ["/queues/new/", "/audits/"],
     "engineer": ["/runs/demo-rag-v2/", "/series/", "/datasets/stdlib-support/history/", "/judges/"],
@@ -40,8 +46,7 @@ def demo(db, monkeypatch):
     call_command("seed_demo", verbosity=0, stdout=__import__("io").StringIO())
     version, _ = judge_version_create(judge_name="span-demo", backend="span", min_n=10)
     monkeypatch.setattr(engine, "dispatch_on_commit", lambda **_kw: None)  # the test plays the worker
-    run, _ = calibration_start(judge_version_id=version.pk, dataset_name="stdlib-support", size=30,
-                               chunk_size=30)
+    run, _ = calibration_start(judge_version_id=version.pk, dataset_name="stdlib-support", size=30, chunk_size=30)
     tasks.judge_chunk.apply(args=(run.pk, pending_item_ids(run)), throw=True)
 
 
@@ -126,7 +131,9 @@ def test_every_page_a_role_reaches_loads_with_nothing_blocked(live_server, brows
     assert set(REACHES[role]) <= set(result["pages"]), sorted(result["pages"])
     if role == "engineer":
         assert {p.split("/")[2] for p in result["pages"] if p.startswith("/judges/") and p.count("/") == 4} == {
-            "versions", "runs"}, result["pages"]
+            "versions",
+            "runs",
+        }, result["pages"]
     context.close()
 
 
@@ -197,8 +204,15 @@ def test_the_admin_loads_with_nothing_blocked(live_server, browser, make_user):
         watched.page.click("input[type=submit]")
     assert watched.page.url == live_server.url + "/admin/"
     pages = {}
-    for path in ("/admin/", "/admin/auth/user/", f"/admin/auth/user/{root.pk}/change/", "/admin/auth/group/add/",
-                 "/admin/annotation/", "/admin/calibration/", "/admin/axes/accessattempt/"):
+    for path in (
+        "/admin/",
+        "/admin/auth/user/",
+        f"/admin/auth/user/{root.pk}/change/",
+        "/admin/auth/group/add/",
+        "/admin/annotation/",
+        "/admin/calibration/",
+        "/admin/axes/accessattempt/",
+    ):
         assert watched.open(path).status == 200, path
         pages[path] = watched.problems()
     assert pages == {path: [] for path in pages}

@@ -1,4 +1,5 @@
 """The judge pages in Chromium: a version's evidence, and a run's progress refreshing live."""
+
 import re
 
 import pytest
@@ -45,8 +46,9 @@ def test_version_page_shows_the_evidence(page, live_server, login, make_user, tm
     page.screenshot(path=str(screenshot_dir / "judge-version.png"), full_page=True)
 
 
-def test_progress_page_refreshes_while_the_run_goes(page, live_server, login, make_user, tmp_path, monkeypatch,
-                                                    screenshot_dir):
+def test_progress_page_refreshes_while_the_run_goes(
+    page, live_server, login, make_user, tmp_path, monkeypatch, screenshot_dir
+):
     load_world(tmp_path / "w", n=30)
     v, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10)
     monkeypatch.setattr(engine, "dispatch_on_commit", lambda **_kw: None)  # the test plays the worker below

@@ -20,8 +20,10 @@ from evalapp.errors import Problem, ServiceError
 
 
 class Command(EvalCommand):
-    help = ("Run a judge version over a stratified sample of human-labelled answers in the Celery workers and "
-            "measure agreement. With --wait, print the gate object when done (exit as judge_gate; 3 if still running).")
+    help = (
+        "Run a judge version over a stratified sample of human-labelled answers in the Celery workers and "
+        "measure agreement. With --wait, print the gate object when done (exit as judge_gate; 3 if still running)."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("judge_version")
@@ -47,8 +49,14 @@ class Command(EvalCommand):
         else:
             if not o.get("dataset"):
                 raise ServiceError("give --dataset NAME", [Problem("required", field="dataset")])
-            run, created = calibration_start(judge_version_id=version.pk, dataset_name=o["dataset"], size=o["sample"],
-                                             seed=o["seed"], chunk_size=o["chunk_size"], resample=o["resample"])
+            run, created = calibration_start(
+                judge_version_id=version.pk,
+                dataset_name=o["dataset"],
+                size=o["sample"],
+                seed=o["seed"],
+                chunk_size=o["chunk_size"],
+                resample=o["resample"],
+            )
         if not o["wait"] or o["cancel"]:
             return {**calibration_run_progress(run), "created": created}, 0
         last: list[tuple[int, int] | None] = [None]
@@ -59,18 +67,28 @@ class Command(EvalCommand):
         def polled(r):
             progress = calibration_run_progress(r)
             if (progress["done"], progress["errors"]) != last[0] and not o.get("json"):
-                self.stderr.write(f"{progress['done']}/{progress['total']} judged, {progress['invalid']} invalid, "
-                                  f"{progress['errors']} errors"
-                                  + (f", ETA {progress['eta_seconds']}s" if progress["eta_seconds"] else ""))
+                self.stderr.write(
+                    f"{progress['done']}/{progress['total']} judged, {progress['invalid']} invalid, "
+                    f"{progress['errors']} errors"
+                    + (f", ETA {progress['eta_seconds']}s" if progress["eta_seconds"] else "")
+                )
                 last[0] = (progress["done"], progress["errors"])
 
-        waited = run_wait(kind=CALIBRATION_RUNS, run_id=run.pk, timeout=o["timeout"], poll=o["poll"],
-                          on_poll=polled, on_resumed=resumed)
+        waited = run_wait(
+            kind=CALIBRATION_RUNS,
+            run_id=run.pk,
+            timeout=o["timeout"],
+            poll=o["poll"],
+            on_poll=polled,
+            on_resumed=resumed,
+        )
         run = waited.run
         progress = calibration_run_progress(run)
         if waited.timed_out:
-            self.stderr.write(f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
-                              f"is a worker running? (celery -A evalapp worker)")
+            self.stderr.write(
+                f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
+                f"is a worker running? (celery -A evalapp worker)"
+            )
             return {**progress, "created": created}, 3
         payload = judge_gate(version)
         if run.status != "done":
@@ -81,5 +99,7 @@ class Command(EvalCommand):
     def text(self, p):
         if "judge_version" in p and "status" in p and "config_hash" in p:
             return gate_text(p)
-        return (f"calibration run {p['run']} of judge version {p['judge_version']}: {p['status']}, "
-                f"{p['done']}/{p['total']} judged, {p['invalid']} invalid, {p['errors']} errors")
+        return (
+            f"calibration run {p['run']} of judge version {p['judge_version']}: {p['status']}, "
+            f"{p['done']}/{p['total']} judged, {p['invalid']} invalid, {p['errors']} errors"
+        )

@@ -24,10 +24,15 @@ class Command(EvalCommand):
         parser.add_argument("--model", default="", help="model snapshot the openai backend calls")
         parser.add_argument("--prompt-file", help="prompt template ($question, $gold_text, $expected, $answer)")
         parser.add_argument("--rubric-file", help="grading rubric given to the judge")
-        parser.add_argument("--param", action="append", default=[], metavar="K=V",
-                            help="backend parameter (repeatable): temperature-free settings such as max_tokens, "
-                                 "or operational ones kept out of the hash: base_url, api_key, timeout, "
-                                 "concurrency, rate_limit, max_attempts")
+        parser.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            metavar="K=V",
+            help="backend parameter (repeatable): temperature-free settings such as max_tokens, "
+            "or operational ones kept out of the hash: base_url, api_key, timeout, "
+            "concurrency, rate_limit, max_attempts",
+        )
         parser.add_argument("--threshold", type=float, help="kappa the judge must reach (default 0.7)")
         parser.add_argument("--policy", choices=["point", "lower_bound"], help="compare kappa or its lower 95%% bound")
         parser.add_argument("--min-n", type=int, help="minimum calibrated items (default 30)")
@@ -45,12 +50,25 @@ class Command(EvalCommand):
         if problems:
             raise ServiceError("bad --param; nothing was written", problems)
         version, created = judge_version_create(
-            judge_name=o["judge"], backend=o["backend"], model=o["model"],
-            prompt_template=_read(o.get("prompt_file"), "prompt-file"), rubric=_read(o.get("rubric_file"), "rubric-file"),
-            params=params, threshold=o.get("threshold"), policy=o.get("policy"), min_n=o.get("min_n"))
-        return {"judge_version": version.pk, "config_hash": version.config_hash, "judge": version.judge.name,
-                "version": version.number, "created": created}, 0
+            judge_name=o["judge"],
+            backend=o["backend"],
+            model=o["model"],
+            prompt_template=_read(o.get("prompt_file"), "prompt-file"),
+            rubric=_read(o.get("rubric_file"), "rubric-file"),
+            params=params,
+            threshold=o.get("threshold"),
+            policy=o.get("policy"),
+            min_n=o.get("min_n"),
+        )
+        return {
+            "judge_version": version.pk,
+            "config_hash": version.config_hash,
+            "judge": version.judge.name,
+            "version": version.number,
+            "created": created,
+        }, 0
 
     def text(self, p):
-        return (f"judge version {p['judge_version']} ({p['judge']} v{p['version']}, {p['config_hash']})"
-                + ("" if p["created"] else " already existed with this configuration"))
+        return f"judge version {p['judge_version']} ({p['judge']} v{p['version']}, {p['config_hash']})" + (
+            "" if p["created"] else " already existed with this configuration"
+        )

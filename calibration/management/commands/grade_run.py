@@ -14,10 +14,12 @@ from evalapp.errors import Problem, ServiceError
 
 
 class Command(EvalCommand):
-    help = ("Grade a system run's answers with a judge version in the Celery workers; refused (exit 1) unless "
-            "the version's gate passes, or --force with --reason (recorded). Answers without a harness score are "
-            "then scored by these verdicts in compare, failures and series. With --wait, exit 3 if not done in time. "
-            "--cancel ID stops a grading; --resume ID grades what it has not graded yet.")
+    help = (
+        "Grade a system run's answers with a judge version in the Celery workers; refused (exit 1) unless "
+        "the version's gate passes, or --force with --reason (recorded). Answers without a harness score are "
+        "then scored by these verdicts in compare, failures and series. With --wait, exit 3 if not done in time. "
+        "--cancel ID stops a grading; --resume ID grades what it has not graded yet."
+    )
 
     def add_command_arguments(self, parser):
         parser.add_argument("run_id", nargs="?", help="the system run whose answers are graded")
@@ -43,20 +45,28 @@ class Command(EvalCommand):
             missing = [Problem("required", field=f) for f in ("run_id", "judge_version") if not o.get(f)]
             if missing:
                 raise ServiceError("give RUN_ID and --judge-version ID (or --cancel ID / --resume ID)", missing)
-            grading = grading_start(judge_version_id=o["judge_version"], run_id=o["run_id"], force=o["force"],
-                                    reason=o["reason"], chunk_size=o["chunk_size"])
+            grading = grading_start(
+                judge_version_id=o["judge_version"],
+                run_id=o["run_id"],
+                force=o["force"],
+                reason=o["reason"],
+                chunk_size=o["chunk_size"],
+            )
         if not o["wait"]:
             return grading_progress(grading), 0
 
         def resumed(g):
             self.stderr.write(f"no sign of life from grading {g.pk}; resumed it")
 
-        waited = run_wait(kind=GRADING_RUNS, run_id=grading.pk, timeout=o["timeout"], poll=o["poll"],
-                          on_resumed=resumed)
+        waited = run_wait(
+            kind=GRADING_RUNS, run_id=grading.pk, timeout=o["timeout"], poll=o["poll"], on_resumed=resumed
+        )
         progress = grading_progress(waited.run)
         if waited.timed_out:
-            self.stderr.write(f"still grading after {o['timeout']:g}s: {progress['graded']}/{progress['total']}; "
-                              f"is a worker running? (celery -A evalapp worker)")
+            self.stderr.write(
+                f"still grading after {o['timeout']:g}s: {progress['graded']}/{progress['total']}; "
+                f"is a worker running? (celery -A evalapp worker)"
+            )
             return progress, 3
         if waited.run.status != "done":
             self.stderr.write(f"grading {waited.run.pk} {waited.run.status}: {waited.run.message}")
@@ -65,5 +75,7 @@ class Command(EvalCommand):
     def text(self, p):
         counts = ", ".join(f"{n} {v}" for v, n in sorted(p["verdicts"].items())) or "no verdicts yet"
         forced = f" (FORCED past gate {p['gate_status']!r}: {p['force_reason']})" if p["forced"] else ""
-        return (f"grading {p['grading']} of run {p['run_id']} by judge version {p['judge_version']}{forced}: "
-                f"{p['status']}, {p['graded']}/{p['total']} graded: {counts}")
+        return (
+            f"grading {p['grading']} of run {p['run_id']} by judge version {p['judge_version']}{forced}: "
+            f"{p['status']}, {p['graded']}/{p['total']} graded: {counts}"
+        )

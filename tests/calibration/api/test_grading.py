@@ -1,21 +1,43 @@
 """The grading API: start, progress, cancel and resume, with declared output serializers."""
+
 from calibration import tasks
 from calibration.models import GradedAnswer, GradingRun
 from calibration.services.grading import grading_pending_answer_ids
 from calibration.services.judges import judge_version_create
 
-PROGRESS_KEYS = {"grading", "judge_version", "run_id", "status", "gate_status", "forced", "force_reason", "total",
-                 "graded", "errors", "pending", "verdicts", "message", "chunk_size", "dispatches", "created_at",
-                 "started_at", "finished_at"}
+PROGRESS_KEYS = {
+    "grading",
+    "judge_version",
+    "run_id",
+    "status",
+    "gate_status",
+    "forced",
+    "force_reason",
+    "total",
+    "graded",
+    "errors",
+    "pending",
+    "verdicts",
+    "message",
+    "chunk_size",
+    "dispatches",
+    "created_at",
+    "started_at",
+    "finished_at",
+}
 
 
-def test_a_grading_is_read_cancelled_and_resumed_through_the_api(world, api_client_for, eager,
-                                                                  django_capture_on_commit_callbacks):
+def test_a_grading_is_read_cancelled_and_resumed_through_the_api(
+    world, api_client_for, eager, django_capture_on_commit_callbacks
+):
     api = api_client_for("eng", "engineer")
     v = judge_version_create(judge_name="span-judge", backend="span")[0]
     with django_capture_on_commit_callbacks(execute=False):
-        started = api.post(f"/api/judge-versions/{v.pk}/grade/", {"run_id": "run-a", "force": True, "reason": "api",
-                                                                  "chunk_size": 30}, format="json")
+        started = api.post(
+            f"/api/judge-versions/{v.pk}/grade/",
+            {"run_id": "run-a", "force": True, "reason": "api", "chunk_size": 30},
+            format="json",
+        )
     assert started.status_code == 201
     pk = started.json()["id"]
     assert started.json()["chunk_size"] == 30
@@ -25,8 +47,15 @@ def test_a_grading_is_read_cancelled_and_resumed_through_the_api(world, api_clie
     assert progress.status_code == 200
     body = progress.json()
     assert set(body) == PROGRESS_KEYS
-    assert {k: body[k] for k in ("grading", "status", "total", "graded", "errors", "pending", "dispatches")} == \
-        {"grading": pk, "status": "running", "total": 60, "graded": 30, "errors": 0, "pending": 30, "dispatches": 1}
+    assert {k: body[k] for k in ("grading", "status", "total", "graded", "errors", "pending", "dispatches")} == {
+        "grading": pk,
+        "status": "running",
+        "total": 60,
+        "graded": 30,
+        "errors": 0,
+        "pending": 30,
+        "dispatches": 1,
+    }
     cancelled = api.post(f"/api/gradings/{pk}/cancel/")
     assert (cancelled.status_code, cancelled.json()["status"], cancelled.json()["graded"]) == (200, "cancelled", 30)
     with django_capture_on_commit_callbacks(execute=True):
@@ -39,8 +68,11 @@ def test_a_grading_is_read_cancelled_and_resumed_through_the_api(world, api_clie
 
 def test_unknown_gradings_are_404_and_annotators_are_refused(world, api_client_for):
     api = api_client_for("eng", "engineer")
-    for call in (api.get("/api/gradings/999999/"), api.post("/api/gradings/999999/cancel/"),
-                 api.post("/api/gradings/999999/resume/")):
+    for call in (
+        api.get("/api/gradings/999999/"),
+        api.post("/api/gradings/999999/cancel/"),
+        api.post("/api/gradings/999999/resume/"),
+    ):
         assert call.status_code == 404
     annotator = api_client_for("ann", "annotator")
     assert annotator.get("/api/gradings/1/").status_code == 403

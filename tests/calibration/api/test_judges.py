@@ -1,4 +1,5 @@
 """The calibration API and the engineer pages."""
+
 import json
 
 import pytest
@@ -41,8 +42,11 @@ def test_api_roles(world, api_client_for):
 
 def test_create_version_and_start_calibration_over_the_api(world, api_client_for, django_capture_on_commit_callbacks):
     api = api_client_for("eng", "engineer")
-    created = api.post("/api/judge-versions/", {"judge": "llm", "backend": "openai", "model": "m",
-                                                "params": {"api_key": "sk-secret"}}, format="json")
+    created = api.post(
+        "/api/judge-versions/",
+        {"judge": "llm", "backend": "openai", "model": "m", "params": {"api_key": "sk-secret"}},
+        format="json",
+    )
     assert created.status_code == 201
     pk = created.json()["judge_version"]
     again = api.post("/api/judge-versions/", {"judge": "llm", "backend": "openai", "model": "m"}, format="json")
@@ -64,7 +68,9 @@ def test_create_version_and_start_calibration_over_the_api(world, api_client_for
     assert missing.status_code == 404
 
 
-def test_grading_is_refused_unless_the_gate_passes_or_it_is_forced(world, run_inline, make_user, django_capture_on_commit_callbacks):
+def test_grading_is_refused_unless_the_gate_passes_or_it_is_forced(
+    world, run_inline, make_user, django_capture_on_commit_callbacks
+):
     v = span(min_n=10, threshold=0.0)
     eng = make_user("eng", "engineer")
     with pytest.raises(ServiceError) as refused:
@@ -75,11 +81,17 @@ def test_grading_is_refused_unless_the_gate_passes_or_it_is_forced(world, run_in
         grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="  ")
     assert GradingRun.objects.count() == 0
     with django_capture_on_commit_callbacks(execute=True):
-        forced = grading_start(judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke test",
-                               user=eng, run_now=True)
+        forced = grading_start(
+            judge_version_id=v.pk, run_id="run-a", force=True, reason="smoke test", user=eng, run_now=True
+        )
     forced.refresh_from_db()
-    assert (forced.forced, forced.forced_by, forced.force_reason, forced.gate_status, forced.status) == \
-        (True, eng, "smoke test", "unmeasured", "done")
+    assert (forced.forced, forced.forced_by, forced.force_reason, forced.gate_status, forced.status) == (
+        True,
+        eng,
+        "smoke test",
+        "unmeasured",
+        "done",
+    )
     assert GradedAnswer.objects.filter(grading=forced).count() == 60
     run_inline(v, size=30)
     with django_capture_on_commit_callbacks(execute=True):
@@ -93,8 +105,11 @@ def test_grade_endpoint_409_then_forced(world, api_client_for, django_capture_on
     refused = api.post(f"/api/judge-versions/{v.pk}/grade/", {"run_id": "run-a"}, format="json")
     assert refused.status_code == 409 and GradingRun.objects.count() == 0
     with django_capture_on_commit_callbacks(execute=False):
-        forced = api.post(f"/api/judge-versions/{v.pk}/grade/", {"run_id": "run-a", "force": True,
-                                                                  "reason": "needed tonight"}, format="json")
+        forced = api.post(
+            f"/api/judge-versions/{v.pk}/grade/",
+            {"run_id": "run-a", "force": True, "reason": "needed tonight"},
+            format="json",
+        )
     assert forced.status_code == 201
     assert forced.json()["forced"] is True and forced.json()["forced_by"] == "eng"
 
@@ -104,8 +119,11 @@ def test_replay_judge_imports_verdicts_and_calibrates(world, tmp_path, run_inlin
 
     v, _ = judge_version_create(judge_name="external", backend="replay", min_n=10)
     path = tmp_path / "verdicts.jsonl"
-    path.write_text("".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": human_verdict(i)}) + "\n"
-                            for i in range(60)))
+    path.write_text(
+        "".join(
+            json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": human_verdict(i)}) + "\n" for i in range(60)
+        )
+    )
     call_command("import_verdicts", str(path), "--judge-version", str(v.pk), "--json")
     assert json.loads(capsys.readouterr().out) == {"judge_version": v.pk, "verdicts": 60, "created": 60, "unchanged": 0}
     run = run_inline(v, size=30)
@@ -113,8 +131,18 @@ def test_replay_judge_imports_verdicts_and_calibrates(world, tmp_path, run_inlin
     assert run.status == "done" and gate["kappa"] == 1.0 and gate["raw_agreement"] == 1.0 and gate["status"] == "pass"
 
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"run_id": "run-a", "qid": "q-0000", "verdict": "correct" if human_verdict(0) == "incorrect" else "incorrect"})
-                   + "\n" + json.dumps({"run_id": "nope", "qid": "q-0001", "verdict": "correct"}) + "\n{oops\n")
+    bad.write_text(
+        json.dumps(
+            {
+                "run_id": "run-a",
+                "qid": "q-0000",
+                "verdict": "correct" if human_verdict(0) == "incorrect" else "incorrect",
+            }
+        )
+        + "\n"
+        + json.dumps({"run_id": "nope", "qid": "q-0001", "verdict": "correct"})
+        + "\n{oops\n"
+    )
     with pytest.raises(SystemExit) as err:
         call_command("import_verdicts", str(bad), "--judge-version", str(v.pk), "--json")
     assert err.value.code == 2
@@ -166,8 +194,11 @@ def test_verdict_import_endpoint(world, api_client_for):
     body = "".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": "correct"}) + "\n" for i in range(5))
     ok = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data=body, content_type="application/x-ndjson")
     assert ok.status_code == 201 and ok.json()["created"] == 5
-    bad = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data='{"run_id": "run-a"}\n',
-                   content_type="application/x-ndjson")
+    bad = api.post(
+        f"/api/judge-versions/{v.pk}/verdicts/import/",
+        data='{"run_id": "run-a"}\n',
+        content_type="application/x-ndjson",
+    )
     assert bad.status_code == 400 and ImportedVerdict.objects.count() == 5
     assert {(p["line"], p["field"]) for p in bad.json()["problems"]} == {(1, "qid"), (1, "verdict")}
 
@@ -177,8 +208,18 @@ def test_admin_lists_calibration_records_read_only(world, run_inline, client):
 
     run_inline(span(min_n=10), size=12)
     client.force_login(get_user_model().objects.create_superuser("root", "root@example.com", "pw-root-123"))
-    for name in ("judge", "judgeversion", "calibrationsample", "sampleitem", "calibrationrun", "verdict",
-                 "measurement", "importedverdict", "gradingrun", "gradedanswer"):
+    for name in (
+        "judge",
+        "judgeversion",
+        "calibrationsample",
+        "sampleitem",
+        "calibrationrun",
+        "verdict",
+        "measurement",
+        "importedverdict",
+        "gradingrun",
+        "gradedanswer",
+    ):
         assert client.get(f"/admin/calibration/{name}/").status_code == 200, name
     version = JudgeVersion.objects.get()
     page = client.get(f"/admin/calibration/judgeversion/{version.pk}/change/")

@@ -1,4 +1,5 @@
 """The openai backend against a local OpenAI-compatible server: real socket, real protocol."""
+
 import pytest
 
 from calibration.backends import JudgeItem, TransientJudgeError, backend_for
@@ -9,24 +10,33 @@ from calibration.selectors.gates import judge_gate
 from calibration.services.calibration import calibration_resume, calibration_start, pending_item_ids
 from calibration.services.judges import judge_version_create
 
-ITEM = JudgeItem(run_id="r", qid="q", question="how long?", answer="It is 30 days.", expected="30 days",
-                 gold_text="Trials run for 30 days.")
+ITEM = JudgeItem(
+    run_id="r",
+    qid="q",
+    question="how long?",
+    answer="It is 30 days.",
+    expected="30 days",
+    gold_text="Trials run for 30 days.",
+)
 
 
 def backend(server, **params):
     return backend_for("openai", model="judge-1", params={"base_url": server.url, **params})
 
 
-@pytest.mark.parametrize("content, verdict", [
-    ('{"verdict": "correct"}', "correct"),
-    ('```json\n{"verdict": "Incorrect", "reason": "x"}\n```', "incorrect"),
-    ('Sure! {"verdict": "correct"} hope that helps', "correct"),
-    ('{"correct": false}', "incorrect"),
-    ('{"verdict": "maybe"}', "invalid"),
-    ("correct", "invalid"),
-    ("", "invalid"),
-    (None, "invalid"),
-])
+@pytest.mark.parametrize(
+    "content, verdict",
+    [
+        ('{"verdict": "correct"}', "correct"),
+        ('```json\n{"verdict": "Incorrect", "reason": "x"}\n```', "incorrect"),
+        ('Sure! {"verdict": "correct"} hope that helps', "correct"),
+        ('{"correct": false}', "incorrect"),
+        ('{"verdict": "maybe"}', "invalid"),
+        ("correct", "invalid"),
+        ("", "invalid"),
+        (None, "invalid"),
+    ],
+)
 def test_parse_verdict(content, verdict):
     assert parse_verdict(content) == verdict
 
@@ -75,8 +85,13 @@ def test_calibration_with_the_openai_backend_counts_invalid_and_shows_it(db, tmp
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=30, markers={2: "[[GARBAGE]]", 4: "[[MALFORMED]]"})
-    v, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=10,
-                                params={"base_url": judge_server.url, "concurrency": 4})
+    v, _ = judge_version_create(
+        judge_name="llm",
+        backend="openai",
+        model="judge-1",
+        min_n=10,
+        params={"base_url": judge_server.url, "concurrency": 4},
+    )
     run = run_inline(v, size=30)
     assert run.status == "done"
     gate = judge_gate(v)
@@ -88,14 +103,20 @@ def test_calibration_with_the_openai_backend_counts_invalid_and_shows_it(db, tmp
     assert Verdict.objects.filter(run=run, raw_output="").count() == 0
 
 
-def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(db, tmp_path, judge_server,
-                                                                      django_capture_on_commit_callbacks):
+def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(
+    db, tmp_path, judge_server, django_capture_on_commit_callbacks
+):
     from calibration import tasks
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=12)
-    v, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
-                                params={"base_url": judge_server.url, "max_attempts": 1})
+    v, _ = judge_version_create(
+        judge_name="llm",
+        backend="openai",
+        model="judge-1",
+        min_n=5,
+        params={"base_url": judge_server.url, "max_attempts": 1},
+    )
     with django_capture_on_commit_callbacks(execute=False):
         run, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=12, chunk_size=12)
     judge_server.fail_500 = 1000

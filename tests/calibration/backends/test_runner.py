@@ -1,4 +1,6 @@
 """Retries, backoff and rate limits of the judging runner (no database)."""
+
+import itertools
 import random
 import socket
 import threading
@@ -55,7 +57,7 @@ def test_local_rate_limiter_spreads_calls_over_seconds():
     for _ in range(10):
         limiter.acquire()
         stamps.append(time.monotonic())
-    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
     assert min(gaps) > 0.03  # 20 a second with no burst: about 50 ms apart
 
 
@@ -100,4 +102,6 @@ class Broken(Backend):
 def test_a_backend_bug_is_an_error_for_the_item_not_a_crash():
     outcomes = judge_items(Broken(), [(1, ITEM), (2, ITEM)], concurrency=2)
     assert sorted((o.key, o.result, o.error, o.transient) for o in outcomes) == [
-        (1, None, "ValueError: bad template", False), (2, None, "ValueError: bad template", False)]
+        (1, None, "ValueError: bad template", False),
+        (2, None, "ValueError: bad template", False),
+    ]

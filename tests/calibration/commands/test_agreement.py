@@ -48,7 +48,9 @@ def test_json_output_is_the_agreement_object(tmp_path, capsys):
     assert payload["labels"] == ["correct", "incorrect"]
     assert payload["kappa"] == cohen_kappa_score(a, b)
     assert payload["confusion"] == {
-        "correct/correct": 20, "correct/incorrect": 3, "incorrect/correct": 2,
+        "correct/correct": 20,
+        "correct/incorrect": 3,
+        "incorrect/correct": 2,
         "incorrect/incorrect": 5,
     }
     assert set(payload["per_stratum"]) == {"no_answer", "policy_lookup"}
@@ -56,20 +58,31 @@ def test_json_output_is_the_agreement_object(tmp_path, capsys):
     strata = ["policy_lookup" if i % 3 else "no_answer" for i in range(30)]
     expected = agreement_report([f"q-{i:03d}" for i in range(30)], a, b, strata, iters=2000, seed=3)
     assert payload == json.loads(json.dumps(expected))
-    for key in ("raw_agreement", "chance_agreement", "kappa_se", "kappa_ci95", "bootstrap_ci95",
-                "pabak", "ac1", "warnings"):
+    for key in (
+        "raw_agreement",
+        "chance_agreement",
+        "kappa_se",
+        "kappa_ci95",
+        "bootstrap_ci95",
+        "pabak",
+        "ac1",
+        "warnings",
+    ):
         assert key in payload
 
 
 def test_weights_option(tmp_path, capsys):
-    lines = [json.dumps({"id": str(i), "a": a, "b": b}) + "\n"
-             for i, (a, b) in enumerate([("1", "1"), ("2", "3"), ("3", "3"), ("1", "2"), ("2", "2")])]
+    lines = [
+        json.dumps({"id": str(i), "a": a, "b": b}) + "\n"
+        for i, (a, b) in enumerate([("1", "1"), ("2", "3"), ("3", "3"), ("1", "2"), ("2", "2")])
+    ]
     path = write(tmp_path / "ordinal.jsonl", lines)
     code, out, _ = run(capsys, str(path), "--json", "--weights", "quadratic", "--iters", "200")
     assert code == 0
     payload = json.loads(out)
-    assert payload["kappa"] == cohen_kappa_score(["1", "2", "3", "1", "2"], ["1", "3", "3", "2", "2"],
-                                                 weights="quadratic")
+    assert payload["kappa"] == cohen_kappa_score(
+        ["1", "2", "3", "1", "2"], ["1", "3", "3", "2", "2"], weights="quadratic"
+    )
     assert payload["per_stratum"] == {}
 
 
@@ -94,12 +107,15 @@ def test_undefined_kappa_is_null_with_reason(tmp_path, capsys):
 
 
 def test_bad_input_exits_2_with_every_error_by_line(tmp_path, capsys):
-    path = write(tmp_path / "bad.jsonl", [
-        '{"id": "q1", "a": "correct", "b": "correct"}\n',
-        "{not json\n",
-        '{"id": "q1", "a": "correct", "b": "correct"}\n',
-        '{"id": "q4", "a": 1}\n',
-    ])
+    path = write(
+        tmp_path / "bad.jsonl",
+        [
+            '{"id": "q1", "a": "correct", "b": "correct"}\n',
+            "{not json\n",
+            '{"id": "q1", "a": "correct", "b": "correct"}\n',
+            '{"id": "q4", "a": 1}\n',
+        ],
+    )
     code, out, err = run(capsys, str(path))
     assert code == 2
     assert out == ""
@@ -110,7 +126,7 @@ def test_bad_input_exits_2_with_every_error_by_line(tmp_path, capsys):
 
 
 def test_missing_file_exits_2(tmp_path, capsys):
-    code, out, err = run(capsys, str(tmp_path / "nope.jsonl"))
+    code, _out, err = run(capsys, str(tmp_path / "nope.jsonl"))
     assert code == 2
     assert "no such file" in err
 

@@ -1,4 +1,5 @@
 """`grade_run`: start, --wait, --cancel ID and --resume ID, with the promised exit codes."""
+
 import io
 import json
 
@@ -28,8 +29,9 @@ def test_cancel_then_resume_and_wait_by_id(world, eager, monkeypatch):
     v = judge_version_create(judge_name="span-judge", backend="span")[0]
     with monkeypatch.context() as m:
         m.setattr(engine, "dispatch_on_commit", lambda **_kw: None)  # the test plays the first worker
-        code, started, _ = grade("run-a", "--judge-version", str(v.pk), "--force", "--reason", "cmd",
-                                 "--chunk-size", "20")
+        code, started, _ = grade(
+            "run-a", "--judge-version", str(v.pk), "--force", "--reason", "cmd", "--chunk-size", "20"
+        )
     assert (code, started["status"], started["chunk_size"]) == (0, "queued", 20)
     pk = started["grading"]
     tasks.grade_chunk.apply(args=(pk, grading_pending_answer_ids(GradingRun.objects.get(pk=pk))[:20]), throw=True)
@@ -44,8 +46,19 @@ def test_cancel_then_resume_and_wait_by_id(world, eager, monkeypatch):
 def test_wait_with_no_worker_exits_3_and_bad_ids_exit_2(world, django_capture_on_commit_callbacks):
     v = judge_version_create(judge_name="span-judge", backend="span")[0]
     with django_capture_on_commit_callbacks(execute=False):
-        code, progress, err = grade("run-a", "--judge-version", str(v.pk), "--force", "--reason", "no worker",
-                                    "--wait", "--timeout", "0.3", "--poll", "0.05")
+        code, progress, err = grade(
+            "run-a",
+            "--judge-version",
+            str(v.pk),
+            "--force",
+            "--reason",
+            "no worker",
+            "--wait",
+            "--timeout",
+            "0.3",
+            "--poll",
+            "0.05",
+        )
     assert code == 3 and progress["status"] == "queued" and "still grading after 0.3s: 0/60" in err
     for args in (("--cancel", "999999"), ("--resume", "nope"), ("--cancel", "1", "--resume", "1"), ("run-a",)):
         code, _, err = grade(*args)

@@ -1,4 +1,5 @@
 """Judge versions, samples, chunk tasks called directly, measurements and the gate."""
+
 import json
 
 import pytest
@@ -38,11 +39,18 @@ def version(name="span-judge", backend="span", **kw):
 def test_same_configuration_same_version_and_any_change_a_new_one(db):
     v1, created1 = judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": "5"})
     again, created2 = judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5})
-    operational, _ = judge_version_create(judge_name="j", backend="openai", model="m-1",
-                                          params={"max_tokens": 5, "base_url": "http://127.0.0.1:8009/v1", "concurrency": 2})
-    other_model, created3 = judge_version_create(judge_name="j", backend="openai", model="m-2", params={"max_tokens": 5})
-    other_prompt, _ = judge_version_create(judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5},
-                                           prompt_template="Grade: $answer")
+    operational, _ = judge_version_create(
+        judge_name="j",
+        backend="openai",
+        model="m-1",
+        params={"max_tokens": 5, "base_url": "http://127.0.0.1:8009/v1", "concurrency": 2},
+    )
+    other_model, created3 = judge_version_create(
+        judge_name="j", backend="openai", model="m-2", params={"max_tokens": 5}
+    )
+    other_prompt, _ = judge_version_create(
+        judge_name="j", backend="openai", model="m-1", params={"max_tokens": 5}, prompt_template="Grade: $answer"
+    )
     assert (created1, created2, created3) == (True, False, True)
     assert again.pk == v1.pk == operational.pk
     operational.refresh_from_db()
@@ -77,7 +85,9 @@ def test_calibration_measures_agreement_and_gates(world, run_inline):
     items = list(SampleItem.objects.filter(sample=run.sample).select_related("answer"))
     assert len(items) == 30 == Verdict.objects.filter(run=run).count()
     idx = [int(i.answer.qid[2:]) for i in items]
-    expected = agreement([human_verdict(i) for i in idx], [judge_truth(i) for i in idx], labels=["correct", "incorrect"])
+    expected = agreement(
+        [human_verdict(i) for i in idx], [judge_truth(i) for i in idx], labels=["correct", "incorrect"]
+    )
     gate = judge_gate(v)
     assert gate["n"] == 30
     assert gate["kappa"] == expected.kappa
@@ -85,13 +95,32 @@ def test_calibration_measures_agreement_and_gates(world, run_inline):
     assert gate["chance_agreement"] == expected.chance_agreement
     assert gate["always_correct_agreement"] == expected.always_correct_agreement
     assert sum(gate["confusion"].values()) == 30
-    assert set(gate["confusion"]) == {"correct/correct", "correct/incorrect", "incorrect/correct", "incorrect/incorrect"}
+    assert set(gate["confusion"]) == {
+        "correct/correct",
+        "correct/incorrect",
+        "incorrect/correct",
+        "incorrect/incorrect",
+    }
     assert gate["confusion"]["incorrect/correct"] == sum(1 for i in idx if i % 10 == 1 and i % 3 != 0)
     assert gate["status"] == ("pass" if expected.kappa >= 0.3 else "fail")
     assert set(gate["per_stratum"]) == {"policy_lookup", "numeric", "howto"}
     assert sum(s["n"] for s in gate["per_stratum"].values()) == 30
-    for key in ("judge_version", "config_hash", "status", "n", "raw_agreement", "kappa", "kappa_ci95", "threshold",
-                "chance_agreement", "always_correct_agreement", "per_stratum", "confusion", "dataset_hash", "measured_at"):
+    for key in (
+        "judge_version",
+        "config_hash",
+        "status",
+        "n",
+        "raw_agreement",
+        "kappa",
+        "kappa_ci95",
+        "threshold",
+        "chance_agreement",
+        "always_correct_agreement",
+        "per_stratum",
+        "confusion",
+        "dataset_hash",
+        "measured_at",
+    ):
         assert key in gate
     assert gate["dataset_hash"].startswith("sha256:")
 
@@ -108,7 +137,9 @@ def test_sample_is_stratified_stored_and_reused_by_the_next_version(world, run_i
     assert run2.sample_id == run1.sample_id
     assert CalibrationSample.objects.count() == 1
     redrawn = sample_draw(judge=v1.judge, dataset=run1.sample.dataset, size=20, seed=7)
-    assert list(redrawn.items.values_list("answer_id", flat=True)) == list(run1.sample.items.values_list("answer_id", flat=True))
+    assert list(redrawn.items.values_list("answer_id", flat=True)) == list(
+        run1.sample.items.values_list("answer_id", flat=True)
+    )
     for item in SampleItem.objects.filter(sample=run1.sample).select_related("answer"):
         assert item.stratum == ("policy_lookup", "numeric", "howto")[int(item.answer.qid[2:]) % 3]
 
@@ -197,8 +228,12 @@ def test_one_class_everywhere_gives_a_null_kappa_with_a_reason_and_fails(world, 
     gate = judge_gate(v)
     assert (gate["status"], gate["n"], gate["kappa"], gate["raw_agreement"]) == ("fail", 15, None, 1.0)
     assert "kappa is undefined" in gate["reason"]
-    assert gate["confusion"] == {"correct/correct": 0, "correct/incorrect": 0, "incorrect/correct": 0,
-                                 "incorrect/incorrect": 15}
+    assert gate["confusion"] == {
+        "correct/correct": 0,
+        "correct/incorrect": 0,
+        "incorrect/correct": 0,
+        "incorrect/incorrect": 15,
+    }
     assert list(gate["per_stratum"]) == ["policy_lookup"]
 
 
@@ -227,11 +262,20 @@ def test_a_verdict_already_written_stands_and_an_error_is_replaced(world, django
         run, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=3)
     a, b, c = pending_item_ids(run)
     verdicts_record(run=run, outcomes=[Outcome(a, JudgeResult("correct")), Outcome(b, None, "HTTP 500", 4, True)])
-    written = verdicts_record(run=run, outcomes=[
-        Outcome(a, JudgeResult("incorrect")), Outcome(b, JudgeResult("incorrect")), Outcome(c, JudgeResult("invalid"))])
+    written = verdicts_record(
+        run=run,
+        outcomes=[
+            Outcome(a, JudgeResult("incorrect")),
+            Outcome(b, JudgeResult("incorrect")),
+            Outcome(c, JudgeResult("invalid")),
+        ],
+    )
     assert written == 2
-    assert dict(Verdict.objects.filter(run=run).values_list("item_id", "verdict")) == \
-        {a: "correct", b: "incorrect", c: "invalid"}
+    assert dict(Verdict.objects.filter(run=run).values_list("item_id", "verdict")) == {
+        a: "correct",
+        b: "incorrect",
+        c: "invalid",
+    }
 
 
 def test_a_worker_that_starts_resumes_runs_without_a_heartbeat(world, django_capture_on_commit_callbacks):
@@ -245,7 +289,9 @@ def test_a_worker_that_starts_resumes_runs_without_a_heartbeat(world, django_cap
     with django_capture_on_commit_callbacks(execute=False):
         stalled, _ = calibration_start(judge_version_id=v.pk, dataset_name="support", size=10)
         fresh, _ = calibration_start(judge_version_id=version(name="other").pk, dataset_name="support", size=10)
-    CalibrationRun.objects.filter(pk=stalled.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(minutes=5))
+    CalibrationRun.objects.filter(pk=stalled.pk).update(
+        status="running", heartbeat_at=timezone.now() - timedelta(minutes=5)
+    )
     CalibrationRun.objects.filter(pk=fresh.pk).update(status="running", heartbeat_at=timezone.now())
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         resumed = calibration_resume_stalled(stalled_for=timedelta(minutes=2))
@@ -260,10 +306,12 @@ def test_answers_under_a_drift_flagged_relabel_audit_stay_out_of_the_sample(worl
     v = version()
     held = list(Answer.objects.exclude(final_verdict="").order_by("pk")[:5])
     queue = Queue.objects.create(name="audit", kind="audit")
-    audit = RelabelAudit.objects.create(name="batch", source="labels", batch_size=5, sample_size=5, queue=queue,
-                                        status=RelabelAudit.DRIFT)
-    RelabelAuditItem.objects.bulk_create([RelabelAuditItem(audit=audit, answer=a, original_verdict=a.final_verdict)
-                                          for a in held])
+    audit = RelabelAudit.objects.create(
+        name="batch", source="labels", batch_size=5, sample_size=5, queue=queue, status=RelabelAudit.DRIFT
+    )
+    RelabelAuditItem.objects.bulk_create(
+        [RelabelAuditItem(audit=audit, answer=a, original_verdict=a.final_verdict) for a in held]
+    )
     labelled = Answer.objects.exclude(final_verdict="").count()
     sample = sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
     picked = set(sample.items.values_list("answer_id", flat=True))

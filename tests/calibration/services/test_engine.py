@@ -1,4 +1,5 @@
 """The judge engine shared by calibration and grading runs: one rate limit, one fan-out, one resume."""
+
 from datetime import timedelta
 from itertools import pairwise
 from typing import Any
@@ -26,8 +27,9 @@ JITTER = 0.05
 
 
 def openai_version(server, **params):
-    return judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
-                                params={"base_url": server.url, **params})[0]
+    return judge_version_create(
+        judge_name="llm", backend="openai", model="judge-1", min_n=5, params={"base_url": server.url, **params}
+    )[0]
 
 
 def judge_run(kind: str, version, django_capture_on_commit_callbacks) -> Any:
@@ -39,8 +41,9 @@ def judge_run(kind: str, version, django_capture_on_commit_callbacks) -> Any:
         run.refresh_from_db()
         return run
     with django_capture_on_commit_callbacks(execute=False):
-        grading = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="rate test",
-                                chunk_size=10)
+        grading = grading_start(
+            judge_version_id=version.pk, run_id="run-a", force=True, reason="rate test", chunk_size=10
+        )
     tasks.grade_chunk.apply(args=(grading.pk, grading_pending_answer_ids(grading)), throw=True)
     grading.refresh_from_db()
     return grading
@@ -52,14 +55,16 @@ def gaps(stamps: list[float]) -> list[float]:
 
 
 @pytest.mark.parametrize("kind", ["calibration", "grading"])
-def test_the_rate_limit_spaces_the_requests_of_both_kinds_of_run(kind, db, tmp_path, judge_server,
-                                                                django_capture_on_commit_callbacks):
+def test_the_rate_limit_spaces_the_requests_of_both_kinds_of_run(
+    kind, db, tmp_path, judge_server, django_capture_on_commit_callbacks
+):
     """rate_limit N: four threads in flight, yet the judge server sees requests at least 1/N apart (less the
     jitter between a call leaving and arriving), ten requests over at least 9/N seconds; judged whole."""
     load_world(tmp_path / "w", n=10)
     judge_server.latency = 0.05
-    run = judge_run(kind, openai_version(judge_server, rate_limit=RATE, concurrency=4),
-                    django_capture_on_commit_callbacks)
+    run = judge_run(
+        kind, openai_version(judge_server, rate_limit=RATE, concurrency=4), django_capture_on_commit_callbacks
+    )
     assert run.status == "done"
     assert judge_server.requests == 10
     assert min(gaps(judge_server.stamps)) >= 1 / RATE - JITTER
@@ -91,8 +96,9 @@ def test_grading_fans_out_into_chunk_tasks(world, eager, django_capture_on_commi
     task_prerun.connect(record)
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            grading = grading_start(judge_version_id=span_version().pk, run_id="run-a", force=True, reason="fan-out",
-                                    chunk_size=25)
+            grading = grading_start(
+                judge_version_id=span_version().pk, run_id="run-a", force=True, reason="fan-out", chunk_size=25
+            )
     finally:
         task_prerun.disconnect(record)
     assert [s for s in seen if s[0] == "calibration.grade_run"] == [("calibration.grade_run", 0)]
@@ -107,14 +113,16 @@ def verdicts_of(grading) -> dict[int, str]:
     return dict(GradedAnswer.objects.filter(grading=grading).values_list("answer_id", "verdict"))
 
 
-def test_a_cancelled_grading_resumes_to_the_verdicts_of_an_uninterrupted_one(world, eager,
-                                                                             django_capture_on_commit_callbacks):
+def test_a_cancelled_grading_resumes_to_the_verdicts_of_an_uninterrupted_one(
+    world, eager, django_capture_on_commit_callbacks
+):
     version = span_version()
     with django_capture_on_commit_callbacks(execute=True):
         whole = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="reference")
     with django_capture_on_commit_callbacks(execute=False):
-        grading = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="interrupted",
-                                chunk_size=20)
+        grading = grading_start(
+            judge_version_id=version.pk, run_id="run-a", force=True, reason="interrupted", chunk_size=20
+        )
     ids = grading_pending_answer_ids(grading)
     assert len(ids) == 60
     tasks.grade_chunk.apply(args=(grading.pk, ids[:20]), throw=True)
@@ -134,8 +142,9 @@ def test_a_cancelled_grading_resumes_to_the_verdicts_of_an_uninterrupted_one(wor
     assert len(verdicts_of(whole)) == 60
 
 
-def test_a_grading_whose_worker_died_mid_chunk_is_finished_by_the_sweep(world, eager,
-                                                                        django_capture_on_commit_callbacks):
+def test_a_grading_whose_worker_died_mid_chunk_is_finished_by_the_sweep(
+    world, eager, django_capture_on_commit_callbacks
+):
     """Half a chunk written, then the worker is gone (no close, the heartbeat grows old): the stall sweep
     resumes it and the rest is graded, each answer exactly once."""
     version = span_version()
@@ -151,8 +160,11 @@ def test_a_grading_whose_worker_died_mid_chunk_is_finished_by_the_sweep(world, e
     assert swept.as_dict() == {"calibration": [], "grading": [grading.pk]}
     grading.refresh_from_db()
     assert (grading.status, grading.dispatches) == ("done", 2)
-    assert GradedAnswer.objects.filter(grading=grading).values("answer").distinct().count() == 60 == \
-        GradedAnswer.objects.filter(grading=grading).count()
+    assert (
+        GradedAnswer.objects.filter(grading=grading).values("answer").distinct().count()
+        == 60
+        == GradedAnswer.objects.filter(grading=grading).count()
+    )
     assert {k: v for k, v in verdicts_of(grading).items() if k in first} == first
 
 
@@ -167,10 +179,22 @@ def test_a_batch_writes_each_key_once_and_replaces_only_errors(kind, world, djan
             run = grading_start(judge_version_id=version.pk, run_id="run-a", force=True, reason="writes")
     a, b, c = kind.pending(run)[:3]
     assert kind.record(run, [Outcome(a, JudgeResult("correct")), Outcome(b, None, "HTTP 500", 4, True)]) == 2
-    assert kind.record(run, [Outcome(a, JudgeResult("incorrect")), Outcome(b, JudgeResult("incorrect")),
-                             Outcome(c, JudgeResult("invalid"))]) == 2
-    rows = (Verdict.objects.filter(run=run).values_list("item_id", "verdict") if kind is CALIBRATION_RUNS
-            else GradedAnswer.objects.filter(grading=run).values_list("answer_id", "verdict"))
+    assert (
+        kind.record(
+            run,
+            [
+                Outcome(a, JudgeResult("incorrect")),
+                Outcome(b, JudgeResult("incorrect")),
+                Outcome(c, JudgeResult("invalid")),
+            ],
+        )
+        == 2
+    )
+    rows = (
+        Verdict.objects.filter(run=run).values_list("item_id", "verdict")
+        if kind is CALIBRATION_RUNS
+        else GradedAnswer.objects.filter(grading=run).values_list("answer_id", "verdict")
+    )
     assert dict(rows) == {a: "correct", b: "incorrect", c: "invalid"}
     assert kind.done_among(run.pk, [a, b, c]) == {a, b, c}
 

@@ -1,5 +1,6 @@
 """A judge calls only base URLs under JUDGE_ALLOWED_BASE_URLS (and loopback with DEBUG on): refused when a
 version is created, and again in the backend before any call, for versions already in the database."""
+
 import json
 import os
 import subprocess
@@ -16,8 +17,14 @@ from evalapp.errors import ServiceError
 from tests.conftest import run_cmd
 
 OPENAI = ["https://api.openai.com/v1"]
-ITEM = JudgeItem(run_id="r", qid="q", question="how long?", answer="It is 30 days.", expected="30 days",
-                 gold_text="Trials run for 30 days.")
+ITEM = JudgeItem(
+    run_id="r",
+    qid="q",
+    question="how long?",
+    answer="It is 30 days.",
+    expected="30 days",
+    gold_text="Trials run for 30 days.",
+)
 
 
 @pytest.fixture
@@ -29,17 +36,42 @@ def strict(settings):
 
 @pytest.mark.django_db
 def test_create_judge_version_refuses_a_url_outside_the_list(strict):
-    code, out, err = run_cmd("create_judge_version", "--judge", "llm", "--backend", "openai", "--model", "m",
-                             "--param", "base_url=http://127.0.0.1@evil.example/v1", "--json")
+    code, out, err = run_cmd(
+        "create_judge_version",
+        "--judge",
+        "llm",
+        "--backend",
+        "openai",
+        "--model",
+        "m",
+        "--param",
+        "base_url=http://127.0.0.1@evil.example/v1",
+        "--json",
+    )
 
     assert code == 2
     problem = json.loads(out)["problems"][0]
     assert problem["field"] == "param base_url"
-    assert "'http://127.0.0.1@evil.example/v1'" in problem["message"] and "JUDGE_ALLOWED_BASE_URLS" in problem["message"]
+    assert (
+        "'http://127.0.0.1@evil.example/v1'" in problem["message"] and "JUDGE_ALLOWED_BASE_URLS" in problem["message"]
+    )
     assert "JUDGE_ALLOWED_BASE_URLS" in err
     assert (Judge.objects.count(), JudgeVersion.objects.count()) == (0, 0)
-    assert run_cmd("create_judge_version", "--judge", "llm", "--backend", "openai", "--model", "m",
-                   "--param", "base_url=https://api.openai.com/v1", "--json")[0] == 0
+    assert (
+        run_cmd(
+            "create_judge_version",
+            "--judge",
+            "llm",
+            "--backend",
+            "openai",
+            "--model",
+            "m",
+            "--param",
+            "base_url=https://api.openai.com/v1",
+            "--json",
+        )[0]
+        == 0
+    )
 
 
 @pytest.mark.django_db
@@ -54,11 +86,13 @@ def test_the_settings_base_url_is_checked_when_no_param_is_given(strict):
 
 @pytest.mark.django_db
 def test_moving_an_existing_version_outside_the_list_is_refused(strict):
-    version, _ = judge_version_create(judge_name="llm", backend="openai", model="m",
-                                      params={"base_url": "https://api.openai.com/v1"})
+    version, _ = judge_version_create(
+        judge_name="llm", backend="openai", model="m", params={"base_url": "https://api.openai.com/v1"}
+    )
     with pytest.raises(ServiceError):
-        judge_version_create(judge_name="llm", backend="openai", model="m",
-                             params={"base_url": "https://api.openai.com.evil.com/v1"})
+        judge_version_create(
+            judge_name="llm", backend="openai", model="m", params={"base_url": "https://api.openai.com.evil.com/v1"}
+        )
     version.refresh_from_db()
     assert version.params == {"base_url": "https://api.openai.com/v1"}
 
@@ -72,8 +106,11 @@ def test_the_rule_backends_need_no_url(strict):
 @pytest.mark.django_db
 def test_the_api_answers_400_and_writes_nothing(strict, api_client_for):
     api = api_client_for("eng", "engineer")
-    response = api.post("/api/judge-versions/", {"judge": "llm", "backend": "openai", "model": "m",
-                                                "params": {"base_url": "http://127.0.0.1.evil.example/v1"}}, format="json")
+    response = api.post(
+        "/api/judge-versions/",
+        {"judge": "llm", "backend": "openai", "model": "m", "params": {"base_url": "http://127.0.0.1.evil.example/v1"}},
+        format="json",
+    )
     assert response.status_code == 400
     body = response.json()
     assert body["problems"][0]["field"] == "param base_url"
@@ -92,18 +129,22 @@ def test_the_backend_never_calls_outside_the_list(judge_server, strict):
 def test_the_backend_calls_an_allowed_url(judge_server, settings):
     settings.JUDGE_ALLOWED_BASE_URLS = [judge_server.url]
     settings.JUDGE_ALLOW_LOOPBACK = False
-    assert backend_for("openai", model="judge-1", params={"base_url": judge_server.url}).judge(ITEM).verdict == "correct"
+    assert (
+        backend_for("openai", model="judge-1", params={"base_url": judge_server.url}).judge(ITEM).verdict == "correct"
+    )
     assert judge_server.requests == 1
 
 
 @pytest.mark.django_db
 def test_an_old_version_pointing_outside_the_list_fails_its_calibration_with_the_reason(
-        tmp_path, judge_server, run_inline, settings):
+    tmp_path, judge_server, run_inline, settings
+):
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=12)
-    version, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1", min_n=5,
-                                      params={"base_url": judge_server.url})
+    version, _ = judge_version_create(
+        judge_name="llm", backend="openai", model="judge-1", min_n=5, params={"base_url": judge_server.url}
+    )
     settings.JUDGE_ALLOWED_BASE_URLS = list(OPENAI)
     settings.JUDGE_ALLOW_LOOPBACK = False
 
@@ -119,18 +160,21 @@ def test_an_old_version_pointing_outside_the_list_fails_its_calibration_with_the
 
 
 @pytest.mark.django_db
-def test_an_old_version_pointing_outside_the_list_grades_nothing(tmp_path, judge_server, settings,
-                                                                 django_capture_on_commit_callbacks):
+def test_an_old_version_pointing_outside_the_list_grades_nothing(
+    tmp_path, judge_server, settings, django_capture_on_commit_callbacks
+):
     from tests.calibration.world import load_world
 
     load_world(tmp_path / "w", n=6)
-    version, _ = judge_version_create(judge_name="llm", backend="openai", model="judge-1",
-                                      params={"base_url": judge_server.url})
+    version, _ = judge_version_create(
+        judge_name="llm", backend="openai", model="judge-1", params={"base_url": judge_server.url}
+    )
     settings.JUDGE_ALLOWED_BASE_URLS = list(OPENAI)
     settings.JUDGE_ALLOW_LOOPBACK = False
     with django_capture_on_commit_callbacks(execute=True):
-        grading = grading_start(judge_version_id=version.pk, run_id="run-a", force=True,
-                                reason="allow-list test", run_now=True)
+        grading = grading_start(
+            judge_version_id=version.pk, run_id="run-a", force=True, reason="allow-list test", run_now=True
+        )
     outputs = set(GradedAnswer.objects.filter(grading=grading).values_list("verdict", "raw_output"))
     assert len(outputs) == 1
     verdict, output = outputs.pop()
@@ -144,8 +188,10 @@ ROOT = Path(__file__).resolve().parents[3]
 def allow_settings(tmp_path, **env_extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_") and k not in ("DEBUG", "SECRET_KEY")}
     env.update({"EVALAPP_VAR_DIR": str(tmp_path), **env_extra})
-    code = ("import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
-            "from django.conf import settings; print(json.dumps([settings.JUDGE_ALLOWED_BASE_URLS, settings.JUDGE_ALLOW_LOOPBACK]))")
+    code = (
+        "import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
+        "from django.conf import settings; print(json.dumps([settings.JUDGE_ALLOWED_BASE_URLS, settings.JUDGE_ALLOW_LOOPBACK]))"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
@@ -153,8 +199,14 @@ def allow_settings(tmp_path, **env_extra):
 
 def test_the_defaults_are_the_configured_base_url_and_loopback_only_with_debug(tmp_path):
     production = {"DEBUG": "false", "SECRET_KEY": "s" * 60}
-    assert allow_settings(tmp_path, JUDGE_OPENAI_BASE_URL="https://llm.example/v1") == [["https://llm.example/v1"], True]
+    assert allow_settings(tmp_path, JUDGE_OPENAI_BASE_URL="https://llm.example/v1") == [
+        ["https://llm.example/v1"],
+        True,
+    ]
     assert allow_settings(tmp_path, JUDGE_OPENAI_BASE_URL="https://llm.example/v1", **production) == [
-        ["https://llm.example/v1"], False]
-    assert allow_settings(tmp_path, JUDGE_ALLOWED_BASE_URLS="https://a.example/v1,https://b.example/", **production) == [
-        ["https://a.example/v1", "https://b.example/"], False]
+        ["https://llm.example/v1"],
+        False,
+    ]
+    assert allow_settings(
+        tmp_path, JUDGE_ALLOWED_BASE_URLS="https://a.example/v1,https://b.example/", **production
+    ) == [["https://a.example/v1", "https://b.example/"], False]

@@ -1,5 +1,6 @@
 """The stall sweep: calibration and grading runs whose worker died are resumed by themselves, once, however
 many sweeps run at once; every task ends inside the broker's patience."""
+
 import json
 import threading
 from datetime import timedelta
@@ -29,8 +30,9 @@ def calibration_run(name: str, **fields) -> CalibrationRun:
     """A calibration run as calibration_start leaves it, without its dispatch (which the sweep does here)."""
     v = version(name)
     sample = sample_for(judge=v.judge, dataset=Dataset.objects.get(name="support"), size=10, seed=0)
-    return CalibrationRun.objects.create(judge_version=v, sample=sample, total=sample.items.count(), chunk_size=5,
-                                         dispatches=1, **fields)
+    return CalibrationRun.objects.create(
+        judge_version=v, sample=sample, total=sample.items.count(), chunk_size=5, dispatches=1, **fields
+    )
 
 
 def stalled_world():
@@ -42,15 +44,24 @@ def stalled_world():
     alive = calibration_run("alive", status="running", heartbeat_at=timezone.now())
     done = calibration_run("done", status="done", heartbeat_at=old)
     CalibrationRun.objects.filter(pk=never.pk).update(created_at=old)  # queued, no heartbeat ever
-    grading = GradingRun.objects.create(judge_version=version("grader"), run=Run.objects.get(run_id="run-a"),
-                                        gate_status="unmeasured", forced=True, force_reason="smoke", total=60,
-                                        status="running", heartbeat_at=old)
+    grading = GradingRun.objects.create(
+        judge_version=version("grader"),
+        run=Run.objects.get(run_id="run-a"),
+        gate_status="unmeasured",
+        forced=True,
+        force_reason="smoke",
+        total=60,
+        status="running",
+        heartbeat_at=old,
+    )
     return dead, never, alive, done, grading
 
 
 def dispatches():
-    return (dict(CalibrationRun.objects.values_list("pk", "dispatches")),
-            dict(GradingRun.objects.values_list("pk", "dispatches")))
+    return (
+        dict(CalibrationRun.objects.values_list("pk", "dispatches")),
+        dict(GradingRun.objects.values_list("pk", "dispatches")),
+    )
 
 
 def test_two_sweeps_that_see_the_same_stall_dispatch_each_run_once(world, django_capture_on_commit_callbacks):
@@ -115,8 +126,18 @@ def test_calibrate_wait_heals_a_stalled_run_without_beat(world, eager):
     ids = pending_item_ids(run)
     tasks.judge_chunk.apply(args=(run.pk, ids[:5]), throw=True)
     CalibrationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
-    code, out, err = run_cmd("calibrate", str(run.judge_version_id), "--dataset", "support", "--sample", "10",
-                             "--wait", "--timeout", "60", "--json")
+    code, out, err = run_cmd(
+        "calibrate",
+        str(run.judge_version_id),
+        "--dataset",
+        "support",
+        "--sample",
+        "10",
+        "--wait",
+        "--timeout",
+        "60",
+        "--json",
+    )
     assert code == 0, err
     assert f"no sign of life from run {run.pk} for {settings.CALIBRATION_STALL_SECONDS}s; resumed it" in err
     assert json.loads(out)["run"] == run.pk
@@ -129,14 +150,25 @@ def test_every_task_ends_before_the_broker_would_hand_it_to_another_worker(db):
     from evalapp.celery import app
 
     ours = {name: task for name, task in app.tasks.items() if name.startswith("calibration.")}
-    assert set(ours) >= {"calibration.dispatch_run", "calibration.judge_chunk", "calibration.close_run",
-                         "calibration.grade_run", "calibration.grade_chunk", "calibration.close_grading",
-                         "calibration.sweep_stalled"}
+    assert set(ours) >= {
+        "calibration.dispatch_run",
+        "calibration.judge_chunk",
+        "calibration.close_run",
+        "calibration.grade_run",
+        "calibration.grade_chunk",
+        "calibration.close_grading",
+        "calibration.sweep_stalled",
+    }
     for name, task in ours.items():
         assert task.time_limit is not None and task.soft_time_limit is not None, name
         assert task.soft_time_limit < task.time_limit <= settings.CELERY_TASK_TIME_LIMIT, name
         assert task.soft_time_limit <= settings.CELERY_TASK_SOFT_TIME_LIMIT, name
-    for name in ("calibration.dispatch_run", "calibration.judge_chunk", "calibration.grade_run", "calibration.grade_chunk"):
+    for name in (
+        "calibration.dispatch_run",
+        "calibration.judge_chunk",
+        "calibration.grade_run",
+        "calibration.grade_chunk",
+    ):
         assert ours[name].acks_late and ours[name].reject_on_worker_lost, name
     schedule = settings.CELERY_BEAT_SCHEDULE["resume-stalled-runs"]
     assert schedule["task"] == "calibration.sweep_stalled" and schedule["task"] in app.tasks

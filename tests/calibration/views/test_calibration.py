@@ -16,13 +16,16 @@ def run(db):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("status", "buttons", "polls"), [
-    ("queued", ["Cancel", "Resume"], True),
-    ("running", ["Cancel", "Resume"], True),
-    ("cancelled", ["Resume"], False),
-    ("failed", ["Resume"], False),
-    ("done", [], False),
-])
+@pytest.mark.parametrize(
+    ("status", "buttons", "polls"),
+    [
+        ("queued", ["Cancel", "Resume"], True),
+        ("running", ["Cancel", "Resume"], True),
+        ("cancelled", ["Resume"], False),
+        ("failed", ["Resume"], False),
+        ("done", [], False),
+    ],
+)
 def test_the_buttons_follow_the_status_in_the_polled_fragment(run, make_user, status, buttons, polls):
     CalibrationRun.objects.filter(pk=run.pk).update(status=status)
     client = Client()
@@ -35,5 +38,6 @@ def test_the_buttons_follow_the_status_in_the_polled_fragment(run, make_user, st
     assert shown == buttons
     # the page shows the fragment's buttons once, with no second copy outside it to go stale
     assert [page.count(f'<button type="submit">{b}</button>') for b in ("Cancel", "Resume")] == [
-        int(b in buttons) for b in ("Cancel", "Resume")]
-    assert ("hx-trigger=\"every 2s\"" in fragment) is polls
+        int(b in buttons) for b in ("Cancel", "Resume")
+    ]
+    assert ('hx-trigger="every 2s"' in fragment) is polls
