@@ -9,6 +9,9 @@ are open, nothing eng_ann or adj_ann can open carries ann_o's label or rationale
 final verdict, a judge verdict, or which run answered; once the items complete it all comes back. An
 engineer in no pool sees everything as before; an adjudicator reads adjudication and queue statistics,
 never runs, compares or judges.
+
+(Past 400 lines on purpose: one world, every read path of every app checked against it in one place,
+so a new endpoint that leaks shows up beside the ones that do not.)
 """
 
 import json

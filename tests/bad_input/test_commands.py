@@ -1,4 +1,5 @@
-"""Every bad input to a command exits 2 with a message naming the line and field, and writes nothing."""
+"""Every bad input to a command exits 2 with a message naming the line and field, and writes nothing.
+(Past 400 lines: it is a table of cases, one row an input, read as one list.)"""
 
 import json
 

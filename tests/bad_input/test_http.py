@@ -1,5 +1,6 @@
 """Every bad input to the API answers 400 (404 for an unknown id, 413 for a body too large) with the house
-error {"error", "problems": [{"line", "field", "message"}]} naming what is wrong, and writes nothing."""
+error {"error", "problems": [{"line", "field", "message"}]} naming what is wrong, and writes nothing.
+(Past 400 lines: it is a table of cases, one row an input, read as one list.)"""
 
 import json
 

@@ -1,5 +1,6 @@
 """Gold tagging in a real browser: keyboard-only tagging, narrowing, not answerable, publish and export;
-a save through a failed request lands exactly once; a conflict is shown, never silently overwritten."""
+a save through a failed request lands exactly once; a conflict is shown, never silently overwritten.
+(Past 400 lines: one browser session set up once for the whole expert's day, which each test walks.)"""
 
 import datetime
 import io
