@@ -4,6 +4,15 @@ SVG template draws (no Django, no database)."""
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def fixed(value: float, digits: int) -> str:
+    """A number as the pages print it: `digits` decimals, halves rounded away from zero, no "-0.0". The
+    same rounding as Django's floatformat, so a bound the chart labels and the table prints agree."""
+    rounded = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{abs(rounded) if rounded == 0 else rounded:f}"
+
 
 SERIES_COLOURS = ("#0b5cad", "#b42318", "#1a7f37", "#9a6700", "#6e40c9", "#0e7490")
 
@@ -39,7 +48,7 @@ def interval_chart(cmp: dict) -> dict:
             "x1": x(cmp["ci95"][0]),
             "x2": x(cmp["ci95"][1]),
             "cls": "paired",
-            "text": f"[{cmp['ci95'][0]:.1f}, {cmp['ci95'][1]:.1f}]",
+            "text": f"[{fixed(cmp['ci95'][0], 1)}, {fixed(cmp['ci95'][1], 1)}]",
         },
         {
             "label": "naive 95%",
@@ -47,7 +56,7 @@ def interval_chart(cmp: dict) -> dict:
             "x1": x(cmp["naive_ci95"][0]),
             "x2": x(cmp["naive_ci95"][1]),
             "cls": "naive",
-            "text": f"[{cmp['naive_ci95'][0]:.1f}, {cmp['naive_ci95'][1]:.1f}]",
+            "text": f"[{fixed(cmp['naive_ci95'][0], 1)}, {fixed(cmp['naive_ci95'][1], 1)}]",
         },
     ]
     return {
@@ -106,7 +115,7 @@ def series_chart(data: dict) -> dict:
     yticks = []
     for k in range(5):
         v = lo + (hi - lo) * k / 4
-        yticks.append({"y": y(v), "label": f"{v:.3f}"})
+        yticks.append({"y": y(v), "label": fixed(v, 3)})
     lines, breaks = [], []
     for n, line in enumerate(data["lines"]):
         colour = SERIES_COLOURS[n % len(SERIES_COLOURS)]
