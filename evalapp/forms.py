@@ -47,3 +47,15 @@ def finite_number(minimum: float, maximum: float, **kwargs: Any) -> forms.FloatF
         error_messages={"invalid": message, "min_value": message, "max_value": message},
         **kwargs,
     )
+
+
+def sentences(exc: ServiceError, labels: dict[str, str]) -> str:
+    """A refusal as the sentences a page shows: each problem with its field named as a person would
+    ("the sample size must be a whole number from 1 to 1000000"), or the refusal's own message."""
+    if not exc.problems:
+        return exc.message
+    said = []
+    for problem in exc.problems:
+        name = labels.get(problem.field or "", problem.field or "")
+        said.append(f"{name} {problem.message}".strip())
+    return "; ".join(said)

@@ -27,6 +27,7 @@ from calibration.selectors.judges import (
 )
 from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
+from evalapp.forms import sentences
 from evalapp.roles import ENGINEER, has_role, role_required
 
 # Judge pages show per-answer judge and human verdicts with their runs: engineers only (blind scope on top).
@@ -77,6 +78,10 @@ def version_detail(request, pk: int):
     return render(request, "calibration/version_detail.html", context)
 
 
+# How the calibrate form's fields read in a sentence.
+CALIBRATE_FIELDS = {"sample": "the sample size", "seed": "the seed", "dataset": "the dataset"}
+
+
 @role_required(ENGINEER)
 @require_POST
 def version_calibrate(request, pk: int):
@@ -88,6 +93,12 @@ def version_calibrate(request, pk: int):
             judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"], seed=f["seed"], user=request.user
         )
     except ServiceError as exc:
-        messages.error(request, f"cannot start the calibration: {exc}")
+        messages.error(request, f"Cannot start the calibration: {sentences(exc, CALIBRATE_FIELDS)}.")
         return redirect("judge-version", pk=pk)
+    if run.total < f["sample"]:
+        messages.info(
+            request,
+            f"You asked for {f['sample']} answers; only {run.total} labelled answers could be "
+            f"sampled, so the calibration uses {run.total}.",
+        )
     return redirect("calibration-run", pk=run.pk)
