@@ -40,8 +40,23 @@ def question_records(answers) -> dict:
     return out
 
 
-def disagreements(measurement: Measurement, *, limit: int = 500, scope: BlindScope = OPERATOR) -> list[dict]:
-    """Items where the judge and the final human label differ, with question, gold passage and outputs.
+DIRECTIONS = {
+    "judge_passes": ("correct", "incorrect"),  # the judge passes what the humans failed
+    "judge_fails": ("incorrect", "correct"),  # the judge fails what the humans passed
+    "invalid": ("invalid", None),  # the judge's output could not be read
+}
+
+
+def disagreements(
+    measurement: Measurement,
+    *,
+    limit: int = 500,
+    scope: BlindScope = OPERATOR,
+    stratum: str = "",
+    direction: str = "",
+) -> list[dict]:
+    """Items where the judge and the final human label differ, with question, gold passage and outputs;
+    only one stratum's, or one direction's (DIRECTIONS), when asked.
 
     Each names its run, so items of runs in the viewer's blind `scope` are left out."""
     rows = (
@@ -51,6 +66,11 @@ def disagreements(measurement: Measurement, *, limit: int = 500, scope: BlindSco
         .select_related("item__answer__run__dataset")
         .order_by("item__position")
     )
+    if stratum:
+        rows = rows.filter(item__stratum=stratum)
+    if direction in DIRECTIONS:
+        judge, human = DIRECTIONS[direction]
+        rows = rows.filter(verdict=judge) if human is None else rows.filter(verdict=judge, human_verdict=human)
     picked = [v for v in rows if v.verdict != v.human_verdict][:limit]
     questions = question_records([v.item.answer for v in picked])
     out = []

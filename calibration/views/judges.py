@@ -1,6 +1,9 @@
 """The judges list and a judge version's page with its gate, kappa history and disagreements."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -15,7 +18,7 @@ from calibration.charts import (
     share_bars,
     stratum_bars,
 )
-from calibration.forms import CalibrateForm
+from calibration.forms import CalibrateForm, DisagreementFilterForm
 from calibration.models import CalibrationRun
 from calibration.selectors.diagnostics import disagreements, human_ceiling, length_bias
 from calibration.selectors.gates import judge_gate, latest_measurement
@@ -68,15 +71,27 @@ def version_detail(request, pk: int):
     }
     if measurement is not None:
         ceiling = human_ceiling(measurement, scope=scope)
+        f = DisagreementFilterForm(request.GET).parsed("bad disagreement filters")
+        found = disagreements(measurement, scope=scope, stratum=f["stratum"] or "", direction=f["direction"] or "")
+        page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
+        query = {k: f[k] for k in ("stratum", "direction") if f[k]}
         context.update(
             {
-                "disagreements": disagreements(measurement, scope=scope),
+                "disagreements": page.object_list,
+                "disagreement_page": page,
+                "disagreement_filters": f,
+                "disagreement_query": urlencode(query),
+                "strata_names": sorted(gate.get("per_stratum") or {}),
+                "disagreement_directions": DisagreementFilterForm.base_fields["direction"].choices,
                 "ceiling": ceiling,
                 "length_bias": length_bias(measurement, scope=scope),
             }
         )
     return render(request, "calibration/version_detail.html", context)
 
+
+# The judge version page lists its disagreements this many at a time, the summary charts above them.
+DISAGREEMENTS_PER_PAGE = 25
 
 # How the calibrate form's fields read in a sentence.
 CALIBRATE_FIELDS = {"sample": "the sample size", "seed": "the seed", "dataset": "the dataset"}
