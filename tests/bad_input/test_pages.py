@@ -257,9 +257,9 @@ def test_page_forms_show_what_is_wrong(world, method, url, body, status, text):
 @pytest.mark.parametrize(
     "form,message",
     [
-        ({"dataset": "support", "seed": "-1"}, "field &#x27;seed&#x27;: must be a whole number from 0 to 2147483647"),
-        ({"dataset": "support", "sample": "abc"}, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
-        ({"dataset": "support", "sample": "1e9"}, "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000"),
+        ({"dataset": "support", "seed": "-1"}, "the seed must be a whole number from 0 to 2147483647."),
+        ({"dataset": "support", "sample": "abc"}, "the sample size must be a whole number from 1 to 1000000."),
+        ({"dataset": "support", "sample": "1e9"}, "the sample size must be a whole number from 1 to 1000000."),
     ],
 )
 def test_the_calibrate_form_refuses_bad_numbers(world, form, message):
