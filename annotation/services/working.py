@@ -51,12 +51,12 @@ class EditResult:
     replayed: bool
 
 
-@transaction.atomic
 def _gold_changed(old: dict, new: dict) -> bool:
     """Whether the gold passage differs: its chunk, document, text or extra passages."""
     return any((old.get(k) or None) != (new.get(k) or None) for k in (*GOLD_FIELDS, "gold_extra_chunk_ids"))
 
 
+@transaction.atomic
 def working_edit(
     *,
     dataset_name: str,
