@@ -5,20 +5,19 @@ from django import forms
 from evalapp.forms import PageForm, whole_number
 from evalapp.validation import NAME_MAX, SAMPLE_MAX, STORED_SEED_MAX
 
+DIRECTION_CHOICES = [
+    ("", "any"),
+    ("judge_passes", "judge passes, humans fail"),
+    ("judge_fails", "judge fails, humans pass"),
+    ("invalid", "invalid output"),
+]
+
 
 class DisagreementFilterForm(PageForm):
     """The judge version page's disagreement filters and page."""
 
     stratum = forms.CharField(max_length=100, required=False)
-    direction = forms.ChoiceField(
-        choices=[
-            ("", "any"),
-            ("judge_passes", "judge passes, humans fail"),
-            ("judge_fails", "judge fails, humans pass"),
-            ("invalid", "invalid output"),
-        ],
-        required=False,
-    )
+    direction = forms.ChoiceField(choices=DIRECTION_CHOICES, required=False)
     page = whole_number(1, 1_000_000, required=False)
 
 

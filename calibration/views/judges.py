@@ -18,7 +18,7 @@ from calibration.charts import (
     share_bars,
     stratum_bars,
 )
-from calibration.forms import CalibrateForm, DisagreementFilterForm
+from calibration.forms import DIRECTION_CHOICES, CalibrateForm, DisagreementFilterForm
 from calibration.models import CalibrationRun
 from calibration.selectors.diagnostics import disagreements, human_ceiling, length_bias
 from calibration.selectors.gates import judge_gate, latest_measurement
@@ -82,7 +82,7 @@ def version_detail(request, pk: int):
                 "disagreement_filters": f,
                 "disagreement_query": urlencode(query),
                 "strata_names": sorted(gate.get("per_stratum") or {}),
-                "disagreement_directions": DisagreementFilterForm.base_fields["direction"].choices,
+                "disagreement_directions": DIRECTION_CHOICES,
                 "ceiling": ceiling,
                 "length_bias": length_bias(measurement, scope=scope),
             }
