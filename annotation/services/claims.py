@@ -66,10 +66,6 @@ class Claim:
     renewed: bool
 
 
-def _pool_ids(queue: Queue) -> set[int]:
-    return set(QueueMember.objects.filter(queue=queue).values_list("user_id", flat=True))
-
-
 def _sweep_expired(queue: Queue, now: datetime) -> int:
     """Release claims whose lease ran out, so a walked-away annotator blocks nobody. Skips items another
     transaction holds (it will be swept next time); returns how many were released."""

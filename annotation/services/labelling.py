@@ -14,7 +14,8 @@ from annotation.models import (
     Queue,
     QueueItem,
 )
-from annotation.services.claims import Conflict, _pool_ids
+from annotation.selectors.queues import pool_ids
+from annotation.services.claims import Conflict
 from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
@@ -75,7 +76,7 @@ def label_submit(
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
-    policies.check_can_label(user_id=annotator.pk, pool_ids=_pool_ids(queue))
+    policies.check_can_label(user_id=annotator.pk, pool_ids=pool_ids(queue))
     mine = Assignment.objects.filter(item=item, annotator=annotator).first()
     if mine is None:
         raise Conflict("you have not been handed this item; ask for the next item")
