@@ -24,16 +24,16 @@ class LabelForm(PageForm):
 
     verdict = forms.CharField(max_length=20, required=False)
     rationale = forms.CharField(max_length=TEXT_MAX, required=False, strip=False)
-    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False)
+    active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, label="time spent (seconds)")
 
 
 class QueueForm(PageForm):
     """A new queue from the queue page: a run (or a sample of it), the pool and the overlap."""
 
     name = forms.CharField(max_length=NAME_MAX, required=False)
-    run_id = forms.CharField(max_length=200, required=False)
-    sample = whole_number(1, SAMPLE_MAX, required=False)
-    overlap = whole_number(1, MAX_OVERLAP, required=False)
+    run_id = forms.CharField(max_length=200, required=False, label="run")
+    sample = whole_number(1, SAMPLE_MAX, required=False, label="sample size")
+    overlap = whole_number(1, MAX_OVERLAP, required=False, label="overlap (annotators per item)")
     rubric = forms.CharField(max_length=RUBRIC_MAX, required=False, strip=False)
 
     def clean_overlap(self):

@@ -25,7 +25,7 @@ class CalibrateForm(PageForm):
     """Start a calibration from a judge version's page."""
 
     dataset = forms.CharField(max_length=NAME_MAX, required=False)
-    sample = whole_number(1, SAMPLE_MAX, required=False)
+    sample = whole_number(1, SAMPLE_MAX, required=False, label="sample size")
     seed = whole_number(0, STORED_SEED_MAX, required=False)
 
     def clean_sample(self):

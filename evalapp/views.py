@@ -14,13 +14,14 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from evalapp.errors import ServiceError
+from evalapp.forms import page_text
 
 
 def render_error(
     request: HttpRequest, template: str, exc: ServiceError, context: dict[str, Any] | None = None
 ) -> HttpResponse:
     """The page's template with the error's message, at the error's status (400, 404...)."""
-    return render(request, template, {**(context or {}), "error": str(exc)}, status=exc.status)
+    return render(request, template, {**(context or {}), "error": page_text(exc)}, status=exc.status)
 
 
 def locked_out(

@@ -30,8 +30,8 @@ from evalapp.validation import (
 def _check_verdict(verdict) -> None:
     if verdict not in VERDICT_VALUES:
         raise ServiceError(
-            f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
-            [Problem("unknown verdict", field="verdict")],
+            "the label was not recorded",
+            [Problem(f"must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}", field="verdict")],
         )
 
 

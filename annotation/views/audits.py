@@ -9,6 +9,7 @@ from annotation.selectors.blind import blind_scope
 from annotation.services import audits as audit_services
 from annotation.views.queues import MANAGERS
 from evalapp.errors import ServiceError
+from evalapp.forms import page_text
 from evalapp.roles import role_required
 
 
@@ -26,7 +27,7 @@ def audit_detail(request, audit_id):
         try:
             audit_services.audit_resolve(audit=audit, user=request.user, note=request.POST.get("note", ""))
         except ServiceError as exc:
-            messages.error(request, str(exc))
+            messages.error(request, page_text(exc, doing="cannot resolve the audit"))
         return redirect("audit-detail", audit_id=audit.pk)
     return render(
         request,

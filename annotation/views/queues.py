@@ -27,6 +27,7 @@ from annotation.services.claims import queue_next
 from annotation.services.labelling import item_adjudicate, label_submit
 from annotation.services.queues import queue_create
 from evalapp.errors import NotFound, ServiceError
+from evalapp.forms import page_text
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
 
 WORKERS = (ANNOTATOR, ADJUDICATOR, ENGINEER)
@@ -68,7 +69,7 @@ def queue_new(request):
                 created_by=request.user,
             )
         except ServiceError as exc:
-            context["error"] = exc
+            context["error"] = page_text(exc)
         else:
             messages.info(request, f"Queue {queue.name!r} created with {queue.items.count()} items.")
             return redirect("queue-list")
@@ -137,7 +138,7 @@ def queue_label_submit(request, queue_id, item_id):
     except NotFound:
         raise
     except ServiceError as exc:
-        error = str(exc)
+        error = page_text(exc)
     if not request.headers.get("HX-Request"):
         if error:
             messages.error(request, error)
@@ -176,9 +177,9 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     except NotFound:
         raise
     except ServiceError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, page_text(exc, doing="the verdict was not recorded"))
     except PermissionDenied as exc:
-        messages.error(request, str(exc))
+        messages.error(request, f"The verdict was not recorded: {exc}.")
     else:
         messages.info(request, f"Item {item_id} resolved as {request.POST.get('verdict')}.")
     return redirect("queue-adjudicate", queue_id=queue.pk)

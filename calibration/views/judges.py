@@ -30,7 +30,7 @@ from calibration.selectors.judges import (
 )
 from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
-from evalapp.forms import sentences
+from evalapp.forms import page_text
 from evalapp.roles import ENGINEER, has_role, role_required
 
 # Judge pages show per-answer judge and human verdicts with their runs: engineers only (blind scope on top).
@@ -93,9 +93,6 @@ def version_detail(request, pk: int):
 # The judge version page lists its disagreements this many at a time, the summary charts above them.
 DISAGREEMENTS_PER_PAGE = 25
 
-# How the calibrate form's fields read in a sentence.
-CALIBRATE_FIELDS = {"sample": "the sample size", "seed": "the seed", "dataset": "the dataset"}
-
 
 @role_required(ENGINEER)
 @require_POST
@@ -103,12 +100,12 @@ def version_calibrate(request, pk: int):
     """Start a calibration from the version page and go to its progress page."""
     judge_version_get(pk)
     try:
-        f = CalibrateForm(request.POST).parsed("bad calibration options")
+        f = CalibrateForm(request.POST).parsed("cannot start the calibration")
         run, _ = calibration_start(
             judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"], seed=f["seed"], user=request.user
         )
     except ServiceError as exc:
-        messages.error(request, f"Cannot start the calibration: {sentences(exc, CALIBRATE_FIELDS)}.")
+        messages.error(request, page_text(exc, doing="cannot start the calibration"))
         return redirect("judge-version", pk=pk)
     if run.total < f["sample"]:
         messages.info(

@@ -10,3 +10,7 @@ AXES_ENABLED = False
 # database that the Celery worker tests share.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalapp-tests"}}
 API_STRICT_OUTPUT = True  # every 2xx API answer is checked against its declared serializer (evalapp.api.DeclaredOutput)
+# On PostgreSQL a statement waits at most a minute for a lock: a test blocked by a lock another connection
+# keeps (a thread's transaction left open) fails naming the statement, instead of hanging the suite.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c lock_timeout=60000"  # noqa: F405

@@ -150,7 +150,9 @@ def test_the_labelling_page_shows_a_message_for_impossible_active_seconds(world,
     before = counts()
     res = client.post(url, {"verdict": "correct", "active_seconds": seconds}, HTTP_HX_REQUEST="true")
     assert res.status_code == 200
-    assert "field &#x27;active_seconds&#x27;: must be a number from 0 to 86400" in res.content.decode()
+    assert (
+        "The label was not recorded: the time spent (seconds) must be a number from 0 to 86400." in res.content.decode()
+    )
     res = client.post(url, {"verdict": "correct", "active_seconds": seconds})
     assert res.status_code == 302
     assert counts() == before
@@ -201,10 +203,16 @@ def test_the_label_service_refuses_non_finite_seconds_whoever_calls_it(world):
 
 
 PAGE_FORMS = [
-    ("get", "/compare/planner/?gap=1e-200", None, 400, "field &#x27;gap&#x27;: must be a number from 0.001 to 100"),
+    (
+        "get",
+        "/compare/planner/?gap=1e-200",
+        None,
+        400,
+        "Bad planner input: the gap (points) must be a number from 0.001 to 100.",
+    ),
     ("get", "/compare/planner/?gap=abc", None, 400, "must be a number from 0.001 to 100"),
-    ("get", f"/compare/planner/?n={10**30}", None, 400, "must be a whole number from 1 to 1000000000"),
-    ("get", "/compare/planner/?n=1e9", None, 400, "must be a whole number from 1 to 1000000000"),
+    ("get", f"/compare/planner/?n={10**30}", None, 400, "the set size must be a whole number from 1 to 1,000,000,000."),
+    ("get", "/compare/planner/?n=1e9", None, 400, "the set size must be a whole number from 1 to 1,000,000,000."),
     ("get", "/compare/planner/?discordant_rate=nan", None, 400, "must be a number from 0.0001 to 1"),
     ("get", "/corpus/?q=%00", None, 400, "contains a NUL character"),
     ("get", "/compare/?a=%00&b=r1", None, 400, "contains a NUL character"),
@@ -215,21 +223,21 @@ PAGE_FORMS = [
         "/queues/new/",
         {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "abc"},
         200,
-        "field &#x27;overlap&#x27;: must be a whole number from 1 to 10",
+        "nothing was written: the overlap (annotators per item) must be a whole number from 1 to 10.",
     ),
     (
         "post",
         "/queues/new/",
         {"name": "n", "run_id": "r1", "annotators": ["ann1"], "overlap": "1", "sample": "1e9"},
         200,
-        "field &#x27;sample&#x27;: must be a whole number from 1 to 1000000",
+        "the sample size must be a whole number from 1 to 1,000,000.",
     ),
     (
         "post",
         "/queues/new/",
         {"name": "n" * 201, "run_id": "r1", "annotators": ["ann1"], "overlap": "1"},
         200,
-        "Ensure this value has at most 200 characters (it has 201).",
+        "the name must be at most 200 characters (it has 201).",
     ),
     (
         "post",
@@ -257,9 +265,9 @@ def test_page_forms_show_what_is_wrong(world, method, url, body, status, text):
 @pytest.mark.parametrize(
     "form,message",
     [
-        ({"dataset": "support", "seed": "-1"}, "the seed must be a whole number from 0 to 2147483647."),
-        ({"dataset": "support", "sample": "abc"}, "the sample size must be a whole number from 1 to 1000000."),
-        ({"dataset": "support", "sample": "1e9"}, "the sample size must be a whole number from 1 to 1000000."),
+        ({"dataset": "support", "seed": "-1"}, "the seed must be a whole number from 0 to 2,147,483,647."),
+        ({"dataset": "support", "sample": "abc"}, "the sample size must be a whole number from 1 to 1,000,000."),
+        ({"dataset": "support", "sample": "1e9"}, "the sample size must be a whole number from 1 to 1,000,000."),
     ],
 )
 def test_the_calibrate_form_refuses_bad_numbers(world, form, message):

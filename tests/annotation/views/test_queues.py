@@ -52,7 +52,8 @@ def test_labelling_page_is_blind_and_submits_to_the_next_item(make_queue, pool):
     assert (label.verdict, label.rationale, label.active_seconds, label.source) == ("correct", "ok", 4.5, "queue")
     other = QueueItem.objects.exclude(key=item_id).get()
     bad = c.post(f"/queues/{queue.pk}/items/{other.key}/label/", {"verdict": ""}, HTTP_HX_REQUEST="true")
-    assert "verdict must be one of" in bad.content.decode() and f'data-item="{other.key}"' in bad.content.decode()
+    said = "The label was not recorded: verdict must be one of correct, incorrect, not &#x27;&#x27;."
+    assert said in bad.content.decode() and f'data-item="{other.key}"' in bad.content.decode()
     c.post(f"/queues/{queue.pk}/items/{other.key}/label/", {"verdict": "incorrect"})
     done = c.get(f"/queues/{queue.pk}/label/")
     assert "Nothing left for you in this queue" in done.content.decode()

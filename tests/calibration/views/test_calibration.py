@@ -59,7 +59,7 @@ def test_calibrating_from_the_page_says_what_is_wrong_and_how_many_were_used(
         f"/judges/versions/{version.pk}/calibrate/", {"dataset": "support", "sample": "lots"}, follow=True
     )
     assert (
-        "Cannot start the calibration: the sample size must be a whole number from 1 to 1000000."
+        "Cannot start the calibration: the sample size must be a whole number from 1 to 1,000,000."
         in refused.content.decode()
     )
     assert not CalibrationRun.objects.exists()
