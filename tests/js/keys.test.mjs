@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { isTyping, listKey, taggingKey, TAGGING_KEYS } from "../../static/js/tagging/keys.js";
+import { isTextEntry, isTyping, listKey, taggingKey, TAGGING_KEYS } from "../../static/js/tagging/keys.js";
 import { isTyping as isTypingLabel, labellingKey } from "../../static/js/labelling/keys.js";
 
 const body = { tagName: "BODY" };
@@ -12,7 +12,32 @@ describe("the question page", () => {
     for (const [k, action] of Object.entries(TAGGING_KEYS)) assert.deepEqual(taggingKey(key(k)), { action, prevent: true }, k);
     assert.deepEqual(Object.values(TAGGING_KEYS), ["focusSearch", "nextHit", "prevHit", "openSelected", "tag", "addPassage",
       "focusExpected", "focusGrading", "toggleNoAnswer", "toggleAmbiguous", "save", "next", "previous", "prevChunk", "nextChunk",
-      "filterByDocument", "help"]);
+      "filterByDocument", "undo", "help"]);
+  });
+
+  test("Ctrl-Z and Cmd-Z undo; Ctrl-Shift-Z, Cmd-Shift-Z and Ctrl-Y redo; outside text boxes only", () => {
+    const undo = { action: "undo", prevent: true }, redo = { action: "redo", prevent: true };
+    assert.deepEqual([key("z", { ctrlKey: true }), key("z", { metaKey: true }), key("Z", { ctrlKey: true, shiftKey: true }),
+      key("z", { metaKey: true, shiftKey: true }), key("y", { ctrlKey: true })].map((ev) => taggingKey(ev)), [undo, undo, redo, redo, redo]);
+    assert.deepEqual(taggingKey(key("u")), undo);
+    // On a checkbox, a select or a button the browser has no undo of its own: the page's acts.
+    for (const target of [{ tagName: "INPUT", type: "checkbox" }, { tagName: "SELECT" }, { tagName: "BUTTON" }]) {
+      assert.deepEqual(taggingKey(key("z", { ctrlKey: true, target })), undo, target.tagName);
+    }
+  });
+
+  test("in a text box, the search box or the help, Ctrl-Z stays the browser's and u types", () => {
+    for (const target of [{ tagName: "TEXTAREA" }, { tagName: "INPUT", type: "text" }, { tagName: "INPUT" }, { tagName: "DIV", isContentEditable: true }]) {
+      assert.equal(taggingKey(key("z", { ctrlKey: true, target })), null);
+      assert.equal(taggingKey(key("u", { target })), null);
+    }
+    assert.equal(taggingKey(key("z", { ctrlKey: true, target: { tagName: "INPUT", type: "search" } }), { inSearch: true }), null);
+    assert.equal(taggingKey(key("z", { ctrlKey: true }), { helpOpen: true }), null);
+    assert.equal(taggingKey(key("u"), { helpOpen: true }), null);
+    assert.equal(taggingKey(key("z", { ctrlKey: true, altKey: true })), null);
+    assert.equal(taggingKey(key("y", { ctrlKey: true, shiftKey: true })), null);
+    assert.deepEqual([isTextEntry({ tagName: "INPUT", type: "radio" }), isTextEntry({ tagName: "INPUT", type: "number" }), isTextEntry(null)],
+      [false, true, false]);
   });
 
   test("unmapped keys and modified keys do nothing", () => {

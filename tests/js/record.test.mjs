@@ -58,6 +58,41 @@ describe("edits", () => {
     assert.equal(draft.stratum, "comparison");
   });
 
+  test("not answerable, then unticked: the gold it cleared comes back exactly, extras and all", () => {
+    const gold = { gold_doc_id: "d", gold_chunk_id: "d#1", gold_text: "Thirty days.", gold_extra_chunk_ids: ["d#2"] };
+    const draft = { stratum: "policy", ...structuredClone(gold) };
+    const mark = record.setNoAnswer(draft, page, null, true);
+    assert.deepEqual(draft, { stratum: "no_answer", gold_doc_id: null, gold_chunk_id: null, gold_text: null, gold_extra_chunk_ids: [] });
+    const after = record.setNoAnswer(draft, page, mark, false);
+    assert.deepEqual(draft, { stratum: "policy", ...gold });
+    assert.deepEqual(after, { stratum: "policy", gold: null });  // given back once: a later x clears afresh
+  });
+
+  test("a field that was missing before not answerable is missing again after it", () => {
+    const draft = { stratum: "policy", gold_doc_id: "d", gold_chunk_id: "d#1", gold_text: "t" };
+    const mark = record.setNoAnswer(draft, page, null, true);
+    record.setNoAnswer(draft, page, mark, false);
+    assert.deepEqual(draft, { stratum: "policy", gold_doc_id: "d", gold_chunk_id: "d#1", gold_text: "t" });
+    assert.equal("gold_extra_chunk_ids" in draft, false);
+  });
+
+  test("unticking not answerable after tagging a new gold keeps the new one", () => {
+    const draft = { stratum: "policy", gold_doc_id: "d", gold_chunk_id: "d#1", gold_text: "old" };
+    const mark = record.setNoAnswer(draft, page, null, true);
+    record.tagChunk(draft, page, mark, { chunkId: "e#4", docId: "e", chunkText: "new", narrowed: "" });
+    record.setNoAnswer(draft, page, mark, false);
+    assert.deepEqual(draft, { stratum: "policy", gold_doc_id: "e", gold_chunk_id: "e#4", gold_text: "new" });
+  });
+
+  test("not answerable, ambiguous on and off, not answerable off: the gold still comes back", () => {
+    const draft = { stratum: "policy", gold_doc_id: "d", gold_chunk_id: "d#1", gold_text: "t" };
+    let mark = record.setNoAnswer(draft, page, null, true);
+    mark = record.setAmbiguous(draft, page, mark, true);
+    mark = record.setAmbiguous(draft, page, mark, false);
+    record.setNoAnswer(draft, page, mark, false);
+    assert.deepEqual(draft, { stratum: "policy", gold_doc_id: "d", gold_chunk_id: "d#1", gold_text: "t", ambiguous: false });
+  });
+
   test("unticking not answerable falls back to the page's stratum when there is no earlier one", () => {
     const draft = { stratum: "no_answer" };
     record.setNoAnswer(draft, page, null, false);

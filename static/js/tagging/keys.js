@@ -19,6 +19,7 @@ export const TAGGING_KEYS = {
   "[": "prevChunk",
   "]": "nextChunk",
   "d": "filterByDocument",
+  "u": "undo",
   "?": "help",
 };
 
@@ -39,11 +40,29 @@ export function isTyping(el) {
   return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || !!el.isContentEditable;
 }
 
+/* Where the browser has an undo of its own: a text box (not a checkbox, a select or a button). */
+export function isTextEntry(el) {
+  if (!el) return false;
+  if (el.tagName === "TEXTAREA" || el.isContentEditable) return true;
+  return el.tagName === "INPUT" && !["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"].includes((el.type || "text").toLowerCase());
+}
+
 const modified = (ev) => ev.ctrlKey || ev.metaKey || ev.altKey;
 
+/* Ctrl-Z (Cmd-Z) undoes, Ctrl-Shift-Z and Ctrl-Y redo: the action name, or null for any other chord. */
+function undoChord(ev) {
+  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey) return null;
+  const k = (ev.key || "").toLowerCase();
+  if (k === "z") return ev.shiftKey ? "redo" : "undo";
+  if (k === "y" && !ev.shiftKey) return "redo";
+  return null;
+}
+
 /* The question page: {action, prevent} or null. `helpOpen`: the shortcuts dialog is open; `inSearch`: the
- * event's target is the search box. */
+ * event's target is the search box. Ctrl-Z in a text box stays the browser's own undo of the typing. */
 export function taggingKey(ev, { helpOpen = false, inSearch = false } = {}) {
+  const chord = undoChord(ev);
+  if (chord) return helpOpen || inSearch || isTextEntry(ev.target) ? null : { action: chord, prevent: true };
   if (modified(ev)) return null;
   if (helpOpen) return ev.key === "?" || ev.key === "Escape" ? { action: "closeHelp", prevent: true } : null;
   if (inSearch) return SEARCH_KEYS[ev.key] ? { action: SEARCH_KEYS[ev.key], prevent: true } : null;

@@ -4,7 +4,9 @@
  * The question page keeps two records: what the server has (the save queue's `saved`, at its revision)
  * and `draft` (what the expert sees). The save queue sends only the fields that differ; a 409 shows the
  * other expert's values and nothing is overwritten without the expert choosing to. Unsaved changes are
- * mirrored to localStorage, so a closed tab or a crash loses nothing.
+ * mirrored to localStorage, so a closed tab or a crash loses nothing. Every edit made outside the text
+ * boxes (and each finished stretch of typing in one) goes on the question's undo history; an undo is an
+ * edit like any other, so it autosaves. The history belongs to the page: moving to another question drops it.
  */
 
 import { createApi, csrfToken } from "./api.js";
@@ -18,6 +20,7 @@ import * as record from "./record.js";
 import { createSaveQueue } from "./save_queue.js";
 import { createHitList } from "./search.js";
 import { statusOf } from "./status.js";
+import { createUndoStack, fieldState } from "./undo.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
 
@@ -30,12 +33,14 @@ function setupTagging() {
   const api = createApi({ token: () => csrfToken(document.body) });
   let draft = Object.assign({}, page.record);
   let beforeMark = null;           // stratum (and gold) before "not answerable" / "ambiguous" was set
+  const history = createUndoStack();
 
   const el = {
     search: $("#search"), hits: $("#hits"), chunk: $("#chunk"), passages: $("#passages"),
     goldText: $("#gold_text"), expected: $("#expected"), grading: $("#grading"), stratum: $("#stratum"),
     noAnswer: $("#no-answer"), ambiguous: $("#ambiguous"), status: $("#save-status"), conflict: $("#conflict"),
     help: $("#shortcuts"), revision: $("#revision"), warning: $("#gold-text-warning"), filterDoc: $("#filter-doc"),
+    undoLine: $("#undo-line"), undoText: $("#undo-text"), undoBtn: $("#undo-btn"), redoBtn: $("#redo-btn"),
   };
 
   function setStatus(text, cls) {
@@ -84,9 +89,8 @@ function setupTagging() {
     const first = await showConflict({
       panel: el.conflict, api, url: page.api, message, mine,
       onTheirs: (theirs, revision) => {
-        draft = Object.assign({}, theirs);
-        resolve(theirs, revision);
-        render(); remember(); setStatus(`Showing their version (revision ${revision}).`, "ok");
+        edit("theirs", () => { draft = Object.assign({}, theirs); resolve(theirs, revision); });
+        setStatus(`Showing their version (revision ${revision}).`, "ok");
       },
       onMine: (theirs, revision) => { resolve(theirs, revision); remember(); queue.save(); },
     });
@@ -99,14 +103,51 @@ function setupTagging() {
     hideConflict(el.conflict);
   }
 
-  /* ---------- the edits ---------- */
+  /* ---------- the edits, and taking them back ---------- */
+  /* Run an edit of the draft; what it changed goes on the undo history, is shown, and autosaves. */
+  function edit(kind, fn) {
+    const before = fieldState(draft);
+    const marks = beforeMark;
+    const result = fn();
+    const step = history.record({ kind, before, after: fieldState(draft), marks: [marks, beforeMark] });
+    render(); changed();
+    if (step) showUndo(step.label);
+    return result;
+  }
+
+  function undo() {
+    const step = history.undo(draft);
+    if (!step) { showUndo("Nothing to undo on this question."); return; }
+    beforeMark = step.marks[0];
+    render(); changed();
+    showUndo(`undone: ${step.label}`);
+  }
+
+  function redo() {
+    const step = history.redo(draft);
+    if (!step) { showUndo("Nothing to redo."); return; }
+    beforeMark = step.marks[1];
+    render(); changed();
+    showUndo(`redone: ${step.label}`);
+  }
+
+  /* The undo part of the status line: what was last done (or undone), and the links that take it back. */
+  function showUndo(text) {
+    el.undoLine.hidden = false;
+    el.undoText.textContent = text;
+    const top = history.top, next = history.nextRedo;
+    el.undoBtn.hidden = !top;
+    el.undoBtn.setAttribute("aria-label", top ? `undo: ${top.label}` : "undo");
+    el.redoBtn.hidden = !next;
+    el.redoBtn.setAttribute("aria-label", next ? `redo: ${next.label}` : "redo");
+  }
+
   function tag() {
     const view = viewer.view();
     if (!view) { setStatus("Open a chunk first (search, j/k, Enter), then press t.", "warn"); return; }
-    const how = record.tagChunk(draft, page, beforeMark, {
+    const how = edit("tag", () => record.tagChunk(draft, page, beforeMark, {
       chunkId: view.dataset.chunkId, docId: view.dataset.docId, chunkText: viewer.rawText(), narrowed: viewer.selection(),
-    });
-    render(); changed();
+    }));
     setStatus(how === "narrowed" ? "Tagged the selected text." : how === "kept" ? "Moved the gold here; its gold_text occurs in this chunk and is kept."
       : "Tagged the whole chunk.", "warn");
     if (draft.stratum === page.no_answer_stratum) el.stratum.focus();
@@ -116,43 +157,58 @@ function setupTagging() {
     const view = viewer.view();
     if (!view) { setStatus("Open a chunk first, then press + to add it.", "warn"); return; }
     if (!draft.gold_chunk_id) { tag(); return; }
-    if (!record.addPassage(draft, view.dataset.chunkId)) return;
-    render(); changed();
+    edit("addPassage", () => record.addPassage(draft, view.dataset.chunkId));
   }
 
   function removePassage(id, primary) {
-    record.removePassage(draft, id, primary);
-    render(); changed();
+    edit("removePassage", () => record.removePassage(draft, id, primary));
   }
 
   function toggleNoAnswer(on) {
-    beforeMark = record.setNoAnswer(draft, page, beforeMark, on);
-    render(); changed();
+    edit(on ? "noAnswerOn" : "noAnswerOff", () => { beforeMark = record.setNoAnswer(draft, page, beforeMark, on); });
   }
 
   function toggleAmbiguous(on) {
-    beforeMark = record.setAmbiguous(draft, page, beforeMark, on);
-    render(); changed();
+    edit(on ? "ambiguousOn" : "ambiguousOff", () => { beforeMark = record.setAmbiguous(draft, page, beforeMark, on); });
   }
 
+  /* Save, then go; in a conflict nothing is saved, so the page says why it stays and where to choose. */
   async function go(url) {
+    if (queue.inConflict) { stayInConflict(); return; }
     setStatus("Saving before moving on…", "muted");
     const ok = await queue.save();
     if (ok && !Object.keys(changes()).length) window.location.assign(url);
-    else if (!queue.inConflict) setStatus("Not moving on: the save did not land. Your changes are kept.", "bad");
+    else if (queue.inConflict) stayInConflict();
+    else setStatus("Not moving on: the save did not land. Your changes are kept.", "bad");
+  }
+  function stayInConflict() {
+    setStatus("Not moving on: another expert saved this question since you opened it, so yours is not saved. " +
+      "Choose below (take theirs, or save yours over theirs), then press n again.", "bad");
+    const first = el.conflict.querySelector("button");
+    if (first) first.focus();
   }
   const previousUrl = () => page.next_url + (page.next_url.includes("?") ? "&" : "?") + "step=-1";
 
   /* ---------- wiring ---------- */
   [["goldText", "gold_text"], ["expected", "expected"]].forEach(([name, key]) => {
+    let typedFrom = null;  // the field's value when the typing began: one undo step per stretch of typing
+    el[name].addEventListener("focus", () => { typedFrom = fieldState(draft)[key]; });
     el[name].addEventListener("input", () => {
       draft[key] = el[name].value === "" ? null : el[name].value;
       if (key === "gold_text") viewer.checkGold(draft, el.warning);
       changed();
     });
+    el[name].addEventListener("change", () => {
+      const after = fieldState(draft);
+      const step = history.record({ kind: key, before: { ...after, [key]: typedFrom }, after, marks: [beforeMark, beforeMark] });
+      typedFrom = after[key];
+      if (step) showUndo(step.label);
+    });
   });
-  el.grading.addEventListener("change", () => { draft.grading = el.grading.value || null; changed(); });
-  el.stratum.addEventListener("change", () => { draft.stratum = el.stratum.value; render(); changed(); });
+  el.grading.addEventListener("change", () => edit("grading", () => { draft.grading = el.grading.value || null; }));
+  el.stratum.addEventListener("change", () => edit("stratum", () => { draft.stratum = el.stratum.value; }));
+  el.undoBtn.addEventListener("click", undo);
+  el.redoBtn.addEventListener("click", redo);
   el.noAnswer.addEventListener("change", () => toggleNoAnswer(el.noAnswer.checked));
   el.ambiguous.addEventListener("change", () => toggleAmbiguous(el.ambiguous.checked));
   $("#save-btn").addEventListener("click", () => queue.save());
@@ -197,6 +253,8 @@ function setupTagging() {
     prevChunk: () => viewer.openPrevious(),
     nextChunk: () => viewer.openNext(),
     filterByDocument: () => hits.filterByDocument(),
+    undo,
+    redo,
     help: () => el.help.showModal(),
   };
   document.addEventListener("keydown", (ev) => {
@@ -236,7 +294,7 @@ function setupTagging() {
   if (el.search.value && window.htmx) window.htmx.trigger(el.search, "search");
   window.evalappTagging = {
     save: () => queue.save(), changes,
-    state: () => ({ revision: queue.revision, saved: queue.saved, draft, conflict: queue.inConflict }),
+    state: () => ({ revision: queue.revision, saved: queue.saved, draft, conflict: queue.inConflict, undo: history.size }),
   };
 }
 

@@ -89,24 +89,33 @@ export function removePassage(draft, chunkId, primary) {
   else draft.gold_extra_chunk_ids = (draft.gold_extra_chunk_ids || []).filter((c) => c !== chunkId);
 }
 
-/* Returns the new beforeMark. */
+export const GOLD_KEYS = ["gold_doc_id", "gold_chunk_id", "gold_text", "gold_extra_chunk_ids"];
+
+/* Marking "not answerable" clears the gold and keeps it in the mark (`gold`); unmarking it puts that gold
+ * back exactly when no gold was tagged meanwhile. Returns the new beforeMark. */
 export function setNoAnswer(draft, page, beforeMark, on) {
   if (on) {
-    const mark = { stratum: draft.stratum };
+    const gold = Object.fromEntries(GOLD_KEYS.map((k) => [k, draft[k] === undefined ? undefined : JSON.parse(JSON.stringify(draft[k]))]));
+    const mark = { stratum: draft.stratum, gold };
     draft.stratum = page.no_answer_stratum;
     draft.gold_doc_id = null; draft.gold_chunk_id = null; draft.gold_text = null;
     if (draft.gold_extra_chunk_ids !== undefined) draft.gold_extra_chunk_ids = [];
     return mark;
   }
   leaveMarks(draft, page, beforeMark);
-  return beforeMark;
+  const gold = beforeMark && beforeMark.gold;
+  if (gold && !draft.gold_chunk_id && !(draft.gold_extra_chunk_ids || []).length) {
+    GOLD_KEYS.forEach((k) => { if (gold[k] === undefined) delete draft[k]; else draft[k] = gold[k]; });
+  }
+  return beforeMark ? { stratum: beforeMark.stratum, gold: null } : beforeMark;
 }
 
 /* Returns the new beforeMark. */
 export function setAmbiguous(draft, page, beforeMark, on) {
   draft.ambiguous = on;
   if (page.ambiguous_stratum) {
-    if (on) { const mark = { stratum: draft.stratum }; draft.stratum = page.ambiguous_stratum; return mark; }
+    // The gold a "not answerable" mark holds is carried over, so unmarking that later still brings it back.
+    if (on) { const mark = { stratum: draft.stratum, gold: (beforeMark && beforeMark.gold) || null }; draft.stratum = page.ambiguous_stratum; return mark; }
     if (beforeMark && draft.stratum === page.ambiguous_stratum) draft.stratum = beforeMark.stratum;
   }
   return beforeMark;
