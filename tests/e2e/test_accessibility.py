@@ -128,11 +128,15 @@ def test_every_page_meets_wcag_aa_and_fits_800_px_and_a_phone(demo, browser, scr
             if user:
                 sign_in(contexts[user].new_page(), demo["url"], user)
         page = contexts[user].new_page()
+        failed: list[str] = []
+        page.on("response", lambda r, failed=failed: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
         page.set_viewport_size({"width": 1280, "height": 900})
         response = page.goto(demo["url"] + path)
         assert response.status == 200, (user, path, response.status)
         page.wait_for_load_state("networkidle")
         where = f"{path} ({user or 'signed out'})"
+        # Nothing the page loads fails (its icon included): a 404 in the console is a broken page too.
+        problems += [f"{where}: loading {miss}" for miss in failed]
         for violation in axe.run(page, options=WCAG_AA).response["violations"]:
             nodes = "; ".join(
                 n["target"][0] if isinstance(n["target"][0], str) else str(n["target"]) for n in violation["nodes"][:3]
