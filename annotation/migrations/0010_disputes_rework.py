@@ -5,25 +5,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0009_item_key_label_event_reason'),
+        ("annotation", "0009_item_key_label_event_reason"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='queue',
-            name='rework_of',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='rework_queues', to='annotation.relabelaudit'),
+            model_name="queue",
+            name="rework_of",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="rework_queues",
+                to="annotation.relabelaudit",
+            ),
         ),
         migrations.AddField(
-            model_name='relabelaudit',
-            name='batch',
+            model_name="relabelaudit",
+            name="batch",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AlterField(
-            model_name='queue',
-            name='kind',
-            field=models.CharField(choices=[('labelling', 'labelling'), ('audit', 'audit'), ('rework', 'rework')], default='labelling', max_length=20),
+            model_name="queue",
+            name="kind",
+            field=models.CharField(
+                choices=[("labelling", "labelling"), ("audit", "audit"), ("rework", "rework")],
+                default="labelling",
+                max_length=20,
+            ),
         ),
     ]
