@@ -362,8 +362,8 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
         **audit_summary(audit),
         "status": audit.status,
         "labelled": labelled,
-        # Only a batch flagged as drift is held out (annotation.selectors.labels.held_out_answer_ids), until resolved.
-        "in_baseline": audit.status != RelabelAudit.DRIFT,
+        # A pending or drifted audit's sample is held out (annotation.selectors.labels.held_out_answer_ids).
+        "in_baseline": audit.status not in (RelabelAudit.PENDING, RelabelAudit.DRIFT),
     }
     if audit.result is not None:
         out.update(audit.result)

@@ -90,11 +90,14 @@ def test_the_export_leaves_out_the_runs_the_viewer_labels_blind():
 
 
 @pytest.mark.django_db
-def test_held_out_answers_are_those_of_audits_flagged_as_drift():
+def test_held_out_answers_are_those_of_audits_pending_or_flagged_as_drift():
     drift = RelabelAuditFactory(status=RelabelAudit.DRIFT)
+    pending = RelabelAuditFactory(status=RelabelAudit.PENDING)
     held = {RelabelAuditItemFactory(audit=drift).answer_id, RelabelAuditItemFactory(audit=drift).answer_id}
-    for status in (RelabelAudit.PENDING, RelabelAudit.ACCEPTED, RelabelAudit.RESOLVED):
+    waiting = {RelabelAuditItemFactory(audit=pending).answer_id}
+    for status in (RelabelAudit.ACCEPTED, RelabelAudit.RESOLVED):
         RelabelAuditItemFactory(audit=RelabelAuditFactory(status=status))
-    assert held_out_answer_ids() == held
+    assert held_out_answer_ids() == held | waiting
     RelabelAudit.objects.filter(pk=drift.pk).update(status=RelabelAudit.RESOLVED)
+    RelabelAudit.objects.filter(pk=pending.pk).update(status=RelabelAudit.ACCEPTED)
     assert held_out_answer_ids() == set()
