@@ -40,10 +40,14 @@ class QueueForm(PageForm):
         return self.cleaned_data["overlap"] or DEFAULT_OVERLAP
 
 
+# The adjudication list's label sources, as the filter offers them (annotation.selectors.disputes.SOURCES).
+SOURCE_CHOICES = [("", "any"), ("queue", "queue"), ("import", "import"), ("app", "app")]
+
+
 class DisputeFilterForm(PageForm):
     """?source=&queue=&dataset= of the adjudication list."""
 
-    source = forms.ChoiceField(choices=[("", "any")] + [(s, s) for s in ("queue", "import", "app")], required=False)
+    source = forms.ChoiceField(choices=SOURCE_CHOICES, required=False)
     queue = whole_number(1, 2**31 - 1, required=False)
     dataset = forms.CharField(max_length=NAME_MAX, required=False)
 

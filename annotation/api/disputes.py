@@ -21,7 +21,8 @@ class DisputeLabelSerializer(serializers.Serializer):
     annotator = serializers.CharField()
     verdict = serializers.CharField()
     rationale = serializers.CharField(allow_blank=True)
-    source = serializers.CharField(help_text='"queue", "import" or "app"')
+    # DRF's metaclass takes declared fields off the class, so Field.source stays the field's own.
+    source = serializers.CharField(help_text='"queue", "import" or "app"')  # type: ignore[assignment]
 
 
 class DisputeQueueSerializer(serializers.Serializer):
@@ -36,7 +37,7 @@ class DisputeRowSerializer(serializers.Serializer):
     qid = serializers.CharField()
     dataset = text()
     stratum = serializers.CharField(allow_blank=True)
-    source = serializers.CharField(
+    source = serializers.CharField(  # type: ignore[assignment]  # a declared field, not Field.source
         help_text='"queue" when a queue item completed disputed, else the label sources joined ("import", "app+queue")'
     )
     sources = names()
@@ -76,7 +77,9 @@ class DisputeListView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
     class FilterSerializer(QuerySerializer):
-        source = serializers.ChoiceField(choices=list(SOURCES), required=False, help_text="labels from this source")
+        source = serializers.ChoiceField(  # type: ignore[assignment]  # a declared field, not Field.source
+            choices=list(SOURCES), required=False, help_text="labels from this source"
+        )
         queue = whole_number(1, 2**31 - 1, required=False, help_text="answers held by this queue")
         dataset = serializers.CharField(required=False, max_length=NAME_MAX)
 

@@ -106,7 +106,7 @@ def _strata(rows: list[tuple[int, str, int | None]]) -> dict[tuple[int | None, s
     for _pk, qid, version_id in rows:
         if version_id is not None:
             by_version[version_id].add(qid)
-    out = {}
+    out: dict[tuple[int | None, str], str] = {}
     for version_id, qids in by_version.items():
         for qid, stratum in VersionEntry.objects.filter(version_id=version_id, qid__in=list(qids)).values_list(
             "qid", "stratum"
@@ -221,7 +221,7 @@ def left_out(names: Iterable[str], *, what: str = "disputed answer") -> dict:
 
 
 def _question(answer: Answer) -> dict:
-    record = {}
+    record: dict = {}
     if answer.run.dataset_version_id is not None:
         text = (
             VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)

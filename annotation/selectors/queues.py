@@ -166,6 +166,8 @@ def rework_feedback(queue: Queue, item: QueueItem, user, *, scope: BlindScope | 
     if not scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False):
         return None
     audit = queue.rework_of
+    if audit is None:
+        return None
     own = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=user).first()
     sampled = RelabelAuditItem.objects.filter(audit=audit, answer_id=item.answer_id).first()
     batch = {row[0]: row[1] for row in audit.batch or []}

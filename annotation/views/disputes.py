@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 
-from annotation.forms import AdjudicationForm, DisputeFilterForm
+from annotation.forms import SOURCE_CHOICES, AdjudicationForm, DisputeFilterForm
 from annotation.models import Dataset, Queue
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.disputes import dispute_for_user, disputes_for_user
@@ -31,7 +31,7 @@ def dispute_list(request):
         {
             "listed": listed,
             "filters": f,
-            "source_choices": DisputeFilterForm.base_fields["source"].choices,
+            "source_choices": SOURCE_CHOICES,
             "queues": Queue.objects.order_by("name", "id")[:500],
             "datasets": Dataset.objects.order_by("name").values_list("name", flat=True),
         },

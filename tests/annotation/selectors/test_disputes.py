@@ -127,6 +127,7 @@ def test_a_label_still_being_collected_is_not_a_dispute(make_queue, pool):
     queue = make_queue(3, overlap=3, annotators=("ann1", "ann2", "ann3"))
     for name, verdict in (("ann1", "correct"), ("ann2", "incorrect")):
         claim = queue_next(queue=queue, annotator=pool[name])
+        assert claim is not None
         label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
     # Two labels disagree on an open item whose third label is not in: the queue settles it first.
     assert disputed_answers() == []

@@ -64,6 +64,7 @@ def test_the_auditor_label_is_hidden_until_the_annotator_relabels(changed_batch,
     queue = Queue.objects.get(kind=Queue.KIND_REWORK)
     ann1 = pool["ann1"]
     claim = queue_next(queue=queue, annotator=ann1)
+    assert claim is not None
     # Handed back an answer they labelled themselves; nothing of the audit shows yet.
     assert HumanLabel.objects.filter(answer_id=claim.item.answer_id, annotator=ann1).exists()
     assert set(next_payload(claim)) == {"item_id", "question", "answer", "gold_text", "expected", "lease_expires_at"}
@@ -73,6 +74,7 @@ def test_the_auditor_label_is_hidden_until_the_annotator_relabels(changed_batch,
     label_submit(queue=queue, item_id=claim.item.pk, annotator=ann1, verdict="incorrect", rationale="term not named")
     item = QueueItem.objects.select_related("answer").get(pk=claim.item.pk)
     after = rework_feedback(queue, item, ann1)
+    assert after is not None
     assert {k: after[k] for k in ("item_id", "question", "my_verdict", "audited_verdict")} == {
         "item_id": item.key,
         "question": f"How long does plan {int(item.answer.qid[2:])} last?",
@@ -85,7 +87,9 @@ def test_the_auditor_label_is_hidden_until_the_annotator_relabels(changed_batch,
     while (claim := queue_next(queue=queue, annotator=ann1)) is not None:
         label_submit(queue=queue, item_id=claim.item.pk, annotator=ann1, verdict="incorrect")
     shown = [
-        rework_feedback(queue, i, ann1) for i in QueueItem.objects.filter(queue=queue).select_related("answer__run")
+        f
+        for i in QueueItem.objects.filter(queue=queue).select_related("answer__run")
+        if (f := rework_feedback(queue, i, ann1)) is not None
     ]
     sampled = [f["auditor_labels"] for f in shown if f["sampled"]]
     assert (len(sampled), len(shown)) == (30, 36)
