@@ -38,3 +38,22 @@ class QueueForm(PageForm):
 
     def clean_overlap(self):
         return self.cleaned_data["overlap"] or DEFAULT_OVERLAP
+
+
+# The adjudication list's label sources, as the filter offers them (annotation.selectors.disputes.SOURCES).
+SOURCE_CHOICES = [("", "any"), ("queue", "queue"), ("import", "import"), ("app", "app")]
+
+
+class DisputeFilterForm(PageForm):
+    """?source=&queue=&dataset= of the adjudication list."""
+
+    source = forms.ChoiceField(choices=SOURCE_CHOICES, required=False)
+    queue = whole_number(1, 2**31 - 1, required=False)
+    dataset = forms.CharField(max_length=NAME_MAX, required=False)
+
+
+class AdjudicationForm(PageForm):
+    """A final verdict and its reason from an adjudication page (the service names what is wrong)."""
+
+    verdict = forms.CharField(max_length=20, required=False)
+    reason = forms.CharField(max_length=TEXT_MAX, required=False, strip=False)

@@ -206,3 +206,13 @@ def check_can_read_answer(
             "you are labelling this answer (or another of its run) blind; its labels and "
             "verdicts are hidden from you until those items are complete"
         )
+
+
+def can_list_disputes(*, roles: Set[str]) -> bool:
+    """Adjudicators read the adjudication list (disputed answers with their labels, never their runs)."""
+    return ADJUDICATOR in roles
+
+
+def check_can_list_disputes(*, roles: Set[str]) -> None:
+    if not can_list_disputes(roles=roles):
+        raise PermissionDenied("The adjudication list needs the adjudicator role.")

@@ -5,12 +5,13 @@ from django.urls import include, path
 from annotation.api import audits as audits_api
 from annotation.api import corpus as corpus_api
 from annotation.api import datasets as datasets_api
+from annotation.api import disputes as disputes_api
 from annotation.api import items as items_api
 from annotation.api import labels as labels_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
 from annotation.api import working as working_api
-from annotation.views import audits, corpus, datasets, home, queues, tagging
+from annotation.views import audits, corpus, datasets, disputes, home, queues, tagging
 
 home_patterns = [
     path("", home.home, name="home"),
@@ -34,6 +35,10 @@ queue_patterns = [
         name="queue-adjudicate-submit",
     ),
     path("queues/<int:queue_id>/stats/", queues.queue_stats_page, name="queue-stats"),
+]
+dispute_patterns = [
+    path("adjudication/", disputes.dispute_list, name="dispute-list"),
+    path("adjudication/<str:key>/", disputes.dispute_detail, name="dispute-detail"),
 ]
 audit_patterns = [
     path("audits/", audits.audit_list, name="audit-list"),
@@ -101,6 +106,11 @@ queue_api_patterns = [
         name="api-queue-adjudicate",
     ),
 ]
+dispute_api_patterns = [
+    path("disputes/", disputes_api.DisputeListView.as_view(), name="api-disputes"),
+    path("disputes/<str:key>/", disputes_api.DisputeDetailView.as_view(), name="api-dispute"),
+    path("disputes/<str:key>/adjudicate/", disputes_api.DisputeAdjudicateView.as_view(), name="api-dispute-adjudicate"),
+]
 audit_api_patterns = [
     path("audits/", audits_api.RelabelAuditListView.as_view(), name="api-audits"),
     path("audits/<int:audit_id>/", audits_api.RelabelAuditDetailView.as_view(), name="api-audit-detail"),
@@ -113,6 +123,7 @@ api_patterns = [
     *run_api_patterns,
     *label_api_patterns,
     *queue_api_patterns,
+    *dispute_api_patterns,
     *audit_api_patterns,
 ]
 
@@ -122,6 +133,7 @@ urlpatterns = [
     *dataset_patterns,
     *corpus_patterns,
     *queue_patterns,
+    *dispute_patterns,
     *audit_patterns,
     *tagging_patterns,
 ]

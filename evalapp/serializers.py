@@ -48,3 +48,20 @@ class AgreementSerializer(serializers.Serializer[Any]):
     per_stratum = serializers.DictField(child=StratumAgreementSerializer())
     warnings = names()
     bootstrap = BootstrapSerializer(required=False, help_text="how bootstrap_ci95 was drawn (absent with no items)")
+
+
+class LeftOutSerializer(serializers.Serializer[Any]):
+    """`disputed_left_out`: answers left out because their human labels disagree and nobody has settled them."""
+
+    n = serializers.IntegerField(help_text="how many were left out")
+    answers = names(help_text="which (the first 100)")
+    words = serializers.CharField(help_text='e.g. "3 disputed answers left out: q12, q40, q41"')
+
+
+class ComparedLeftOutSerializer(LeftOutSerializer):
+    a = names(help_text="disputed in run A, among the questions both answered")
+    b = names(help_text="disputed in run B, among the questions both answered")
+
+
+class SampleLeftOutSerializer(LeftOutSerializer):
+    blind_excluded = serializers.IntegerField(help_text="counted, not named: you label them blind")

@@ -55,6 +55,13 @@ class RelabelItemSerializer(serializers.Serializer):
     rationale = serializers.CharField(allow_blank=True)
 
 
+class ReworkQueueSerializer(serializers.Serializer):
+    queue = serializers.IntegerField()
+    annotator = text()
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField(help_text="items relabelled")
+
+
 class RelabelAuditReportSerializer(RelabelAuditSummarySerializer):
     status = serializers.CharField()
     labelled = serializers.IntegerField()
@@ -70,6 +77,9 @@ class RelabelAuditReportSerializer(RelabelAuditSummarySerializer):
     items = RelabelItemSerializer(many=True, required=False)
     disagreement_items = RelabelItemSerializer(many=True, required=False)
     blind_excluded = serializers.IntegerField(required=False)
+    rework_queues = ReworkQueueSerializer(
+        many=True, help_text="a drifted batch sent back: one queue per original annotator over their labels"
+    )
     resolution = serializers.CharField(required=False, allow_blank=True)
     resolved_by = text(required=False)
 

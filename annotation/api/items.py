@@ -67,6 +67,23 @@ class ItemAdjudicationSerializer(serializers.Serializer):
     adjudicator = serializers.CharField()
 
 
+class AuditorLabelSerializer(serializers.Serializer):
+    auditor = serializers.CharField()
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+
+
+class ReworkFeedbackSerializer(serializers.Serializer):
+    """A rework item once its annotator relabelled it: the auditors' blind labels (never before)."""
+
+    item_id = serializers.CharField()
+    question = serializers.CharField(allow_blank=True)
+    my_verdict = text()
+    audited_verdict = text(help_text="the verdict the drifted batch held")
+    sampled = serializers.BooleanField(help_text="whether the audit's sample held this answer")
+    auditor_labels = AuditorLabelSerializer(many=True)
+
+
 class ItemSerializer(serializers.Serializer):
     """An item as its viewer may see it: never the system, the run or a judge verdict; other labels only
     once the item has all of them (`complete`)."""
@@ -84,6 +101,7 @@ class ItemSerializer(serializers.Serializer):
     status = serializers.CharField(required=False, help_text="once complete")
     labels = ItemLabelSerializer(many=True, required=False, help_text="once complete")
     adjudication = ItemAdjudicationSerializer(allow_null=True, required=False, help_text="once complete")
+    rework = ReworkFeedbackSerializer(required=False, help_text="rework queues: once you relabelled the item")
 
 
 class LabelResultSerializer(serializers.Serializer):

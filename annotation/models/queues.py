@@ -24,11 +24,12 @@ class Queue(models.Model):
 
     KIND_LABELLING = "labelling"
     KIND_AUDIT = "audit"
+    # A drifted relabel audit's batch sent back to its original annotator, the auditor's label shown after.
+    KIND_REWORK = "rework"
+    KINDS = [(KIND_LABELLING, KIND_LABELLING), (KIND_AUDIT, KIND_AUDIT), (KIND_REWORK, KIND_REWORK)]
 
     name = models.CharField(max_length=200)
-    kind = models.CharField(
-        max_length=20, default=KIND_LABELLING, choices=[(KIND_LABELLING, KIND_LABELLING), (KIND_AUDIT, KIND_AUDIT)]
-    )
+    kind = models.CharField(max_length=20, default=KIND_LABELLING, choices=KINDS)
     rubric = models.TextField(blank=True)
     rubric_version = models.PositiveIntegerField(default=1)
     overlap = models.PositiveSmallIntegerField(default=2)
@@ -42,6 +43,10 @@ class Queue(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # A rework queue: the relabel audit whose drifted batch it sends back.
+    rework_of = models.ForeignKey(
+        "annotation.RelabelAudit", null=True, blank=True, on_delete=models.PROTECT, related_name="rework_queues"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -161,6 +166,9 @@ class RelabelAudit(models.Model):
     source = models.CharField(max_length=20)
     criteria = models.JSONField(default=dict)
     batch_size = models.PositiveIntegerField()
+    # The whole batch as drawn from: [[answer id, verdict under audit, annotator id or null], ...], so a
+    # drift sends back exactly these labels (the sample is RelabelAuditItem).
+    batch = models.JSONField(default=list, blank=True)
     sample_size = models.PositiveIntegerField()
     seed = models.BigIntegerField(default=0)
     alpha = models.FloatField(default=0.05)

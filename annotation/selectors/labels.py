@@ -15,8 +15,13 @@ from annotation.selectors.blind import OPERATOR, BlindScope
 
 
 def held_out_answer_ids() -> set[int]:
-    """Answers in relabel audits flagged as drift and not yet resolved: keep them out of any baseline."""
-    return set(RelabelAuditItem.objects.filter(audit__status=RelabelAudit.DRIFT).values_list("answer_id", flat=True))
+    """Answers in relabel audits still waiting for their blind labels or flagged as drift and not yet
+    resolved: keep them out of any baseline (a pending audit may yet find the labels drifted)."""
+    return set(
+        RelabelAuditItem.objects.filter(audit__status__in=[RelabelAudit.PENDING, RelabelAudit.DRIFT]).values_list(
+            "answer_id", flat=True
+        )
+    )
 
 
 def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, scope: BlindScope = OPERATOR):

@@ -17,6 +17,7 @@ from annotation.models import (
     Queue,
     QueueItem,
     QueueMember,
+    RelabelAuditItem,
     VersionEntry,
 )
 from annotation.selectors.blind import BlindScope, blind_scope
@@ -146,7 +147,57 @@ def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = Non
             if adjudication and item.status == QueueItem.ADJUDICATED
             else None
         )
+        feedback = rework_feedback(queue, item, user, scope=scope)
+        if feedback is not None:
+            out["rework"] = feedback
     return out
+
+
+def rework_feedback(queue: Queue, item: QueueItem, user, *, scope: BlindScope | None = None) -> dict | None:
+    """What a rework queue shows its annotator once they have relabelled an item, and never before: the
+    verdict they gave now, the one the drifted batch held, and the auditors' blind labels with their
+    rationales (none when the answer was not in the audit's sample). None for other queues, for an item
+    they have not relabelled, and while the answer is blind to them elsewhere."""
+    if queue.kind != Queue.KIND_REWORK or queue.rework_of_id is None:
+        return None
+    if not Assignment.objects.filter(item=item, annotator=user, state=Assignment.DONE).exists():
+        return None
+    scope = scope if scope is not None else blind_scope(user)
+    if not scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False):
+        return None
+    audit = queue.rework_of
+    if audit is None:
+        return None
+    own = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=user).first()
+    sampled = RelabelAuditItem.objects.filter(audit=audit, answer_id=item.answer_id).first()
+    batch = {row[0]: row[1] for row in audit.batch or []}
+    auditors = list(
+        Assignment.objects.filter(queue=audit.queue, item__answer_id=item.answer_id, state=Assignment.DONE)
+        .select_related("annotator")
+        .order_by("submitted_at", "id")
+    )
+    labels = {
+        lab.annotator_id: lab
+        for lab in HumanLabel.objects.filter(
+            answer_id=item.answer_id, annotator_id__in=[a.annotator_id for a in auditors]
+        )
+    }
+    return {
+        "item_id": item.key,
+        "question": item_content(item)["question"],
+        "my_verdict": own.verdict if own else None,
+        "audited_verdict": sampled.original_verdict if sampled else batch.get(item.answer_id),
+        "sampled": sampled is not None,
+        "auditor_labels": [
+            {
+                "auditor": a.annotator.username,
+                "verdict": labels[a.annotator_id].verdict,
+                "rationale": labels[a.annotator_id].rationale,
+            }
+            for a in auditors
+            if a.annotator_id in labels
+        ],
+    }
 
 
 def queue_progress(queue: Queue) -> dict:

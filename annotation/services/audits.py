@@ -229,6 +229,7 @@ def audit_create(
             name=name or f"{source} audit",
             source=source,
             criteria=criteria,
+            batch=[[a, batch[a][0], batch[a][1]] for a in ordered],
             batch_size=len(batch),
             sample_size=len(chosen),
             seed=seed,
@@ -319,7 +320,48 @@ def audit_evaluate(*, audit: RelabelAudit) -> RelabelAudit:
     }
     audit.status = RelabelAudit.DRIFT if drift.verdict == "drift" else RelabelAudit.ACCEPTED
     audit.save(update_fields=["result", "status"])
+    if audit.status == RelabelAudit.DRIFT:
+        _rework_create(audit)
     return audit
+
+
+def _rework_batch(audit: RelabelAudit) -> dict[int, list[int]]:
+    """original annotator id -> the answer ids of theirs in the batch (the sample, for audits stored
+    before the batch was)."""
+    rows = audit.batch or [[it.answer_id, it.original_verdict, it.original_annotator_id] for it in audit.items.all()]
+    out: dict[int, list[int]] = {}
+    for answer_id, _verdict, annotator_id in rows:
+        if annotator_id is not None:
+            out.setdefault(annotator_id, []).append(answer_id)
+    return out
+
+
+def _rework_create(audit: RelabelAudit) -> list[Queue]:
+    """Send a drifted batch back: one rework queue per original annotator over their labels in the batch,
+    with the audit's guideline; the auditor's label is shown to them only after they relabel an item
+    (annotation.selectors.queues.rework_feedback). A batch with no annotator (a dataset diff) has none, nor
+    does a person who no longer holds the annotator role (the report lists the queues made)."""
+    made = []
+    users = get_user_model().objects.in_bulk(list(_rework_batch(audit)))
+    for annotator_id, answer_ids in sorted(_rework_batch(audit).items()):
+        user = users.get(annotator_id)
+        if user is None or not policies.can_join_pool(roles=user_roles(user)):
+            continue
+        answers = Answer.objects.filter(pk__in=answer_ids).select_related("run").order_by("run__run_id", "qid")
+        queue = queue_create(
+            name=f"rework: {audit.name}",
+            annotators=[user.username],
+            overlap=1,
+            rubric=audit.queue.rubric,
+            items=[{"run_id": a.run.run_id, "qid": a.qid} for a in answers],
+            seed=audit.seed,
+            created_by=audit.created_by,
+            kind=Queue.KIND_REWORK,
+        )
+        queue.rework_of = audit
+        queue.save(update_fields=["rework_of"])
+        made.append(queue)
+    return made
 
 
 @transaction.atomic
@@ -362,14 +404,23 @@ def audit_report(*, audit: RelabelAudit, scope=None) -> dict:
         **audit_summary(audit),
         "status": audit.status,
         "labelled": labelled,
-        # Only a batch flagged as drift is held out (annotation.selectors.labels.held_out_answer_ids), until resolved.
-        "in_baseline": audit.status != RelabelAudit.DRIFT,
+        # A pending or drifted audit's sample is held out (annotation.selectors.labels.held_out_answer_ids).
+        "in_baseline": audit.status not in (RelabelAudit.PENDING, RelabelAudit.DRIFT),
     }
     if audit.result is not None:
         out.update(audit.result)
         out["items"] = listed
         out["disagreement_items"] = [r for r in listed if r["relabel"] != r["original"]]
         out["blind_excluded"] = shown.count(False)
+    out["rework_queues"] = [
+        {
+            "queue": q.pk,
+            "annotator": next(iter(q.members.values_list("user__username", flat=True)), None),
+            "items": q.size,
+            "complete": q.items.exclude(status=QueueItem.OPEN).count(),
+        }
+        for q in audit.rework_queues.order_by("pk")
+    ]
     if audit.status == RelabelAudit.RESOLVED:
         out["resolution"] = audit.resolution
         out["resolved_by"] = audit.resolved_by.username if audit.resolved_by else None

@@ -107,8 +107,9 @@ def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
     blocked = Assignment.objects.filter(
         item=OuterRef("pk"), annotator=annotator, state__in=[Assignment.CLAIMED, Assignment.DONE]
     )
-    labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
-    base = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken=level).exclude(Exists(labelled))
+    base = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken=level)
+    if queue.kind != Queue.KIND_REWORK:  # a rework queue hands its annotator back their own labels
+        base = base.exclude(Exists(HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)))
     if level > 0:
         base = base.exclude(Exists(blocked))
     ids = list(base.filter(position__gte=offset).order_by("position").values_list("pk", flat=True)[:WINDOW])
@@ -147,11 +148,11 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
     )
     labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
     mine_expired = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state=Assignment.EXPIRED)
-    eligible = (
-        QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap)
-        .exclude(Exists(blocked))
-        .exclude(Exists(labelled))
+    eligible = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap).exclude(
+        Exists(blocked)
     )
+    if queue.kind != Queue.KIND_REWORK:
+        eligible = eligible.exclude(Exists(labelled))
     contended = False
     for level in range(queue.overlap - 1, -1, -1):
         ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))

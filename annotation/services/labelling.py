@@ -13,8 +13,10 @@ from annotation.models import (
     HumanLabel,
     Queue,
     QueueItem,
+    RelabelAudit,
 )
 from annotation.selectors.queues import pool_ids
+from annotation.services.audits import audit_evaluate
 from annotation.services.claims import Conflict
 from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
 from evalapp.errors import NotFound, Problem, ServiceError
@@ -116,6 +118,11 @@ def label_submit(
     if item.done >= queue.overlap:
         _complete(item, queue, now)
     item.save(update_fields=["taken", "done", "status", "completed_at"])
+    if queue.kind == Queue.KIND_AUDIT and item.status != QueueItem.OPEN:
+        # The last blind label in decides the audit now (and sends a drifted batch back for rework).
+        audit = RelabelAudit.objects.filter(queue=queue).first()
+        if audit is not None:
+            audit_evaluate(audit=audit)
     return result
 
 

@@ -8,12 +8,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import policies
 from annotation.forms import LabelForm, QueueForm
-from annotation.models import Run
+from annotation.models import Queue, Run
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.queue_stats import queue_stats
 from annotation.selectors.queues import (
@@ -22,6 +23,7 @@ from annotation.selectors.queues import (
     next_payload,
     queue_get,
     queues_for_user,
+    rework_feedback,
 )
 from annotation.services.claims import queue_next
 from annotation.services.labelling import item_adjudicate, label_submit
@@ -97,8 +99,8 @@ def lease_text(left: timedelta) -> str:
     return f"held for {minutes // 60} h {minutes % 60} min"
 
 
-def _item_context(request, queue, claim, error=None):
-    context = {"queue": queue, "error": error}
+def _item_context(request, queue, claim, error=None, feedback=None):
+    context = {"queue": queue, "error": error, "feedback": feedback}
     if claim is not None:
         context.update(
             {
@@ -114,8 +116,13 @@ def _item_context(request, queue, claim, error=None):
 def queue_label(request, queue_id):
     """The labelling page: claims (or hands back) this annotator's next item and shows only what they may see."""
     queue = queue_get(queue_id)
+    feedback = None
+    after = request.GET.get("after")
+    if after and queue.kind == Queue.KIND_REWORK:
+        # Back from a relabel without JavaScript: the auditor's label on the item just relabelled.
+        feedback = rework_feedback(queue, _item_or_404(queue, after), request.user)
     claim = queue_next(queue=queue, annotator=request.user)
-    return render(request, "annotation/queues/label.html", _item_context(request, queue, claim))
+    return render(request, "annotation/queues/label.html", _item_context(request, queue, claim, feedback=feedback))
 
 
 @require_POST
@@ -142,10 +149,14 @@ def queue_label_submit(request, queue_id, item_id):
     if not request.headers.get("HX-Request"):
         if error:
             messages.error(request, error)
+        elif queue.kind == Queue.KIND_REWORK:
+            return redirect(f"{reverse('queue-label', args=[queue.pk])}?after={item.key}")
         return redirect("queue-label", queue_id=queue.pk)
+    # A rework item once relabelled (not before): the auditor's label beside the annotator's own.
+    feedback = rework_feedback(queue, item, request.user) if error is None else None
     # After a refusal this is the item still held (a bad verdict) or the next one (a lost lease).
     claim = queue_next(queue=queue, annotator=request.user)
-    return render(request, "annotation/queues/_item.html", _item_context(request, queue, claim, error))
+    return render(request, "annotation/queues/_item.html", _item_context(request, queue, claim, error, feedback))
 
 
 @role_required(ADJUDICATOR)

@@ -4,9 +4,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from annotation.selectors.blind import blind_scope
 from calibration.api import serializers as s
 from calibration.api.judges import _ReadWrite
 from calibration.selectors.runs import calibration_run_get, calibration_run_progress
+from calibration.selectors.samples import sample_left_out
 from calibration.services.calibration import calibration_cancel, calibration_resume, calibration_start
 
 
@@ -29,7 +31,10 @@ class CalibrateView(_ReadWrite):
             resample=d["resample"],
             user=request.user,
         )
-        body = s.CalibrationStartedSerializer({**calibration_run_progress(run), "created": created}).data
+        left_out = sample_left_out(run.sample.dataset, scope=blind_scope(request.user))
+        body = s.CalibrationStartedSerializer(
+            {**calibration_run_progress(run), "created": created, "disputed_left_out": left_out}
+        ).data
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 

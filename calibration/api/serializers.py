@@ -6,6 +6,7 @@ from calibration.models import GradingRun, JudgeVersion
 from calibration.selectors.judges import public_params
 from evalapp.api import finite_number, whole_number
 from evalapp.fields import counts, interval, names, number, text
+from evalapp.serializers import SampleLeftOutSerializer
 from evalapp.validation import (
     NAME_MAX,
     RUBRIC_MAX,
@@ -184,6 +185,9 @@ class CalibrationRunProgressSerializer(serializers.Serializer):
 
 class CalibrationStartedSerializer(CalibrationRunProgressSerializer):
     created = serializers.BooleanField(help_text="false when a run of this version on this sample was already going")
+    disputed_left_out = SampleLeftOutSerializer(
+        help_text="the dataset's answers never drawn because their human labels disagree (until settled)"
+    )
 
 
 class GradingProgressSerializer(serializers.Serializer):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from annotation.models import Answer, DatasetVersion, Run, VersionEntry
+from annotation.selectors.disputes import disputed_qids, left_out
 from calibration.backends import extraction_verdict, span_verdict
 from calibration.models import GradedAnswer, GradingRun
 from calibration.selectors.gates import judge_gate
@@ -36,7 +37,8 @@ class RunGrades:
     so comparing runs is set algebra done in C and the counts fall out of it (comparisons.selectors).
 
     ``ungraded`` counts the unscored answers by reason (``awaiting human label``, ``rule could not
-    grade and no human label``).
+    grade and no human label``); ``disputed`` names those of them whose human labels disagree with no
+    adjudication yet (annotation.selectors.disputes), which the summary counts and names.
     """
 
     run_id: str
@@ -45,6 +47,7 @@ class RunGrades:
     unscored: frozenset[str]
     sources: dict[str, int]
     ungraded: dict[str, int] = field(default_factory=dict)
+    disputed: frozenset[str] = frozenset()
 
     @cached_property
     def scored(self) -> frozenset[str]:
@@ -81,6 +84,7 @@ class RunGrades:
             "score": self.score(),
             "sources": dict(self.sources),
             "ungraded": dict(self.ungraded),
+            "disputed_left_out": left_out(self.disputed),
         }
 
 
@@ -214,6 +218,8 @@ def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
         unscored=frozenset(unscored),
         sources={k: v for k, v in sources.items() if v},
         ungraded=dict(ungraded),
+        # Unscored because two labels disagree: named, so someone settles them (the adjudication list).
+        disputed=frozenset(unscored).intersection(disputed_qids(run)) if unscored else frozenset(),
     )
 
 

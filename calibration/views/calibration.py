@@ -4,7 +4,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.selectors.blind import blind_scope
 from calibration.selectors.runs import calibration_run_get, calibration_run_progress
+from calibration.selectors.samples import sample_left_out
 from calibration.services.calibration import calibration_cancel, calibration_resume
 from calibration.views.judges import READ
 from evalapp.errors import NotFound
@@ -22,7 +24,15 @@ def _run_or_404(pk):
 def calibration_run_page(request, pk: int):
     """A calibration run's progress, refreshed live while it runs."""
     run = _run_or_404(pk)
-    return render(request, "calibration/run_detail.html", {"run": run, "progress": calibration_run_progress(run)})
+    return render(
+        request,
+        "calibration/run_detail.html",
+        {
+            "run": run,
+            "progress": calibration_run_progress(run),
+            "left_out": sample_left_out(run.sample.dataset, scope=blind_scope(request.user)),
+        },
+    )
 
 
 @role_required(*READ)

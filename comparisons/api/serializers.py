@@ -6,6 +6,7 @@ one place to read them is what a client author needs."""
 from rest_framework import serializers
 
 from evalapp.fields import counts, declare, interval, names, number, shares, text
+from evalapp.serializers import ComparedLeftOutSerializer, LeftOutSerializer
 
 
 class RunSummarySerializer(serializers.Serializer):
@@ -31,6 +32,7 @@ class GradingSummarySerializer(serializers.Serializer):
     score = number()
     sources = counts(help_text="grade source -> answers")
     ungraded = counts(help_text="reason -> answers")
+    disputed_left_out = LeftOutSerializer(help_text="unscored because their human labels disagree")
 
 
 class PairingSerializer(serializers.Serializer):
@@ -111,6 +113,7 @@ class CompareSerializer(serializers.Serializer):
     dataset_hash_match = serializers.BooleanField()
     pairing = PairingSerializer()
     grading = GradingPairSerializer()
+    disputed_left_out = ComparedLeftOutSerializer(help_text="questions unpaired because a side's labels disagree")
     differs = serializers.DictField(
         child=serializers.ListField(child=text()), help_text="pinned field -> [A's, B's] where they differ"
     )
@@ -193,6 +196,7 @@ class FailuresSerializer(serializers.Serializer):
     )
     per_stratum = serializers.DictField(child=FailureStratumSerializer())
     ungraded = serializers.DictField(child=serializers.IntegerField(), help_text="reason -> answers")
+    disputed_left_out = LeftOutSerializer(help_text="unscored because their human labels disagree")
     failures = FailureSerializer(many=True)
 
 

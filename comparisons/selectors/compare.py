@@ -10,6 +10,7 @@ from annotation.models import DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.selectors.datasets import version_record, version_stratum_qids
+from annotation.selectors.disputes import left_out
 from calibration.selectors.grades import (
     RunGrades,
     answer_grade,
@@ -201,6 +202,12 @@ def compare_runs(
             f"({dropped['answered_only_a']} answered only by A, {dropped['answered_only_b']} only by B, "
             f"{dropped['unscored']} not scored in both)"
         )
+    # Questions both answered that one side could not score because its labels disagree.
+    shared = ga.answered & gb.answered
+    disputed_a, disputed_b = sorted(ga.disputed & shared), sorted(gb.disputed & shared)
+    disputed = {**left_out(set(disputed_a) | set(disputed_b)), "a": disputed_a, "b": disputed_b}
+    if disputed["n"]:
+        warnings.append(disputed["words"] + " (settle them on the adjudication list)")
     stale = {}
     for report in stale_reports:
         report["stale_in_paired"] = len(outcomes["paired"].intersection(report.pop("_stale_all")))
@@ -256,6 +263,7 @@ def compare_runs(
             "dataset_hash_match": hash_match,
             "pairing": {"paired": n, "dropped": sum(dropped.values()), **dropped},
             "grading": {"a": ga.summary(), "b": gb.summary()},
+            "disputed_left_out": disputed,
             "differs": {k: [getattr(a, k), getattr(b, k)] for k in PINNED if getattr(a, k) != getattr(b, k)},
             "discordant_rate": discordant_rate,
             "per_stratum": per_stratum if strata else None,

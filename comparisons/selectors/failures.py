@@ -89,5 +89,6 @@ def failure_attribution(
         "ranks_not_in_prompt": {str(r): ranks[r] for r in sorted(ranks)},
         "per_stratum": {s: per[s] for s in sorted(per)},
         "ungraded": grades.ungraded,
+        "disputed_left_out": grades.summary()["disputed_left_out"],
         "failures": items if limit is None else items[:limit],
     }

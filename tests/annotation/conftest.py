@@ -161,3 +161,23 @@ def ds(db, tmp_path):
     from annotation.models import Dataset
 
     return Dataset.objects.get(name="support")
+
+
+def import_disputed_run(tmp_path, *, n: int = 6, disputed=(1, 4), run_id: str = "run-graded", dataset="graded"):
+    """A dataset of n rubric questions and a run answering them without a harness score, graded outside
+    the app by ann1 and ann2 (imported labels): they agree ("correct") except on the `disputed` indices,
+    where ann1 says correct and ann2 incorrect. The annotators must exist. Returns the run id."""
+    from annotation.services.label_import import labels_import
+    from annotation.services.runs import run_import
+
+    questions_import(path=write(tmp_path / f"{run_id}-q.jsonl", queue_questions(n)), dataset_name=dataset)
+    rows = [{"run_id": run_id, "system": "rag-secret-system", "dataset": dataset}]
+    rows += [{"qid": f"q-{i:04d}", "answer": f"answer {i}"} for i in range(n)]
+    run_import(path=write(tmp_path / f"{run_id}.jsonl", rows))
+    lines = []
+    for i in range(n):
+        lines.append(label(run_id, f"q-{i:04d}", "ann1", "correct", labelled_at="2026-05-20T10:00:00Z"))
+        verdict = "incorrect" if i in disputed else "correct"
+        lines.append(label(run_id, f"q-{i:04d}", "ann2", verdict, labelled_at="2026-05-20T11:00:00Z"))
+    labels_import(path=write(tmp_path / f"{run_id}-labels.jsonl", lines))
+    return run_id

@@ -383,6 +383,17 @@ def test_can_read_answer(answer_id, run_id, shows_run, allowed):
         )
 
 
+@pytest.mark.parametrize("roles", [r[0] for r in ROLE_RULES])
+def test_can_list_disputes(roles):
+    """Only adjudicators read the adjudication list, whatever else they hold."""
+    allowed = ADJ in roles
+    error = assert_pair(
+        policies.can_list_disputes, policies.check_can_list_disputes, {"roles": roles}, allowed, PermissionDenied
+    )
+    if error:
+        assert str(error) == "The adjudication list needs the adjudicator role."
+
+
 def test_every_pair_in_the_module_has_a_table_here():
     """A rule added to annotation.policies without a truth table fails here."""
     pairs = sorted(name[len("can_") :] for name in dir(policies) if name.startswith("can_"))

@@ -7,6 +7,7 @@ from calibration.policies import GATE_EXIT
 from calibration.selectors.gates import judge_gate
 from calibration.selectors.judges import judge_version_get
 from calibration.selectors.runs import calibration_run_progress
+from calibration.selectors.samples import sample_left_out
 from calibration.services.calibration import (
     CALIBRATION_RUNS,
     DEFAULT_CHUNK,
@@ -57,8 +58,11 @@ class Command(EvalCommand):
                 chunk_size=o["chunk_size"],
                 resample=o["resample"],
             )
+        left_out = sample_left_out(run.sample.dataset)
+        if left_out["n"]:
+            self.stderr.write(f"{left_out['words']} (no final label until an adjudicator settles them)")
         if not o["wait"] or o["cancel"]:
-            return {**calibration_run_progress(run), "created": created}, 0
+            return {**calibration_run_progress(run), "created": created, "disputed_left_out": left_out}, 0
         last: list[tuple[int, int] | None] = [None]
 
         def resumed(r):
@@ -89,8 +93,8 @@ class Command(EvalCommand):
                 f"still running after {o['timeout']:g}s: {progress['done']}/{progress['total']} done; "
                 f"is a worker running? (celery -A evalapp worker)"
             )
-            return {**progress, "created": created}, 3
-        payload = judge_gate(version)
+            return {**progress, "created": created, "disputed_left_out": left_out}, 3
+        payload = {**judge_gate(version), "disputed_left_out": left_out}
         if run.status != "done":
             self.stderr.write(f"calibration run {run.pk} {run.status}: {run.message}")
             return {**payload, "calibration_run": progress}, 3

@@ -34,4 +34,6 @@ class Command(EvalCommand):
                 f"  {s:24} failing {row['failing']}/{row['scored']}  "
                 + "  ".join(f"{c} {row['counts'][c]}" for c in FAILURE_CATEGORIES)
             )
+        if p["disputed_left_out"]["n"]:
+            lines.append(f"  {p['disputed_left_out']['words']}")
         return "\n".join(lines)

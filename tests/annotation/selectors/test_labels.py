@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from annotation.models import HumanLabel, RelabelAudit
+from annotation.models import HumanLabel, RelabelAudit, RelabelAuditItem
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.labels import held_out_answer_ids, labels_for_export
 from annotation.services.claims import queue_next
@@ -90,11 +90,14 @@ def test_the_export_leaves_out_the_runs_the_viewer_labels_blind():
 
 
 @pytest.mark.django_db
-def test_held_out_answers_are_those_of_audits_flagged_as_drift():
-    drift = RelabelAuditFactory(status=RelabelAudit.DRIFT)
-    held = {RelabelAuditItemFactory(audit=drift).answer_id, RelabelAuditItemFactory(audit=drift).answer_id}
-    for status in (RelabelAudit.PENDING, RelabelAudit.ACCEPTED, RelabelAudit.RESOLVED):
+def test_held_out_answers_are_those_of_audits_pending_or_flagged_as_drift():
+    for status in (RelabelAudit.DRIFT, RelabelAudit.DRIFT, RelabelAudit.PENDING, RelabelAudit.ACCEPTED):
         RelabelAuditItemFactory(audit=RelabelAuditFactory(status=status))
-    assert held_out_answer_ids() == held
-    RelabelAudit.objects.filter(pk=drift.pk).update(status=RelabelAudit.RESOLVED)
+    RelabelAuditItemFactory(audit=RelabelAuditFactory(status=RelabelAudit.RESOLVED))
+    held = set(
+        RelabelAuditItem.objects.filter(audit__status__in=["drift", "pending"]).values_list("answer_id", flat=True)
+    )
+    assert len(held) == 3 and held_out_answer_ids() == held
+    RelabelAudit.objects.filter(status=RelabelAudit.DRIFT).update(status=RelabelAudit.RESOLVED)
+    RelabelAudit.objects.filter(status=RelabelAudit.PENDING).update(status=RelabelAudit.ACCEPTED)
     assert held_out_answer_ids() == set()

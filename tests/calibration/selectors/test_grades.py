@@ -122,3 +122,27 @@ def test_answers_without_harness_score_are_graded_by_rule_then_human_labels():
     assert answer_grade(run, "q-0003") == (True, "human")  # judge rule, no gated judge: human final label
     assert answer_grade(run, "q-0004") == (None, None)
     assert answer_grade(run, "q-0006") == (False, "harness")
+
+
+@pytest.mark.django_db
+def test_a_run_score_counts_and_names_its_disputed_answers(tmp_path, make_user):
+    from annotation.models import Run
+    from tests.annotation.conftest import import_disputed_run
+
+    make_user("ann1", "annotator")
+    make_user("ann2", "annotator")
+    run = Run.objects.get(run_id=import_disputed_run(tmp_path, n=6, disputed=(1, 4)))
+    g = run_grades(run)
+    assert (g.n_scored, sorted(g.unscored), sorted(g.disputed)) == (4, ["q-0001", "q-0004"], ["q-0001", "q-0004"])
+    assert g.summary() == {
+        "answered": 6,
+        "scored": 4,
+        "score": 1.0,
+        "sources": {"human": 4},
+        "ungraded": {"awaiting human label": 2},
+        "disputed_left_out": {
+            "n": 2,
+            "answers": ["q-0001", "q-0004"],
+            "words": "2 disputed answers left out: q-0001, q-0004",
+        },
+    }

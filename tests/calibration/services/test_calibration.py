@@ -320,3 +320,26 @@ def test_answers_under_a_drift_flagged_relabel_audit_stay_out_of_the_sample(worl
     audit.save(update_fields=["status"])
     again = sample_draw(judge=v.judge, dataset=held[0].run.dataset, size=labelled, seed=0)
     assert {a.pk for a in held} <= set(again.items.values_list("answer_id", flat=True))
+
+
+def test_answers_under_a_pending_relabel_audit_stay_out_of_the_sample(world):
+    from annotation.models import Dataset, Queue, RelabelAudit, RelabelAuditItem
+
+    v = version()
+    dataset = Dataset.objects.get(name="support")
+    held = list(Answer.objects.exclude(final_verdict="").order_by("pk")[:4])
+    queue = Queue.objects.create(name="audit", kind="audit")
+    audit = RelabelAudit.objects.create(
+        name="batch", source="labels", batch_size=4, sample_size=4, queue=queue, status=RelabelAudit.PENDING
+    )
+    RelabelAuditItem.objects.bulk_create(
+        [RelabelAuditItem(audit=audit, answer=a, original_verdict=a.final_verdict) for a in held]
+    )
+    labelled = Answer.objects.exclude(final_verdict="").count()
+    sample = sample_draw(judge=v.judge, dataset=dataset, size=labelled, seed=0)
+    picked = set(sample.items.values_list("answer_id", flat=True))
+    assert len(picked) == labelled - 4 and not picked & {a.pk for a in held}
+    audit.status = RelabelAudit.ACCEPTED
+    audit.save(update_fields=["status"])
+    again = sample_draw(judge=v.judge, dataset=dataset, size=labelled, seed=0)
+    assert {a.pk for a in held} <= set(again.items.values_list("answer_id", flat=True))

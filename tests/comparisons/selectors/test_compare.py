@@ -210,3 +210,35 @@ def test_set_algebra_comparison_matches_the_per_question_count(tmp_path):
         s["a_only"] += bool(a_correct[k] and not b_correct[k])
     assert {name: {k: s[k] for k in ("n", "b_only", "a_only")} for name, s in out["per_stratum"].items()} == expected
     assert list(out["per_stratum"]) == sorted(expected)
+
+
+def test_compare_and_the_failure_report_name_the_disputed_answers_left_out(tmp_path, make_user):
+    from annotation.models import Answer
+    from annotation.selectors.disputes import dispute_key
+    from annotation.services.disputes import dispute_adjudicate
+    from tests.annotation.conftest import import_disputed_run
+
+    make_user("ann1", "annotator")
+    make_user("ann2", "annotator")
+    adj = make_user("adj", "adjudicator")
+    import_disputed_run(tmp_path, n=8, disputed=(1, 4), run_id="run-a")
+    import_disputed_run(tmp_path, n=8, disputed=(4, 6), run_id="run-b")
+    out = run_command("compare", "run-a", "run-b")
+    assert out["n"] == 5
+    assert out["disputed_left_out"] == {
+        "n": 3,
+        "answers": ["q-0001", "q-0004", "q-0006"],
+        "words": "3 disputed answers left out: q-0001, q-0004, q-0006",
+        "a": ["q-0001", "q-0004"],
+        "b": ["q-0004", "q-0006"],
+    }
+    assert (
+        "3 disputed answers left out: q-0001, q-0004, q-0006 (settle them on the adjudication list)"
+        in (out["warnings"])
+    )
+    assert out["grading"]["b"]["disputed_left_out"]["answers"] == ["q-0004", "q-0006"]
+    failures = run_command("failures", "run-a")
+    assert failures["disputed_left_out"]["words"] == "2 disputed answers left out: q-0001, q-0004"
+    answer = Answer.objects.get(run__run_id="run-a", qid="q-0001")
+    dispute_adjudicate(key=dispute_key(answer.pk), adjudicator=adj, verdict="correct", reason="right")
+    assert run_command("compare", "run-a", "run-b")["disputed_left_out"]["a"] == ["q-0004"]

@@ -1,0 +1,343 @@
+"""Disputed answers: labels that disagree and no adjudication, wherever the labels came from (a queue,
+an import, the app). The adjudication list across queues and imports reads them here, and every
+output that leaves unsettled answers out (calibration samples, run scores, comparisons) names them.
+
+A label still being collected (made on a queue item that is not complete) is work in progress, not
+a dispute: the queue settles it first. Answers are named to adjudicators by an opaque key (an HMAC of
+the row id), never the row id, whose order tells which answers a run wrote together."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db.models import Count, QuerySet
+from django.utils.crypto import salted_hmac
+
+from annotation import policies
+from annotation.models import (
+    Adjudication,
+    Answer,
+    Assignment,
+    HumanLabel,
+    Queue,
+    QueueItem,
+    VersionEntry,
+)
+from annotation.selectors.blind import BlindScope
+from evalapp.errors import NotFound, ServiceError
+from evalapp.roles import user_roles
+
+SOURCES = ("queue", "import", "app")
+# How many disputed answers an output names (the count is always whole).
+NAMED_MAX = 100
+
+
+@dataclass(frozen=True)
+class DisputeLabel:
+    annotator_id: int
+    annotator: str
+    verdict: str
+    rationale: str
+    source: str
+    labelled_at: str
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """One disputed answer: its key, what it answers, the disagreeing labels and where they came from.
+
+    `source` is "queue" when a queue item holding the answer completed with disagreeing labels, else the
+    label sources joined ("import", "app", "import+queue"…); `queues` are (id, name, kind, item status)
+    of every queue holding the answer; `people` every user who labelled it or was handed it in a queue
+    (none of them may adjudicate it)."""
+
+    key: str
+    answer_id: int
+    run_pk: int
+    run_id: str
+    qid: str
+    dataset: str | None
+    stratum: str
+    source: str
+    sources: tuple[str, ...]
+    labels: tuple[DisputeLabel, ...]
+    queues: tuple[tuple[int, str, str, str], ...] = ()
+    people: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def in_rework(self) -> bool:
+        """Sent back to its annotator by a drifted relabel audit and not relabelled yet: the adjudication
+        list waits for the rework (which may settle it), the outputs still name it as left out."""
+        return any(kind == Queue.KIND_REWORK and status == QueueItem.OPEN for _pk, _n, kind, status in self.queues)
+
+
+def dispute_key(answer_id: int) -> str:
+    """The opaque, stable key an adjudicator names a disputed answer by."""
+    return salted_hmac("annotation.disputes.key", str(answer_id)).hexdigest()[:24]
+
+
+def _candidate_ids(answers: QuerySet | None) -> list[int]:
+    """Answers whose labels hold two verdicts or more (adjudicated or not), read off the labels table."""
+    labels = HumanLabel.objects.all()
+    if answers is not None:
+        labels = labels.filter(answer__in=answers)
+    return list(
+        labels.values("answer_id")
+        .annotate(n=Count("verdict", distinct=True))
+        .filter(n__gte=2)
+        .values_list("answer_id", flat=True)
+    )
+
+
+def _in_progress(answer_ids: list[int]) -> set[tuple[int, int]]:
+    """(answer id, annotator id) of labels submitted on queue items that are still open."""
+    return set(
+        Assignment.objects.filter(
+            item__answer_id__in=answer_ids, item__status=QueueItem.OPEN, state=Assignment.DONE
+        ).values_list("item__answer_id", "annotator_id")
+    )
+
+
+def _strata(rows: list[tuple[int, str, int | None]]) -> dict[tuple[int | None, str], str]:
+    by_version: dict[int, set[str]] = defaultdict(set)
+    for _pk, qid, version_id in rows:
+        if version_id is not None:
+            by_version[version_id].add(qid)
+    out: dict[tuple[int | None, str], str] = {}
+    for version_id, qids in by_version.items():
+        for qid, stratum in VersionEntry.objects.filter(version_id=version_id, qid__in=list(qids)).values_list(
+            "qid", "stratum"
+        ):
+            out[(version_id, qid)] = stratum
+    return out
+
+
+def _build(answer_ids: list[int], *, include_settled: bool) -> dict[int, Dispute | str]:
+    """answer id -> Dispute, or (with include_settled) "adjudicated" / "in progress" / "agreed" for the
+    candidates that are not disputed."""
+    if not answer_ids:
+        return {}
+    adjudicated = set(
+        Adjudication.objects.filter(answer_id__in=answer_ids).values_list("answer_id", flat=True).distinct()
+    )
+    progress = _in_progress(answer_ids)
+    labels: dict[int, list[DisputeLabel]] = defaultdict(list)
+    for answer_id, annotator_id, username, verdict, rationale, source, at in (
+        HumanLabel.objects.filter(answer_id__in=answer_ids)
+        .order_by("answer_id", "labelled_at", "id")
+        .values_list(
+            "answer_id", "annotator_id", "annotator__username", "verdict", "rationale", "source", "labelled_at"
+        )
+    ):
+        if (answer_id, annotator_id) in progress:
+            continue
+        labels[answer_id].append(
+            DisputeLabel(annotator_id, username, verdict, rationale, source, at.isoformat().replace("+00:00", "Z"))
+        )
+    out: dict[int, Dispute | str] = {}
+    disputed = []
+    for answer_id in answer_ids:
+        if answer_id in adjudicated:
+            if include_settled:
+                out[answer_id] = "adjudicated"
+            continue
+        if len({lab.verdict for lab in labels[answer_id]}) < 2:
+            if include_settled:
+                out[answer_id] = "in progress" if any(a == answer_id for a, _u in progress) else "agreed"
+            continue
+        disputed.append(answer_id)
+    if not disputed:
+        return out
+    queues: dict[int, list[tuple[int, str, str, str]]] = defaultdict(list)
+    item_strata: dict[int, str] = {}
+    for answer_id, queue_id, name, kind, status, stratum in QueueItem.objects.filter(
+        answer_id__in=disputed
+    ).values_list("answer_id", "queue_id", "queue__name", "queue__kind", "status", "stratum"):
+        queues[answer_id].append((queue_id, name, kind, status))
+        if stratum:
+            item_strata.setdefault(answer_id, stratum)
+    people: dict[int, set[int]] = defaultdict(set)
+    for answer_id, user_id in Assignment.objects.filter(item__answer_id__in=disputed).values_list(
+        "item__answer_id", "annotator_id"
+    ):
+        people[answer_id].add(user_id)
+    for answer_id, user_id in HumanLabel.objects.filter(answer_id__in=disputed).values_list(
+        "answer_id", "annotator_id"
+    ):
+        people[answer_id].add(user_id)
+    rows = list(
+        Answer.objects.filter(pk__in=disputed).values_list(
+            "pk", "qid", "run__dataset_version_id", "run_id", "run__run_id", "run__dataset__name"
+        )
+    )
+    strata = _strata([(pk, qid, version_id) for pk, qid, version_id, *_ in rows])
+    for pk, qid, version_id, run_pk, run_id, dataset in rows:
+        held = sorted(queues[pk])
+        sources = tuple(sorted({lab.source for lab in labels[pk]}))
+        source = "queue" if any(s == QueueItem.DISPUTED for *_x, s in held) else "+".join(sources)
+        out[pk] = Dispute(
+            key=dispute_key(pk),
+            answer_id=pk,
+            run_pk=run_pk,
+            run_id=run_id,
+            qid=qid,
+            dataset=dataset,
+            stratum=item_strata.get(pk) or strata.get((version_id, qid), ""),
+            source=source,
+            sources=sources,
+            labels=tuple(labels[pk]),
+            queues=tuple(held),
+            people=frozenset(people[pk]),
+        )
+    return out
+
+
+def disputed_answers(*, answers: QuerySet | None = None) -> list[Dispute]:
+    """Every disputed answer (among `answers`, a queryset of Answer; None: all), by run id and qid."""
+    found = _build(_candidate_ids(answers), include_settled=False)
+    return sorted((d for d in found.values() if isinstance(d, Dispute)), key=lambda d: (d.run_id, d.qid))
+
+
+def disputed_qids(run) -> list[str]:
+    """The qids of a run's disputed answers, sorted."""
+    return sorted(d.qid for d in disputed_answers(answers=Answer.objects.filter(run=run)))
+
+
+def left_out(names: Iterable[str], *, what: str = "disputed answer") -> dict:
+    """The `disputed_left_out` object of an output: how many were left out, which (the first NAMED_MAX),
+    and the sentence that says it ("3 disputed answers left out: q12, q40, q41")."""
+    names = sorted(names)
+    shown = names[:NAMED_MAX]
+    more = f" … (+{len(names) - NAMED_MAX} more)" if len(names) > NAMED_MAX else ""
+    words = (
+        f"{len(names)} {what}{'s' if len(names) != 1 else ''} left out: {', '.join(shown)}{more}"
+        if names
+        else f"no {what}s left out"
+    )
+    return {"n": len(names), "answers": shown, "words": words}
+
+
+def _question(answer: Answer) -> dict:
+    record: dict = {}
+    if answer.run.dataset_version_id is not None:
+        text = (
+            VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)
+            .values_list("example__canonical", flat=True)
+            .first()
+        )
+        record = json.loads(text) if text else {}
+    return {
+        "question": record.get("question") or answer.extra.get("question") or "",
+        "answer": answer.answer,
+        "gold_text": record.get("gold_text"),
+        "expected": record.get("expected"),
+    }
+
+
+def _row(d: Dispute, *, content: bool) -> dict:
+    """What an adjudicator is shown of a dispute: never its run or system (policies: adjudicators settle
+    answers blind to runs)."""
+    row = {
+        "key": d.key,
+        "qid": d.qid,
+        "dataset": d.dataset,
+        "stratum": d.stratum,
+        "source": d.source,
+        "sources": list(d.sources),
+        "queues": [{"id": pk, "name": name, "kind": kind, "status": status} for pk, name, kind, status in d.queues],
+        "labels": [
+            {"annotator": lab.annotator, "verdict": lab.verdict, "rationale": lab.rationale, "source": lab.source}
+            for lab in d.labels
+        ],
+    }
+    if content:
+        answer = Answer.objects.select_related("run").get(pk=d.answer_id)
+        row.update(_question(answer))
+    return row
+
+
+def _may_settle(d: Dispute, user, roles: set[str], scope: BlindScope) -> str | None:
+    """Why this user may not settle the dispute (None when they may)."""
+    if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=set(d.people)):
+        return "labelled"
+    if not scope.can_read_answer(d.answer_id, d.run_pk, shows_run=False):
+        return "blind"
+    return None
+
+
+def disputes_for_user(
+    user,
+    *,
+    scope: BlindScope,
+    source: str | None = None,
+    queue: int | None = None,
+    dataset: str | None = None,
+) -> dict:
+    """The adjudication list: every disputed answer this user may settle, across queues and imports,
+    filtered by label `source` ("queue", "import", "app"), by `queue` id or by `dataset` name.
+
+    Disputes they labelled (or were handed in a queue) and those in their blind scope are left out and
+    counted (`not_yours`, `blind_excluded`); `total` counts every dispute matching the filters; those
+    waiting for a rework queue are counted apart (`in_rework`)."""
+    roles = set(user_roles(user))
+    policies.check_can_list_disputes(roles=roles)
+    every = disputed_answers()
+    matching = [
+        d
+        for d in every
+        if not d.in_rework
+        and (source is None or source in d.sources)
+        and (queue is None or any(pk == queue for pk, *_ in d.queues))
+        and (dataset is None or d.dataset == dataset)
+    ]
+    why = [_may_settle(d, user, roles, scope) for d in matching]
+    rows = [_row(d, content=False) for d, w in zip(matching, why, strict=True) if w is None]
+    return {
+        "count": len(rows),
+        "total": len(matching),
+        "not_yours": why.count("labelled"),
+        "blind_excluded": why.count("blind"),
+        "in_rework": sum(1 for d in every if d.in_rework),
+        "disputes": rows,
+    }
+
+
+def dispute_get(key) -> Dispute:
+    """The disputed answer by its key: NotFound for an unknown key, 409 when it is no longer disputed."""
+    if not isinstance(key, str) or not key:
+        raise NotFound(f"no disputed answer {key!r}")
+    candidates = _candidate_ids(None)
+    match = next((pk for pk in candidates if dispute_key(pk) == key), None)
+    if match is None:
+        raise NotFound(f"no disputed answer {key!r}")
+    found = _build([match], include_settled=True)[match]
+    if isinstance(found, str):
+        raise ServiceError(
+            f"this answer is no longer disputed ({found}); there is nothing to adjudicate", code=1, status=409
+        )
+    if found.in_rework:
+        raise ServiceError(
+            "this answer is back with its annotator in a rework queue; adjudicate it once they have relabelled it",
+            code=1,
+            status=409,
+        )
+    return found
+
+
+def dispute_for_user(key, user, *, scope: BlindScope) -> dict:
+    """One dispute as its adjudicator sees it: question, answer, gold passage, expected answer and the
+    disagreeing labels side by side. Refused (403) to one of its labellers and while it is blind to them."""
+    d = dispute_get(key)
+    roles = set(user_roles(user))
+    policies.check_can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=set(d.people))
+    policies.check_can_read_answer(
+        answer_id=d.answer_id,
+        run_id=d.run_pk,
+        blind_answer_ids=scope.answer_ids,
+        blind_run_ids=scope.run_ids,
+        shows_run=False,
+    )
+    return _row(d, content=True)
