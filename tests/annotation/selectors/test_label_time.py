@@ -94,7 +94,12 @@ def test_tagging_time_of_an_empty_dataset():
     from tests.factories import DatasetFactory
 
     report = tagging_time(DatasetFactory(name="empty"))
-    assert (report["left"], report["people"], report["team"]["items"], report["team"]["projection"]) == (0, [], 0, "0 s")
+    assert (report["left"], report["people"], report["team"]["items"], report["team"]["projection"]) == (
+        0,
+        [],
+        0,
+        "0 s",
+    )
     assert report["sentence"] == "Every question of the working copy is tagged: nothing is left."
     assert report["excluded"] == ""
 
