@@ -75,7 +75,7 @@ def _report(
         if s.items == 0:
             row["note"] = f"no {unit[1]} yet"
         elif s.n == 0:
-            row["note"] = f"no timing ({_plural(s.items, *unit)}, none with active seconds: {no_timing})"
+            row["note"] = f"no timing: {_plural(s.items, *unit)}, none with active seconds; {no_timing}"
         elif s.excluded:
             row["note"] = f"{s.excluded} of {s.items} left out: {_left_out(s, unit, min_seconds=min_seconds)}"
         else:

@@ -56,7 +56,7 @@ def test_tagging_time_per_expert_and_team():
             {
                 "username": "ola",
                 **figures(1, 0, 0, 1, 0, None, None, 0.0, None, None),
-                "note": f"no timing (1 question, none with active seconds: {SCRIPT_SAVES})",
+                "note": f"no timing: 1 question, none with active seconds; {SCRIPT_SAVES}",
                 "sentence": "",
             },
         ],
@@ -138,7 +138,7 @@ def test_queue_label_time_per_annotator_and_team():
             {
                 "username": "ann4",
                 **figures(1, 0, 1, 0, 0, None, None, 0.0, None, None),
-                "note": f"no timing (1 label, none with active seconds: {IMPORTED})",
+                "note": f"no timing: 1 label, none with active seconds; {IMPORTED}",
                 "sentence": "",
             },
         ],
