@@ -8,7 +8,6 @@ exported), so none of this needs a schema change.
 """
 
 import json
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -23,6 +22,7 @@ from annotation.selectors.datasets import (
 )
 from annotation.selectors.gold import gold_checks
 from evalstats.manifest import diff_manifests
+from evalstats.timing import time_summary
 
 STATUSES = ("untagged", "tagged", "flagged")
 # The fields whose change counts as tagging work in the stats (not, say, a typo fixed in `question`).
@@ -298,7 +298,8 @@ def expert_stats(dataset: Dataset) -> list[SpeedRow]:
     """Tagging speed per expert, overall and per stratum, from the edit audit (see tagged_seconds).
 
     A question counts for an expert when one of their saves changed a tagging field; its time is the
-    sum of their saves' active seconds on it. The stratum is the question's stratum in the working copy now.
+    sum of their saves' active seconds on it. The median leaves out questions at 0 s (saves from scripts
+    carry no active time), as label_time does. The stratum is the question's stratum in the working copy now.
     """
     strata = {i["qid"]: str(i["record"].get("stratum") or "") for i in working_records(dataset)}
     groups = defaultdict(list)
@@ -313,7 +314,7 @@ def expert_stats(dataset: Dataset) -> list[SpeedRow]:
                 stratum,
                 len(values),
                 round(sum(values), 1),
-                round(statistics.median(values), 1) if values else None,
+                None if (median := time_summary(values).median) is None else round(median, 1),
             )
         )
     return rows
