@@ -9,7 +9,9 @@ ann2 two (20, 40), ann4 one imported without a figure, ann3 none. Items 1-3 are 
 label of two, items 5-6 none: five labels left.
 """
 
-from annotation.models import QueueItem
+from typing import cast
+
+from annotation.models import Dataset, Queue, QueueItem
 from tests.factories import (
     AssignmentFactory,
     DatasetFactory,
@@ -37,8 +39,8 @@ TAGGING_SECONDS = {
 }
 
 
-def tagging_world():
-    dataset = DatasetFactory(name="timeset")
+def tagging_world() -> Dataset:
+    dataset = cast("Dataset", DatasetFactory(name="timeset"))
     records = [record(f"t-{i:02d}") for i in range(1, 11)]
     for r in records[:3]:
         r.update(gold_doc_id="doc:a", gold_chunk_id="doc:a#0000", gold_text="A passage.")
@@ -57,7 +59,7 @@ def tagging_world():
     return dataset
 
 
-QUEUE_LABELS = {
+QUEUE_LABELS: dict[str, list[tuple[int, float | None]]] = {
     # annotator -> [(item index, active seconds)]
     "ann1": [(0, 12.0), (1, 18.0), (2, 0.0), (3, 30.0)],
     "ann2": [(0, 20.0), (1, 40.0)],
@@ -65,12 +67,12 @@ QUEUE_LABELS = {
 }
 
 
-def queue_world():
-    queue = QueueFactory(name="timed round", overlap=2)
+def queue_world() -> Queue:
+    queue = cast("Queue", QueueFactory(name="timed round", overlap=2))
     users = {name: UserFactory(username=name, roles=("annotator",)) for name in ("ann1", "ann2", "ann3", "ann4")}
     for user in users.values():
         QueueMemberFactory(queue=queue, user=user)
-    items = [QueueItemFactory(queue=queue) for _ in range(6)]
+    items = [cast("QueueItem", QueueItemFactory(queue=queue)) for _ in range(6)]
     done = [0] * 6
     for name, labels in QUEUE_LABELS.items():
         for index, seconds in labels:

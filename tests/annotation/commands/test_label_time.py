@@ -17,7 +17,7 @@ def run(*args):
     out, err = io.StringIO(), io.StringIO()
     try:
         call_command("label_time", *args, stdout=out, stderr=err)
-        code = 0
+        code: int | str | None = 0
     except SystemExit as exc:
         code = exc.code
     return code, out.getvalue(), err.getvalue()

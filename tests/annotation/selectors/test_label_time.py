@@ -1,9 +1,11 @@
 """Time per label: per person and for the team, median / p90 / total active seconds per item, what is left
 out, and the projection for what is left (tests/annotation/timing_world.py holds the figures' sources)."""
 
+from typing import cast
+
 import pytest
 
-from annotation.models import QueueItem
+from annotation.models import Dataset, QueueItem
 from annotation.selectors.label_time import queue_label_time, tagging_time
 from evalapp.errors import ServiceError
 from tests.annotation.timing_world import queue_world, tagging_world
@@ -81,7 +83,7 @@ def test_tagging_time_min_seconds_leaves_out_the_short_ones_and_says_so():
 def test_tagging_time_with_no_timing_at_all_says_so_and_projects_nothing():
     from tests.factories import DatasetFactory, EditAuditFactory, UserFactory, record, version
 
-    dataset = DatasetFactory(name="untimed")
+    dataset = cast("Dataset", DatasetFactory(name="untimed"))
     version(dataset, [record("u-1"), record("u-2")])
     EditAuditFactory(dataset=dataset, qid="u-1", user=UserFactory(username="bot", roles=("expert",)))
     report = tagging_time(dataset)
@@ -93,7 +95,7 @@ def test_tagging_time_with_no_timing_at_all_says_so_and_projects_nothing():
 def test_tagging_time_of_an_empty_dataset():
     from tests.factories import DatasetFactory
 
-    report = tagging_time(DatasetFactory(name="empty"))
+    report = tagging_time(cast("Dataset", DatasetFactory(name="empty")))
     assert (report["left"], report["people"], report["team"]["items"], report["team"]["projection"]) == (
         0,
         [],

@@ -83,6 +83,7 @@ def test_stats_page_says_how_long_the_labels_left_take(make_queue, pool):
     queue = make_queue(3)
     for name, seconds in (("ann1", 20.0), ("ann2", 40.0)):
         claim = queue_next(queue=queue, annotator=pool[name])
+        assert claim is not None
         label_submit(
             queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct", active_seconds=seconds
         )
