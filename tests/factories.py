@@ -183,6 +183,7 @@ class EditAuditFactory(factory.django.DjangoModelFactory):
     dataset = factory.SubFactory(DatasetFactory)
     qid = factory.Sequence(lambda n: f"q-{n:04d}")
     field = "gold_chunk_id"
+    old_value = "doc:0#0001"  # a re-tag (a null old value would fail the model's own validation)
     new_value = "doc:0#0000"
     revision = 1
     user = factory.SubFactory(UserFactory, roles=("expert",))
