@@ -112,9 +112,7 @@ def _report(
 
 
 def _check(min_seconds: float) -> None:
-    raise_problems(
-        "the time report's parameters are not valid", seconds_problem(min_seconds, "min_seconds", maximum=86_400)
-    )
+    raise_problems("the time report's parameters are not valid", seconds_problem(min_seconds, "min_seconds"))
 
 
 def tagging_time(dataset: Dataset, *, min_seconds: float = 0.0) -> dict:
