@@ -7,6 +7,7 @@ from annotation.api import corpus as corpus_api
 from annotation.api import datasets as datasets_api
 from annotation.api import disputes as disputes_api
 from annotation.api import items as items_api
+from annotation.api import label_time as label_time_api
 from annotation.api import labels as labels_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
@@ -75,6 +76,7 @@ dataset_api_patterns = [
     path("datasets/<slug:name>/strata/", datasets_api.StrataView.as_view(), name="api-strata"),
     path("datasets/<slug:name>/publish/", datasets_api.PublishView.as_view(), name="api-publish"),
     path("datasets/<slug:name>/check-labels/", datasets_api.CheckLabelsView.as_view(), name="api-check-labels"),
+    path("datasets/<slug:name>/label-time/", label_time_api.TaggingTimeView.as_view(), name="api-tagging-time"),
 ]
 working_api_patterns = [
     path("datasets/<slug:name>/working/", working_api.WorkingListView.as_view(), name="api-working"),
@@ -96,6 +98,7 @@ queue_api_patterns = [
     path("queues/<int:queue_id>/rubric/", queues_api.RubricView.as_view(), name="api-queue-rubric"),
     path("queues/<int:queue_id>/next/", items_api.NextView.as_view(), name="api-queue-next"),
     path("queues/<int:queue_id>/stats/", queues_api.StatsView.as_view(), name="api-queue-stats"),
+    path("queues/<int:queue_id>/label-time/", label_time_api.QueueLabelTimeView.as_view(), name="api-queue-label-time"),
     path("queues/<int:queue_id>/items/<str:item_id>/", items_api.ItemView.as_view(), name="api-queue-item"),
     path("queues/<int:queue_id>/items/<str:item_id>/label/", items_api.LabelView.as_view(), name="api-queue-label"),
     path("queues/<int:queue_id>/items/<str:item_id>/renew/", items_api.RenewView.as_view(), name="api-queue-renew"),

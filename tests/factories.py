@@ -159,6 +159,37 @@ class QueueItemFactory(factory.django.DjangoModelFactory):
     stratum = "policy_lookup"
 
 
+class AssignmentFactory(factory.django.DjangoModelFactory):
+    """A submitted label slot of an item (state done); `state=m.Assignment.CLAIMED` for a live claim."""
+
+    class Meta:
+        model = m.Assignment
+
+    item = factory.SubFactory(QueueItemFactory)
+    queue = factory.SelfAttribute("item.queue")
+    annotator = factory.SubFactory(UserFactory, roles=("annotator",))
+    state = m.Assignment.DONE
+    claimed_at = WHEN
+    lease_expires_at = WHEN
+    submitted_at = WHEN
+
+
+class EditAuditFactory(factory.django.DjangoModelFactory):
+    """One field of one working-copy save, with the save's active seconds."""
+
+    class Meta:
+        model = m.EditAudit
+
+    dataset = factory.SubFactory(DatasetFactory)
+    qid = factory.Sequence(lambda n: f"q-{n:04d}")
+    field = "gold_chunk_id"
+    old_value = "doc:0#0001"  # a re-tag (a null old value would fail the model's own validation)
+    new_value = "doc:0#0000"
+    revision = 1
+    user = factory.SubFactory(UserFactory, roles=("expert",))
+    active_seconds = 0.0
+
+
 class RelabelAuditFactory(factory.django.DjangoModelFactory):
     """A relabel audit over its own audit queue (pending; `status=m.RelabelAudit.DRIFT` for a flagged one)."""
 

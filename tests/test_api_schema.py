@@ -217,6 +217,38 @@ def test_next_item_label_and_queue_stats_match_their_declared_schema(tmp_path, a
 
 
 @pytest.mark.django_db
+def test_the_label_time_reports_match_their_declared_schema(api_client_for):
+    from tests.annotation.timing_world import queue_world, tagging_world
+
+    tagging_world()
+    queue = queue_world()
+    api = api_client_for("eng", "engineer")
+    for path, url in (
+        ("/api/datasets/{name}/label-time/", "/api/datasets/timeset/label-time/"),
+        ("/api/queues/{queue_id}/label-time/", f"/api/queues/{queue.pk}/label-time/"),
+    ):
+        body = api.get(url).json()
+        # people with and without a figure, so both the numbers and their nulls are checked
+        assert {p["median_seconds"] is None for p in body["people"]} == {True, False}
+        schema = declared_response(path, "get", 200)
+        assert schema is not None
+        assert _valid(schema, body) == []
+        declared = _resolve(
+            declared_schema(),
+            declared_schema()["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"],
+        )
+        assert set(body) == set(declared["properties"])
+        parameters = {p["name"]: p["schema"] for p in declared_schema()["paths"][path]["get"]["parameters"]}
+        assert parameters["min_seconds"] == {
+            "type": "number",
+            "format": "double",
+            "maximum": 86400,
+            "minimum": 0,
+            "default": 0.0,
+        }
+
+
+@pytest.mark.django_db
 def test_every_labels_export_line_matches_its_declared_schema(tmp_path, api_client_for):
     load_world(tmp_path / "world", n=6)
     response = api_client_for("eng", "engineer").get("/api/labels/export/", {"run_id": "run-a"})

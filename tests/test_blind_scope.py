@@ -201,6 +201,9 @@ def reads(team) -> dict[str, tuple[str, str]]:
         "calibration_run": ("api", f"/api/calibration-runs/{team['calibration'].pk}/"),
         "stats_q": ("api", f"/api/queues/{q}/stats/"),
         "stats_q0": ("api", f"/api/queues/{q0}/stats/?iters=10"),
+        "label_time_q": ("api", f"/api/queues/{q}/label-time/"),
+        "label_time_q0": ("api", f"/api/queues/{q0}/label-time/"),
+        "label_time_set": ("api", "/api/datasets/blindset/label-time/"),
         "queues": ("api", "/api/queues/"),
         "page_runs": ("page", "/runs/"),
         "page_run": ("page", f"/runs/{R}/"),
@@ -211,6 +214,7 @@ def reads(team) -> dict[str, tuple[str, str]]:
         "page_judges": ("page", "/judges/"),
         "page_judge_version": ("page", f"/judges/versions/{judge}/"),
         "page_stats_q0": ("page", f"/queues/{q0}/stats/"),
+        "page_stats_q": ("page", f"/queues/{q}/stats/"),
         "page_adjudicate_q0": ("page", f"/queues/{q0}/adjudicate/"),
         "home": ("page", "/"),
     }
@@ -290,6 +294,13 @@ def test_the_two_role_engineer_learns_nothing_of_the_open_answers_anywhere(team)
     assert stats["agreement"]["disagreements"] == [] and stats["agreement"]["n"] == 0
     assert stats["blind_excluded"] == 1
     assert Q0_WHY not in page(eng_ann).get(f"/queues/{team['q0'].pk}/stats/").content.decode()
+    # Time per label is timing only: the same counts and seconds as the operator's, and no verdict in them.
+    from annotation.selectors.label_time import queue_label_time
+
+    for queue in (team["q"], team["q0"]):
+        timing = api(eng_ann).get(f"/api/queues/{queue.pk}/label-time/")
+        assert timing.json() == queue_label_time(queue)
+        assert not re.search(r"correct|verdict|rationale|nightly|sys-", timing.content.decode())
 
 
 @pytest.mark.django_db
@@ -347,9 +358,20 @@ def test_the_two_role_adjudicator_is_blind_too_and_kept_off_runs(team):
         "page_compare",
         "page_judges",
         "page_judge_version",
+        "label_time_set",
     ):
         assert fetch(team, adj_ann, name).status_code == 403, name
-    for name in ("stats_q", "stats_q0", "page_stats_q0", "page_adjudicate_q0", "queues", "home"):
+    for name in (
+        "stats_q",
+        "stats_q0",
+        "label_time_q",
+        "label_time_q0",
+        "page_stats_q",
+        "page_stats_q0",
+        "page_adjudicate_q0",
+        "queues",
+        "home",
+    ):
         response = fetch(team, adj_ann, name)
         assert response.status_code == 200, name
         assert_hidden(body(response))

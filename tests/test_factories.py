@@ -63,9 +63,11 @@ def test_the_list_of_factories_is_not_empty_and_names_every_one():
     """The next test runs once per factory: this one fails if the list it runs over went missing."""
     assert [f.__name__ for f in FACTORIES] == [
         "AnswerFactory",
+        "AssignmentFactory",
         "ChunkFactory",
         "DatasetFactory",
         "DocumentFactory",
+        "EditAuditFactory",
         "HumanLabelFactory",
         "JudgeFactory",
         "JudgeVersionFactory",

@@ -8,7 +8,6 @@ exported), so none of this needs a schema change.
 """
 
 import json
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -23,6 +22,7 @@ from annotation.selectors.datasets import (
 )
 from annotation.selectors.gold import gold_checks
 from evalstats.manifest import diff_manifests
+from evalstats.timing import time_summary
 
 STATUSES = ("untagged", "tagged", "flagged")
 # The fields whose change counts as tagging work in the stats (not, say, a typo fixed in `question`).
@@ -269,13 +269,12 @@ class SpeedRow:
         return round(self.questions * 3600 / self.active_seconds, 1) if self.active_seconds > 0 else None
 
 
-def expert_stats(dataset: Dataset) -> list[SpeedRow]:
-    """Tagging speed per expert, overall and per stratum, from the edit audit.
+def tagged_seconds(dataset: Dataset) -> dict[tuple[str, str], float]:
+    """(expert, qid) -> the active seconds of their saves of that question, for the questions one of
+    their saves changed a tagging field of.
 
     One save writes one audit row per changed field, each carrying the save's active seconds; a save
-    is therefore (qid, revision) and is counted once. A question counts for an expert when one of
-    their saves changed a tagging field; its time is the sum of their saves' active seconds on it.
-    The stratum is the question's stratum in the working copy now.
+    is therefore (qid, revision) and is counted once.
     """
     saves = {}
     for username, qid, revision, fld, seconds in (
@@ -286,16 +285,25 @@ def expert_stats(dataset: Dataset) -> list[SpeedRow]:
         key = (username, qid, revision)
         entry = saves.setdefault(key, {"seconds": float(seconds or 0), "tagging": False})
         entry["tagging"] = entry["tagging"] or fld in TAGGING_FIELDS
-    per_question = defaultdict(float)  # (expert, qid) -> seconds
+    per_question: dict[tuple[str, str], float] = defaultdict(float)
     tagged = set()
     for (username, qid, _rev), entry in saves.items():
         per_question[(username, qid)] += entry["seconds"]
         if entry["tagging"]:
             tagged.add((username, qid))
+    return {key: per_question[key] for key in sorted(tagged)}
+
+
+def expert_stats(dataset: Dataset) -> list[SpeedRow]:
+    """Tagging speed per expert, overall and per stratum, from the edit audit (see tagged_seconds).
+
+    A question counts for an expert when one of their saves changed a tagging field; its time is the
+    sum of their saves' active seconds on it. The median leaves out questions at 0 s (saves from scripts
+    carry no active time), as label_time does. The stratum is the question's stratum in the working copy now.
+    """
     strata = {i["qid"]: str(i["record"].get("stratum") or "") for i in working_records(dataset)}
     groups = defaultdict(list)
-    for username, qid in sorted(tagged):
-        seconds = per_question[(username, qid)]
+    for (username, qid), seconds in tagged_seconds(dataset).items():
         groups[(username, "")].append(seconds)
         groups[(username, strata.get(qid) or "(removed)")].append(seconds)
     rows = []
@@ -306,7 +314,7 @@ def expert_stats(dataset: Dataset) -> list[SpeedRow]:
                 stratum,
                 len(values),
                 round(sum(values), 1),
-                round(statistics.median(values), 1) if values else None,
+                None if (median := time_summary(values).median) is None else round(median, 1),
             )
         )
     return rows

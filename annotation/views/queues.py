@@ -16,6 +16,7 @@ from annotation import policies
 from annotation.forms import LabelForm, QueueForm
 from annotation.models import Queue, Run
 from annotation.selectors.blind import blind_scope
+from annotation.selectors.label_time import queue_label_time
 from annotation.selectors.queue_stats import queue_stats
 from annotation.selectors.queues import (
     adjudication_items,
@@ -198,7 +199,8 @@ def queue_adjudicate_submit(request, queue_id, item_id):
 
 @role_required(*MANAGERS)
 def queue_stats_page(request, queue_id):
-    """Progress, human-human agreement (overall, per pair, per stratum), confusion matrix, disagreements."""
+    """Progress, time per label and what is left, human-human agreement (overall, per pair, per stratum),
+    confusion matrix, disagreements."""
     queue = queue_get(queue_id)
     stats = queue_stats(queue, iters=1000, scope=blind_scope(request.user))
     ag = stats["agreement"]
@@ -213,6 +215,7 @@ def queue_stats_page(request, queue_id):
             "ag": ag,
             "labels": labels,
             "matrix": matrix,
+            "time": queue_label_time(queue),
             "is_adjudicator": ADJUDICATOR in user_roles(request.user),
         },
     )

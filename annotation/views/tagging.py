@@ -20,6 +20,7 @@ from annotation.models import Dataset, Document
 from annotation.selectors import tagging as tagging_selectors
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.selectors.datasets import dataset_get, latest_version, working_edits
+from annotation.selectors.label_time import tagging_time
 from annotation.services.datasets import GRADINGS, dataset_publish
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, EXPERT, role_required
@@ -241,7 +242,8 @@ def publish(request, name):
 
 @role_required(*TAGGERS)
 def stats(request, name):
-    """Tagging speed per expert: questions per active hour and median seconds a question, per stratum."""
+    """Tagging speed per expert: questions per active hour and median seconds a question, per stratum, and
+    how long the untagged questions would take at each expert's median and the team's."""
     dataset = dataset_get(name)
     rows = tagging_selectors.expert_stats(dataset)
     return render(
@@ -251,5 +253,6 @@ def stats(request, name):
             "dataset": dataset,
             "overall": [r for r in rows if not r.stratum],
             "by_stratum": [r for r in rows if r.stratum],
+            "time": tagging_time(dataset),
         },
     )

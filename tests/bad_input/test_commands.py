@@ -343,6 +343,11 @@ OPTIONS = [
     (["judge_gate", "abc"], "unknown judge version 'abc'"),
     (["relabel_audit", str(10**30)], f"unknown relabel audit '{10**30}'"),
     (["export_labels", "--queue", str(10**30)], f"unknown queue '{10**30}'"),
+    (
+        ["label_time", "--dataset", "support", "--min-seconds", "nan"],
+        "field 'min_seconds': must be a number of seconds from 0 to 86400, not nan",
+    ),
+    (["label_time", "--queue", str(10**30)], f"unknown queue '{10**30}'"),
     (["import_corpus", "CORPUS", "--max-chars", "0"], "field 'max_chars': must be from 1 to 1000000, not 0"),
     (
         ["create_queue", "x" * 201, "--run", "r1", "--annotator", "ann1", "--overlap", "1"],

@@ -45,6 +45,7 @@ API_ROUTES = [
     ("api-queue-rubric", {"queue_id": "MISSING"}, "post", {"rubric": "r"}),
     ("api-queue-next", {"queue_id": "MISSING"}, "post", None),
     ("api-queue-stats", {"queue_id": "MISSING"}, "get", None),
+    ("api-queue-label-time", {"queue_id": "MISSING"}, "get", None),
     ("api-queue-item", {"queue_id": "MISSING", "item_id": 1}, "get", None),
     ("api-queue-item", {"queue_id": "QUEUE", "item_id": "MISSING"}, "get", None),
     ("api-queue-label", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct"}),
@@ -77,6 +78,7 @@ API_ROUTES = [
     ("api-answers", {"run_id": "nope"}, "get", None),
     ("api-run-failures", {"run_id": "nope"}, "get", None),
     ("api-dataset-history", {"name": "nope"}, "get", None),
+    ("api-tagging-time", {"name": "nope"}, "get", None),
 ]
 
 

@@ -217,6 +217,20 @@ def test_expert_stats_counts_each_save_once(ds, expert):
     ]
 
 
+def test_expert_stats_median_leaves_out_zero_second_questions(ds, expert):
+    # a script's save carries 0 s: the question counts, its time does not pull the median down
+    working_edit(dataset_name="support", qid="q-2", changes={"ambiguous": True}, base_revision=0, user=expert)
+    working_edit(
+        dataset_name="support", qid="q-4", changes={"ambiguous": True}, base_revision=0, user=expert, active_seconds=40
+    )
+    rows = ts.expert_stats(ds)
+    assert [(r.expert, r.stratum, r.questions, r.active_seconds, r.median_seconds) for r in rows] == [
+        ("eve", "", 2, 40.0, 40.0),
+        ("eve", "comparison", 1, 40.0, 40.0),
+        ("eve", "policy", 1, 0.0, None),
+    ]
+
+
 def test_a_re_tag_names_the_new_tagger_and_day_whoever_sends_it(ds, expert):
     """q-1 was tagged by "ann"; an expert moving its gold passage through the API (no labelled_by sent)
     becomes its tagger, today. An edit that leaves the gold alone keeps the tagger."""

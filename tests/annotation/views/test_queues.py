@@ -80,6 +80,23 @@ def test_adjudication_page_shows_both_labels_and_records_the_decision(make_queue
 
 
 @pytest.mark.django_db
+def test_stats_page_says_how_long_the_labels_left_take(make_queue, pool):
+    queue = make_queue(3)
+    for name, seconds in (("ann1", 20.0), ("ann2", 40.0)):
+        claim = queue_next(queue=queue, annotator=pool[name])
+        assert claim is not None
+        label_submit(
+            queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct", active_seconds=seconds
+        )
+    html = client_for(pool["adj"]).get(f"/queues/{queue.pk}/stats/").content.decode()
+    # 3 items x 2 labels - 2 in = 4 left; the team's median of 20 and 40 is 30 s
+    sentence = "The 4 labels left need about 2 min at the team&#x27;s median (30 s a label)."
+    assert f'<p id="projection" data-testid="projection"><strong>{sentence}</strong></p>' in html
+    assert '<tr data-person="ann2"><td>ann2</td><td class="nowrap">1 (1)</td>' in html
+    assert f"python manage.py label_time --queue {queue.pk} --json" in html
+
+
+@pytest.mark.django_db
 def test_stats_page_has_the_confusion_matrix(make_queue, pool):
     queue = make_queue(2)
     for name in ("ann1", "ann2"):

@@ -182,6 +182,28 @@ def test_stats_page_lists_experts(ds):
     assert '<tr data-expert="eve"><td>eve</td><td>1</td><td>120.0</td><td>30.0</td><td>30.0 s</td></tr>' in html
 
 
+def test_stats_page_says_how_long_the_untagged_questions_take(ds):
+    expert = client_for("eve", "expert")
+    working_edit(
+        dataset_name="support",
+        qid="q-2",
+        changes={
+            "gold_chunk_id": "kb:SEC#0000",
+            "gold_doc_id": "kb:SEC",
+            "gold_text": "Passwords rotate every ninety days.",
+        },
+        base_revision=0,
+        user=expert.user,
+        active_seconds=42,
+    )
+    html = expert.get("/tagging/support/stats/").content.decode()
+    sentence = "The 1 untagged question needs about 42 s at the team&#x27;s median (42 s a question)."
+    assert f'<p id="projection" data-testid="projection"><strong>{sentence}</strong></p>' in html
+    assert '<tr data-person="eve"><td>eve</td><td class="nowrap">1 (1)</td>' in html
+    assert "python manage.py label_time --dataset support --json" in html
+    assert "GET /api/datasets/support/label-time/" in html
+
+
 def test_home_lists_datasets_when_there_are_several(ds, tmp_path):
     from annotation.services.datasets import questions_import
     from tests.annotation.conftest import QUESTIONS, write
