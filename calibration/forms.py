@@ -69,6 +69,17 @@ class JsonObjectField(forms.CharField):
         return parsed
 
 
+class TextAreaField(forms.CharField):
+    """A text area's text as typed, with the browser's CRLF line ends made LF: the same prompt from a file and
+    from the page must hash to the same configuration."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=False, **kwargs)
+
+    def to_python(self, value):
+        return (super().to_python(value) or "").replace("\r\n", "\n").replace("\r", "\n")
+
+
 class JudgeVersionForm(PageForm):
     """A new judge version from the judges pages: what `create_judge_version` takes (the service checks
     the rest: the judge's name, lengths, the model the openai backend needs, the URL allow list)."""
@@ -79,8 +90,8 @@ class JudgeVersionForm(PageForm):
         error_messages={**REQUIRED, "invalid_choice": f"must be one of {', '.join(BACKENDS)}"},
     )
     model = forms.CharField(required=False)
-    prompt_template = forms.CharField(required=False, strip=False)
-    rubric = forms.CharField(required=False, strip=False)
+    prompt_template = TextAreaField()
+    rubric = TextAreaField()
     params = JsonObjectField()
     threshold = finite_number(-1, 1, required=False)
 
@@ -103,8 +114,8 @@ class PromptPreviewForm(PageForm):
     judge = forms.CharField(max_length=NAME_MAX, required=False)
     qid = forms.CharField(max_length=200, required=False)
     backend = forms.ChoiceField(choices=[("", "")] + [(b, b) for b in BACKENDS], required=False)
-    prompt_template = forms.CharField(max_length=RUBRIC_MAX, required=False, strip=False, error_messages=TOO_LONG)
-    rubric = forms.CharField(max_length=RUBRIC_MAX, required=False, strip=False, error_messages=TOO_LONG)
+    prompt_template = TextAreaField(max_length=RUBRIC_MAX, error_messages=TOO_LONG)
+    rubric = TextAreaField(max_length=RUBRIC_MAX, error_messages=TOO_LONG)
     params = JsonObjectField()
 
     def clean_prompt_template(self):

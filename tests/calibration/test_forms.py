@@ -34,6 +34,12 @@ def test_a_full_form_parses_to_what_the_service_takes():
     }
 
 
+def test_a_browsers_crlf_line_ends_are_the_files_lf_so_the_configuration_hashes_the_same():
+    parsed = JudgeVersionForm({**GOOD, "prompt_template": "Q: $question\r\nA: $answer\r\n", "rubric": "a\rb"}).parsed()
+
+    assert (parsed["prompt_template"], parsed["rubric"]) == ("Q: $question\nA: $answer\n", "a\nb")
+
+
 def test_empty_parameters_and_threshold_are_none_given():
     parsed = JudgeVersionForm({"judge": "j", "backend": "span", "params": "  \n", "threshold": ""}).parsed()
 

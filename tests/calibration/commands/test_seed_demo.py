@@ -306,6 +306,10 @@ def test_seed_demo_calibrates_a_span_judge_on_the_demo_labels():
     gate = judge_gate(version)
     assert (gate["status"], gate["confusion"], gate["dataset_hash"]) == ("fail", DEMO_CONFUSION, file_dataset_hash())
     assert run.message == ""
+    assert gate["warnings"] == [
+        "a rater that always says 'correct' would agree with the humans on 71.0% of items, at least as often as "
+        "the judge does (49.0%)."
+    ]
 
 
 @pytest.mark.django_db
