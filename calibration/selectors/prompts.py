@@ -34,7 +34,7 @@ def preview_item(*, dataset_name: str, scope: BlindScope, qid: str = "", judge_n
         answer = answers.filter(qid=qid).order_by("-run__imported_at", "-pk").first()
     else:
         if judge_name:
-            item = (
+            sample_item = (
                 SampleItem.objects.filter(
                     sample__judge__name=judge_name, sample__dataset=dataset, answer__in=answers.values("pk")
                 )
@@ -42,9 +42,9 @@ def preview_item(*, dataset_name: str, scope: BlindScope, qid: str = "", judge_n
                 .order_by("-sample__created_at", "position")
                 .first()
             )
-            if item is not None:
-                answer = item.answer
-                source = f", item {item.position + 1} of {judge_name}'s calibration sample"
+            if sample_item is not None:
+                answer = sample_item.answer
+                source = f", item {sample_item.position + 1} of {judge_name}'s calibration sample"
         if answer is None:
             answer = answers.order_by("qid", "-run__imported_at", "pk").first()
             source = f", the first question of {dataset.name}"

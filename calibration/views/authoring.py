@@ -1,6 +1,8 @@
 """A new judge, or a new version of one, from the browser (through the service the command uses), and the
 htmx preview of its prompt rendered for one real item."""
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -46,7 +48,7 @@ def version_new(request):
         values = version_draft(judge=judge, version_id=query["version"]) if judge else {"backend": "span"}
     except NotFound as exc:
         raise Http404(str(exc)) from exc
-    context = {
+    context: dict[str, Any] = {
         "judge": judge,
         "values": values,
         "backends": BACKENDS,

@@ -4,6 +4,7 @@ and the messages the openai backend sends (the preview renders the same ones).""
 import pytest
 
 from calibration.backends import JudgeItem, backend_for
+from calibration.backends.openai import OpenAIBackend
 from calibration.backends.prompt import DEFAULT_PROMPT, DEFAULT_SYSTEM, prompt_messages, template_problems
 
 ITEM = JudgeItem(
@@ -69,4 +70,5 @@ def test_the_openai_backend_sends_the_same_messages():
         rubric="R.",
     )
 
+    assert isinstance(backend, OpenAIBackend)
     assert backend.messages(ITEM) == prompt_messages(template="A: $answer", system="Sys.", rubric="R.", item=ITEM)

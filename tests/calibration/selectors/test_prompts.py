@@ -50,6 +50,7 @@ def test_a_named_question_and_the_judges_sample(world):
 
     sample = sample_for(judge=version.judge, dataset=Dataset.objects.get(name="support"), size=10, seed=4)
     first = SampleItem.objects.filter(sample=sample).order_by("position").first()
+    assert first is not None
     found = preview_item(dataset_name="support", judge_name="span-judge", scope=OPERATOR)
     assert found is not None
     assert (found.item.qid, found.source) == (
@@ -57,7 +58,8 @@ def test_a_named_question_and_the_judges_sample(world):
         f"answer of run run-a to {first.answer.qid}, item 1 of span-judge's calibration sample",
     )
     # Another judge has no sample: the first answer.
-    assert preview_item(dataset_name="support", judge_name="other", scope=OPERATOR).item == Q0
+    other = preview_item(dataset_name="support", judge_name="other", scope=OPERATOR)
+    assert other is not None and other.item == Q0
 
 
 @pytest.mark.django_db
@@ -74,7 +76,8 @@ def test_a_run_the_viewer_labels_blind_is_never_previewed(world, tmp_path, make_
     assert preview_item(dataset_name="support", qid="q-0001", scope=blind_scope(both)) is None
     assert preview_item(dataset_name="support", scope=blind_scope(both)) is None
     # The operator (and an engineer in no pool) still sees run-b's answer.
-    assert preview_item(dataset_name="support", qid="q-0001", scope=OPERATOR).item.run_id == "run-b"
+    operator = preview_item(dataset_name="support", qid="q-0001", scope=OPERATOR)
+    assert operator is not None and operator.item.run_id == "run-b"
 
 
 @pytest.mark.django_db

@@ -69,7 +69,7 @@ def test_a_version_made_in_the_browser_is_the_one_the_command_finds(eng, tmp_pat
         PROMPT,
     )
     assert version.params == {"base_url": "http://127.0.0.1:8001/v1", "max_tokens": 200}
-    assert version.created_by.username == "eng"
+    assert version.created_by is not None and version.created_by.username == "eng"
     assert version.judge.threshold == 0.6
     assert version.config_hash == config_hash(
         backend="openai", model="qwen2.5-7b", prompt_template=PROMPT, params={"max_tokens": 200}, rubric=""
