@@ -1,9 +1,14 @@
 """Forms the calibration pages parse their input with."""
 
+import json
+
 from django import forms
 
-from evalapp.forms import PageForm, whole_number
-from evalapp.validation import NAME_MAX, SAMPLE_MAX, STORED_SEED_MAX
+from calibration.backends import BACKENDS
+from calibration.backends.prompt import template_problems
+from evalapp.forms import PageForm, finite_number, whole_number
+from evalapp.jsonl import parse_json_text
+from evalapp.validation import NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, STORED_SEED_MAX
 
 DIRECTION_CHOICES = [
     ("", "any"),
@@ -33,3 +38,89 @@ class CalibrateForm(PageForm):
 
     def clean_seed(self):
         return self.cleaned_data["seed"] or 0
+
+
+REQUIRED = {"required": "is required"}
+
+
+class JsonObjectField(forms.CharField):
+    """A JSON object typed into a text area (empty: {}), parsed as strictly as the JSON Lines imports are."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=False, **kwargs)
+
+    def to_python(self, value):
+        text = (super().to_python(value) or "").strip()
+        if not text:
+            return {}
+        parsed, problem = parse_json_text(text)
+        if problem is not None:
+            detail = str(problem)
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as exc:
+                # A text area has lines: name the line as well as the column.
+                detail = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+            except ValueError:
+                pass
+            raise forms.ValidationError(f"are not valid JSON ({detail})")
+        if not isinstance(parsed, dict):
+            raise forms.ValidationError('must be a JSON object, such as {"max_tokens": 200}')
+        return parsed
+
+
+class TextAreaField(forms.CharField):
+    """A text area's text as typed, with the browser's CRLF line ends made LF: the same prompt from a file and
+    from the page must hash to the same configuration."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=False, **kwargs)
+
+    def to_python(self, value):
+        return (super().to_python(value) or "").replace("\r\n", "\n").replace("\r", "\n")
+
+
+class JudgeVersionForm(PageForm):
+    """A new judge version from the judges pages: what `create_judge_version` takes (the service checks
+    the rest: the judge's name, lengths, the model the openai backend needs, the URL allow list)."""
+
+    judge = forms.CharField(error_messages=REQUIRED)
+    backend = forms.ChoiceField(
+        choices=[(b, b) for b in BACKENDS],
+        error_messages={**REQUIRED, "invalid_choice": f"must be one of {', '.join(BACKENDS)}"},
+    )
+    model = forms.CharField(required=False)
+    prompt_template = TextAreaField()
+    rubric = TextAreaField()
+    params = JsonObjectField()
+    threshold = finite_number(-1, 1, required=False)
+
+
+class NewVersionQuery(PageForm):
+    """The new-version page's query: the judge to add a version to, and the version to start from."""
+
+    judge = forms.CharField(max_length=NAME_MAX, required=False)
+    version = whole_number(1, 2**63 - 1, required=False)
+
+
+# A text longer than its column, as every refusal says it.
+TOO_LONG = {"max_length": "is %(show_value)d characters long; at most %(limit_value)d are allowed"}
+
+
+class PromptPreviewForm(PageForm):
+    """The prompt preview: a template (and the parameters' `system`, the rubric) over one item of a dataset."""
+
+    dataset = forms.CharField(max_length=NAME_MAX, error_messages=REQUIRED)
+    judge = forms.CharField(max_length=NAME_MAX, required=False)
+    qid = forms.CharField(max_length=200, required=False)
+    backend = forms.ChoiceField(choices=[("", "")] + [(b, b) for b in BACKENDS], required=False)
+    prompt_template = TextAreaField(max_length=RUBRIC_MAX, error_messages=TOO_LONG)
+    rubric = TextAreaField(max_length=RUBRIC_MAX, error_messages=TOO_LONG)
+    params = JsonObjectField()
+
+    def clean_prompt_template(self):
+        template = self.cleaned_data["prompt_template"]
+        problems = template_problems(template)
+        if problems:
+            raise forms.ValidationError(problems)
+        return template

@@ -5,10 +5,12 @@ from django.urls import include, path
 from calibration.api import calibration as calibration_api
 from calibration.api import grading as grading_api
 from calibration.api import judges as judges_api
-from calibration.views import calibration, judges
+from calibration.views import authoring, calibration, judges
 
 judge_patterns = [
     path("judges/", judges.judge_list, name="judge-list"),
+    path("judges/new/", authoring.version_new, name="judge-version-new"),
+    path("judges/new/preview/", authoring.prompt_preview, name="judge-prompt-preview"),
     path("judges/versions/<int:pk>/", judges.version_detail, name="judge-version"),
     path("judges/versions/<int:pk>/calibrate/", judges.version_calibrate, name="judge-version-calibrate"),
 ]

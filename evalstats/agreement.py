@@ -126,8 +126,10 @@ def agreement_from_counts(
     weights: str | None = None,
     positive: str | None = None,
     extra_warnings: Sequence[str] = (),
+    raters: tuple[str, str] = ("a", "b"),
 ) -> Agreement:
-    """Every agreement figure from a k x k confusion table (rows rater a, columns rater b)."""
+    """Every agreement figure from a k x k confusion table (rows rater a, columns rater b); the warnings call
+    the two raters by `raters`."""
     counts = np.asarray(counts)
     labels = tuple(labels)
     k = len(labels)
@@ -222,8 +224,8 @@ def agreement_from_counts(
         )
     if always is not None and p_o <= always:
         warnings.append(
-            f"a rater that always says {positive_given!r} would agree with a on {_pct(always)} "
-            f"of items, at least as often as b does ({_pct(p_o)})."
+            f"a rater that always says {positive_given!r} would agree with {raters[0]} on {_pct(always)} "
+            f"of items, at least as often as {raters[1]} does ({_pct(p_o)})."
         )
 
     return Agreement(

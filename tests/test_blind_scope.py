@@ -518,3 +518,17 @@ def test_an_adjudicator_only_user_reads_adjudication_and_statistics_not_runs_or_
         ).verdict
         == "incorrect"
     )
+
+
+@pytest.mark.django_db
+def test_the_prompt_preview_shows_no_answer_of_a_run_the_engineer_labels_blind(team):
+    data = {"dataset": "blindset", "prompt_template": "$answer", "backend": "openai"}
+    blind = page(team["users"]["eng_ann"]).post("/judges/new/preview/", data).content.decode()
+    named = page(team["users"]["eng_ann"]).post("/judges/new/preview/", {**data, "qid": "q-0000"}).content.decode()
+    seen = page(team["users"]["eng"]).post("/judges/new/preview/", data).content.decode()
+
+    for text in (blind, named):
+        assert 'data-testid="preview-none"' in text and 'data-testid="preview-user"' not in text
+        assert R not in text and R2 not in text and "code applies" not in text and "The code is" not in text
+        assert_hidden(text)
+    assert 'data-testid="preview-user"' in seen and "q-0000" in seen

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import string
 import threading
 import time
 
@@ -24,23 +23,7 @@ from calibration.backends.base import (
     PermanentJudgeError,
     TransientJudgeError,
 )
-
-DEFAULT_PROMPT = """Question:
-$question
-
-Gold passage:
-$gold_text
-
-Expected answer:
-$expected
-
-Answer to grade:
-$answer
-
-Is the answer consistent with the gold passage and does it answer the question?
-Reply with one JSON object only: {"verdict": "correct"} or {"verdict": "incorrect"}, optionally with "reason"."""
-
-DEFAULT_SYSTEM = "You are a strict grader of answers against a reference passage."
+from calibration.backends.prompt import prompt_messages
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
@@ -123,20 +106,9 @@ class OpenAIBackend(Backend):
         self.client = _shared_client(tuple(sorted(headers.items())), timeout, concurrency)
 
     def messages(self, item: JudgeItem) -> list[dict]:
-        template = string.Template(self.prompt_template or DEFAULT_PROMPT)
-        user = template.safe_substitute(
-            question=item.question,
-            answer=item.answer,
-            expected=item.expected or "(none given)",
-            gold_text=item.gold_text or "(no gold passage)",
-            stratum=item.stratum,
+        return prompt_messages(
+            template=self.prompt_template, system=self.params.get("system") or "", rubric=self.rubric, item=item
         )
-        system = self.params.get("system") or DEFAULT_SYSTEM
-        rubric = self.rubric
-        return [
-            {"role": "system", "content": system + ("\n\nRubric:\n" + rubric if rubric else "")},
-            {"role": "user", "content": user},
-        ]
 
     def judge(self, item: JudgeItem) -> JudgeResult:
         if self.refusal:

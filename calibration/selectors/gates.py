@@ -28,7 +28,9 @@ def latest_measurement(version: JudgeVersion) -> Measurement | None:
 
 def measurement_agreement(measurement: Measurement):
     """The Agreement object of a measurement, rebuilt from its stored counts."""
-    return agreement_from_counts(measurement.confusion, measurement.labels, positive="correct")
+    return agreement_from_counts(
+        measurement.confusion, measurement.labels, positive="correct", raters=("the humans", "the judge")
+    )
 
 
 def stale_items(measurement: Measurement) -> int:

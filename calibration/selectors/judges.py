@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from annotation.selectors.blind import OPERATOR, BlindScope
 from calibration.models import (
     Judge,
@@ -71,3 +73,26 @@ def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:
             }
         )
     return rows
+
+
+def version_draft(*, judge: Judge, version_id: int | None = None) -> dict:
+    """The new-version form's starting values: the judge's threshold and its version `version_id` (the latest
+    when None) as a configuration to edit; secrets are left out (they are given again, or come from settings)."""
+    version = judge.versions.filter(pk=version_id).first() if version_id else judge.versions.order_by("-number").first()
+    if version_id and version is None:
+        raise NotFound(f"judge {judge.name!r} has no version #{version_id}")
+    values: dict = {"judge": judge.name, "threshold": judge.threshold, "backend": "span"}
+    if version is not None:
+        params = {k: v for k, v in (version.params or {}).items() if k not in SECRET_PARAMS}
+        values.update(
+            {
+                "backend": version.backend,
+                "model": version.model,
+                "prompt_template": version.prompt_template,
+                "rubric": version.rubric,
+                "params": json.dumps(params, indent=2, ensure_ascii=False) if params else "",
+                "number": version.number,
+                "secrets_left_out": sorted(k for k in SECRET_PARAMS if (version.params or {}).get(k)),
+            }
+        )
+    return values

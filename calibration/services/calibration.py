@@ -81,8 +81,10 @@ def calibration_start(
     chunk_size: int = DEFAULT_CHUNK,
     resample: bool = False,
     user=None,
+    dispatch: bool = True,
 ) -> tuple[CalibrationRun, bool]:
-    """Start calibrating a judge version on a dataset's labelled answers; the work goes to Celery on commit.
+    """Start calibrating a judge version on a dataset's labelled answers; the work goes to Celery on commit
+    (with dispatch=False nothing is sent: the caller judges it in its own process, calibration_run_here).
 
     Returns (run, created). A run of this version on this sample that is still queued or running is
     returned instead of starting a second one.
@@ -108,8 +110,16 @@ def calibration_start(
     run = CalibrationRun.objects.create(
         judge_version=version, sample=sample, total=total, chunk_size=chunk_size, created_by=user, dispatches=1
     )
-    engine.dispatch_on_commit(kind=CALIBRATION_RUNS, run_id=run.pk)
+    if dispatch:
+        engine.dispatch_on_commit(kind=CALIBRATION_RUNS, run_id=run.pk)
     return run, True
+
+
+def calibration_run_here(*, run_id: int) -> CalibrationRun | None:
+    """Judge a calibration run's pending items in this process and close it (no broker, no worker): for
+    offline backends that answer at once, such as the demo's span judge."""
+    engine.run_here(kind=CALIBRATION_RUNS, run_id=run_id)
+    return CalibrationRun.objects.filter(pk=run_id).first()
 
 
 def calibration_dispatch(*, run_id: int) -> int:

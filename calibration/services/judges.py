@@ -12,6 +12,7 @@ from django.utils.text import slugify
 
 from calibration import policies
 from calibration.backends import BACKENDS
+from calibration.backends.prompt import template_problems
 from calibration.models import Judge, JudgeVersion
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import parse_json_text
@@ -90,6 +91,8 @@ def judge_version_create(
         found = text_problem(value, field, max_length=limit)
         if found is not None:
             problems.append(found)
+    if isinstance(prompt_template, str):
+        problems += [Problem(text, field="prompt_template") for text in template_problems(prompt_template)]
     if backend not in BACKENDS:
         problems.append(Problem(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}", field="backend"))
     if threshold is not None and not -1 <= threshold <= 1:

@@ -36,18 +36,9 @@ document.addEventListener("securitypolicyviolation", (e) => {
 
 
 @pytest.fixture
-def demo(db, monkeypatch):
-    """The demo, plus a calibrated span judge so the judge version and calibration run pages have content."""
-    from calibration import tasks
-    from calibration.services import engine
-    from calibration.services.calibration import calibration_start, pending_item_ids
-    from calibration.services.judges import judge_version_create
-
+def demo(db):
+    """The demo, whose calibrated span judge gives the judge version and calibration run pages content."""
     call_command("seed_demo", verbosity=0, stdout=__import__("io").StringIO())
-    version, _ = judge_version_create(judge_name="span-demo", backend="span", min_n=10)
-    monkeypatch.setattr(engine, "dispatch_on_commit", lambda **_kw: None)  # the test plays the worker
-    run, _ = calibration_start(judge_version_id=version.pk, dataset_name="stdlib-support", size=30, chunk_size=30)
-    tasks.judge_chunk.apply(args=(run.pk, pending_item_ids(run)), throw=True)
 
 
 class Watched:

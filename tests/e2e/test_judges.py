@@ -64,3 +64,129 @@ def test_progress_page_refreshes_while_the_run_goes(
     tasks.judge_chunk.apply(args=(run.pk, pending[10:]), throw=True)
     expect(page.get_by_test_id("run-status")).to_have_text("done", timeout=10_000)
     expect(page.get_by_test_id("done")).to_have_text("20 / 20")
+
+
+PROMPT = "Question: $question\nGold passage: $gold_text\nAnswer to grade: $answer\nReply with JSON."
+
+
+WIDER = """() => {
+  const width = document.documentElement.clientWidth;
+  return [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > width + 1)
+    .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${[...e.classList].join(".")}`);
+}"""
+
+
+def no_sideways_scroll(page) -> list[str]:
+    """The first elements reaching past the right edge (none: the page does not scroll sideways)."""
+    return page.evaluate(WIDER)
+
+
+def test_an_engineer_creates_a_version_in_the_browser_after_previewing_its_prompt(
+    page, live_server, login, make_user, tmp_path, settings, screenshot_dir
+):
+    from calibration.models import JudgeVersion
+
+    settings.JUDGE_ALLOWED_BASE_URLS = ["http://127.0.0.1:8001/v1"]
+    load_world(tmp_path / "w", n=30)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.click("text=Judges")
+    page.click("text=New judge")
+    page.get_by_label("Judge name").fill("faithfulness")
+    page.get_by_label("Backend").select_option("openai")
+    page.get_by_label("Model").fill("qwen2.5-7b")
+    page.get_by_label("Kappa threshold").fill("0.6")
+    page.get_by_label("Parameters (a JSON object)").fill('{"base_url": "http://127.0.0.1:8001/v1", "max_tokens": 200}')
+    page.get_by_label("Prompt template").fill(PROMPT)
+    page.get_by_label("Question id").fill("q-0004")
+    page.click("button:has-text('Preview')")
+
+    expect(page.get_by_test_id("preview-user")).to_have_text(
+        "Question: what is the code of item 4?\nGold passage: The code of item 4 is code 0004.\n"
+        "Answer to grade: The code is code 0004.\nReply with JSON."
+    )
+    expect(page.get_by_test_id("preview-source")).to_have_text("answer of run run-a to q-0004 (stratum numeric)")
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_sideways_scroll(page) == [], width
+        page.screenshot(path=str(screenshot_dir / f"judge-version-new-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.click("button:has-text('Create version')")
+
+    expect(page.get_by_test_id("gate-status")).to_have_text("unmeasured")
+    expect(page.locator(".messages")).to_have_text("Created faithfulness v1; it starts unmeasured: calibrate it.")
+    version = JudgeVersion.objects.get()
+    assert (version.judge.name, version.backend, version.model, version.prompt_template, version.judge.threshold) == (
+        "faithfulness",
+        "openai",
+        "qwen2.5-7b",
+        PROMPT,
+        0.6,
+    )
+    assert version.params == {"base_url": "http://127.0.0.1:8001/v1", "max_tokens": 200}
+    assert page.url == f"{live_server.url}/judges/versions/{version.pk}/"
+
+
+def test_bad_parameters_and_an_unknown_placeholder_say_so_and_write_nothing(
+    page, live_server, login, make_user, tmp_path, screenshot_dir
+):
+    from calibration.models import Judge, JudgeVersion
+
+    load_world(tmp_path / "w", n=30)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/judges/new/")
+    page.get_by_label("Judge name").fill("faithfulness")
+    page.get_by_label("Prompt template").fill("Question: $question\nAnswer: $anwser")
+    page.click("button:has-text('Preview')")
+    expect(page.get_by_test_id("preview-error")).to_have_text(
+        "the prompt template line 2, column 9: unknown placeholder $anwser (known: $question, $answer, $expected, "
+        "$gold_text, $stratum; write $$ for a dollar sign)."
+    )
+
+    page.get_by_label("Prompt template").fill("Question: $question\nAnswer: $answer")
+    page.get_by_label("Parameters (a JSON object)").fill('{"max_tokens": 200,}')
+    page.click("button:has-text('Create version')")
+
+    expect(page.get_by_test_id("form-error")).to_have_text(
+        "Cannot create the judge version: the parameters are not valid JSON (Expecting property name enclosed in "
+        "double quotes at line 1, column 20); nothing was written."
+    )
+    expect(page.get_by_label("Parameters (a JSON object)")).to_have_value('{"max_tokens": 200,}')
+    expect(page.get_by_label("Prompt template")).to_have_value("Question: $question\nAnswer: $answer")
+    assert (Judge.objects.count(), JudgeVersion.objects.count()) == (0, 0)
+    page.screenshot(path=str(screenshot_dir / "judge-version-new-error.png"), full_page=True)
+
+
+def test_the_demo_judge_has_a_gate_with_its_kappa_and_disagreements(page, live_server, login, screenshot_dir):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from calibration.models import JudgeVersion
+
+    call_command("seed_demo", stdout=StringIO())
+    version = JudgeVersion.objects.get(judge__name="stdlib-span")
+    login(page, "engineer", "demo-engineer")
+    page.click("text=Judges")
+    expect(page.get_by_test_id(f"status-{version.pk}")).to_have_text("fail")
+    page.click(f"a[href='/judges/versions/{version.pk}/']")
+
+    expect(page.get_by_test_id("gate-status")).to_have_text("fail")
+    expect(page.get_by_test_id("kappa")).to_have_text("0.185")
+    expect(page.get_by_test_id("disagreement-range")).to_have_text("1–25 of 51")
+    assert page.get_by_test_id("disagreement").count() == 25
+    assert page.locator("svg[aria-label='kappa by version with the threshold line'] circle").count() == 1
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_sideways_scroll(page) == [], width
+        page.screenshot(path=str(screenshot_dir / f"demo-judge-version-{width}.png"), full_page=True)
+        page.screenshot(path=str(screenshot_dir / f"demo-judge-version-{width}-top.png"))
+        page.locator("#h-dis").scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / f"demo-judge-version-{width}-disagreements.png"))
+        page.evaluate("window.scrollTo(0, 0)")
+    page.click("text=New version from this one")
+    expect(page.get_by_label("Judge name")).to_have_value("stdlib-span")
+    page.click("button:has-text('Preview')")
+    expect(page.get_by_test_id("preview-source")).to_contain_text("item 1 of stdlib-span's calibration sample")
+    page.screenshot(path=str(screenshot_dir / "demo-judge-version-new.png"), full_page=True)

@@ -115,6 +115,17 @@ def test_kappa_paradox_high_raw_agreement_negative_kappa_warns():
     )
 
 
+def test_the_warnings_name_the_raters_they_are_given():
+    ag = agreement_from_counts(
+        [[20, 51], [0, 29]], ["correct", "incorrect"], positive="correct", raters=("the humans", "the judge")
+    )
+
+    assert ag.warnings == (
+        "a rater that always says 'correct' would agree with the humans on 71.0% of items, at least as often as "
+        "the judge does (49.0%).",
+    )
+
+
 def test_no_warning_when_kappa_and_raw_agree():
     ag = agreement_from_counts([[40, 5], [5, 50]], ["correct", "incorrect"])
     assert ag.warnings == ()

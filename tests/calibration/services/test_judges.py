@@ -1,5 +1,6 @@
-"""A judge calls only base URLs under JUDGE_ALLOWED_BASE_URLS (and loopback with DEBUG on): refused when a
-version is created, and again in the backend before any call, for versions already in the database."""
+"""Creating a judge version: a judge calls only base URLs under JUDGE_ALLOWED_BASE_URLS (and loopback with
+DEBUG on), refused when a version is created and again in the backend before any call, for versions already in
+the database; a prompt template naming a placeholder the judge cannot fill is refused, naming it."""
 
 import json
 import os
@@ -210,3 +211,34 @@ def test_the_defaults_are_the_configured_base_url_and_loopback_only_with_debug(t
     assert allow_settings(
         tmp_path, JUDGE_ALLOWED_BASE_URLS="https://a.example/v1,https://b.example/", **production
     ) == [["https://a.example/v1", "https://b.example/"], False]
+
+
+@pytest.mark.django_db
+def test_a_prompt_with_an_unknown_placeholder_is_refused_and_nothing_is_written(tmp_path):
+    prompt = tmp_path / "judge.txt"
+    prompt.write_text("Question: $question\nAnswer: $anwser\n", encoding="utf-8")
+
+    code, out, _err = run_cmd(
+        "create_judge_version", "--judge", "llm", "--backend", "span", "--prompt-file", str(prompt), "--json"
+    )
+
+    assert code == 2
+    assert json.loads(out)["problems"] == [
+        {
+            "line": None,
+            "field": "prompt_template",
+            "message": "line 2, column 9: unknown placeholder $anwser (known: $question, $answer, $expected, "
+            "$gold_text, $stratum; write $$ for a dollar sign)",
+        }
+    ]
+    assert (Judge.objects.count(), JudgeVersion.objects.count()) == (0, 0)
+
+
+@pytest.mark.django_db
+def test_a_prompt_with_known_placeholders_and_dollars_is_kept_as_written():
+    version, created = judge_version_create(
+        judge_name="llm", backend="span", prompt_template="It costs $$5 or $5: $answer vs ${expected}"
+    )
+
+    assert created is True
+    assert version.prompt_template == "It costs $$5 or $5: $answer vs ${expected}"

@@ -15,8 +15,8 @@ PER_PAGE = 2  # the page's 25, made small so the world's few disagreements span 
 def rows(html: str) -> list[tuple[str, str, str]]:
     """(stratum, human, judge) of each disagreement row shown."""
     found = re.findall(
-        r'<tr data-testid="disagreement">.*?<span class="muted">([^<]*)</span></td>.*?<td>[^<]*</td><td>(\w+)</td>'
-        r'<td><span class="badge [a-z]+">(\w+)</span>',
+        r'<tr data-testid="disagreement">.*?<span class="muted">([^<]*)</span></td>.*?<td>[^<]*</td><td class="nowrap">(\w+)</td>'
+        r'<td class="nowrap"><span class="badge [a-z]+">(\w+)</span>',
         html,
         flags=re.S,
     )

@@ -1,4 +1,5 @@
-"""seed_demo loads the committed demo files exactly, and a second run changes nothing."""
+"""seed_demo loads the committed demo files exactly and a span judge calibrated on their labels, and a second
+run changes nothing."""
 
 import json
 from collections import Counter
@@ -22,6 +23,7 @@ from annotation.models import (
 )
 from annotation.selectors.datasets import dataset_get, version_get, version_records
 from annotation.services.demo import DEMO_DIR
+from calibration.models import CalibrationRun, CalibrationSample, Judge, JudgeVersion, Measurement, Verdict
 
 DOCUMENTS = 55
 CHUNKS = 3268
@@ -68,6 +70,12 @@ def snapshot() -> dict:
         "events": LabelEvent.objects.count(),
         "users": User.objects.count(),
         "finals": Counter(Answer.objects.values_list("final_verdict", flat=True)),
+        "judges": Judge.objects.count(),
+        "judge_versions": JudgeVersion.objects.count(),
+        "samples": CalibrationSample.objects.count(),
+        "calibration_runs": CalibrationRun.objects.count(),
+        "verdicts": Verdict.objects.count(),
+        "measurements": Measurement.objects.count(),
     }
 
 
@@ -100,9 +108,7 @@ def test_seed_demo_loads_the_demo():
     assert all(
         r["imported"] and r["answers"] == QUESTIONS and r["dataset_hash"] == version.dataset_hash for r in out["runs"]
     )
-    harness = {
-        run.run_id: sorted(run.answers.values_list("correct", flat=True)).count(True) for run in Run.objects.all()
-    }
+    harness = {run.run_id: list(run.answers.values_list("correct", flat=True)).count(True) for run in Run.objects.all()}
     assert harness == {"demo-rag-v1": 55, "demo-rag-v2": 62}
 
     assert out["labels"] == {
@@ -261,3 +267,107 @@ def test_seeding_again_keeps_what_the_team_did_since():
     assert ann1.check_password("a-long-new-secret-2026") and not ann1.check_password("demo-ann1")
     assert sorted(ann1.groups.values_list("name", flat=True)) == ["adjudicator", "annotator"]
     assert sorted(User.objects.get(username="engineer").groups.values_list("name", flat=True)) == ["engineer", "expert"]
+
+
+# The demo's span judge on its 100-answer sample (seed 0) of the 141 answers with a final label: exact span
+# matching under-credits the systems' paraphrases, so it fails 51 answers the annotators passed.
+DEMO_KAPPA = 0.18530351437699677
+DEMO_CONFUSION = {"correct/correct": 20, "correct/incorrect": 51, "incorrect/correct": 0, "incorrect/incorrect": 29}
+
+
+@pytest.mark.django_db
+def test_seed_demo_calibrates_a_span_judge_on_the_demo_labels():
+    from sklearn.metrics import cohen_kappa_score
+
+    from calibration.selectors.gates import judge_gate
+
+    out = seed("--no-users")
+
+    version = JudgeVersion.objects.get()
+    assert out["judge"] == {
+        "judge": "stdlib-span",
+        "judge_version": version.pk,
+        "version": 1,
+        "created": True,
+        "calibrated": True,
+        "status": "fail",
+        "n": 100,
+        "kappa": DEMO_KAPPA,
+        "threshold": 0.7,
+    }
+    assert (version.judge.name, version.backend, version.judge.threshold) == ("stdlib-span", "span", 0.7)
+    run = CalibrationRun.objects.get()
+    assert (run.status, run.total, run.sample.size, run.sample.seed) == ("done", 100, 100, 0)
+    pairs = list(Verdict.objects.filter(run=run).values_list("human_verdict", "verdict"))
+    assert len(pairs) == 100
+    assert cohen_kappa_score([h for h, _ in pairs], [j for _, j in pairs]) == pytest.approx(DEMO_KAPPA, abs=1e-12)
+    gate = judge_gate(version)
+    assert (gate["status"], gate["confusion"], gate["dataset_hash"]) == ("fail", DEMO_CONFUSION, file_dataset_hash())
+    assert run.message == ""
+    assert gate["warnings"] == [
+        "a rater that always says 'correct' would agree with the humans on 71.0% of items, at least as often as "
+        "the judge does (49.0%)."
+    ]
+
+
+@pytest.mark.django_db
+def test_a_second_seed_makes_no_judge_version_run_or_verdict():
+    first = seed()
+    before = snapshot()
+
+    second = seed()
+
+    assert snapshot() == before
+    assert (before["judges"], before["judge_versions"], before["calibration_runs"], before["verdicts"]) == (
+        1,
+        1,
+        1,
+        100,
+    )
+    assert (before["samples"], before["measurements"]) == (1, 1)
+    assert first["judge"]["created"] is True and first["judge"]["calibrated"] is True
+    assert second["judge"] == {**first["judge"], "created": False, "calibrated": False}
+    text = StringIO()
+    call_command("seed_demo", "--no-users", stdout=text)
+    assert text.getvalue().splitlines()[-1] == (
+        f"judge stdlib-span v1 (#{first['judge']['judge_version']}): gate fail, kappa 0.185 against 0.7, n 100 "
+        "(already there)"
+    )
+
+
+@pytest.mark.django_db
+def test_the_teams_changes_to_the_demo_judge_survive_the_next_seed():
+    from calibration.services.judges import judge_version_create
+
+    seed("--no-users")
+    judge_version_create(judge_name="stdlib-span", backend="span", threshold=0.15)
+    judge_version_create(judge_name="stdlib-span", backend="extraction")
+    before = snapshot()
+
+    again = seed("--no-users")
+
+    assert snapshot() == before
+    assert Judge.objects.get().threshold == 0.15
+    assert (again["judge"]["status"], again["judge"]["threshold"], again["judge"]["calibrated"]) == (
+        "pass",
+        0.15,
+        False,
+    )
+
+
+@pytest.mark.django_db
+def test_a_judge_of_that_name_the_team_made_is_left_alone():
+    from calibration.services.judges import judge_version_create
+
+    judge_version_create(judge_name="stdlib-span", backend="extraction", threshold=0.5)
+
+    out = seed("--no-users")
+
+    assert out["judge"] == {
+        "judge": "stdlib-span",
+        "judge_version": None,
+        "created": False,
+        "calibrated": False,
+        "status": None,
+    }
+    assert (JudgeVersion.objects.count(), CalibrationRun.objects.count(), Judge.objects.get().threshold) == (1, 0, 0.5)

@@ -1,15 +1,18 @@
-"""seed_demo: load whatever part of the demo is missing (annotation.services.demo). Running it again
-never changes what is there: users keep their passwords and roles, datasets their versions."""
+"""seed_demo: load whatever part of the demo is missing (annotation.services.demo, then the calibrated judge of
+calibration.services.demo). Running it again never changes what is there: users keep their passwords and
+roles, datasets their versions, the judge its settings and measurements."""
 
 from annotation.services.demo import demo_seed
+from calibration.services.demo import demo_judge_seed
 from evalapp.commands import EvalCommand
 
 
 class Command(EvalCommand):
     help = (
         "Load the demo: users (one per role, password demo-USERNAME), the stdlib corpus, the stdlib-support "
-        "labelled set with its strata budget, runs demo-rag-v1 and demo-rag-v2, ann1/ann2's labels and a blind "
-        "queue. Only what is missing is loaded: running it again changes nothing, whatever was done since."
+        "labelled set with its strata budget, runs demo-rag-v1 and demo-rag-v2, ann1/ann2's labels, a blind "
+        "queue and a span judge calibrated on those labels. Only what is missing is loaded: running it again "
+        "changes nothing, whatever was done since."
     )
 
     def add_command_arguments(self, parser):
@@ -18,7 +21,9 @@ class Command(EvalCommand):
         )
 
     def run(self, **o):
-        return demo_seed(users=not o["no_users"]), 0
+        payload = demo_seed(users=not o["no_users"])
+        payload["judge"] = demo_judge_seed()
+        return payload, 0
 
     def text(self, p):
         lines = []
@@ -53,5 +58,15 @@ class Command(EvalCommand):
             lines.append(
                 f"queue {q['id']} {q['name']!r}: {q['items']} items for {', '.join(q['annotators'])}"
                 + ("" if q["created"] else " (already there)")
+            )
+        j = p["judge"]
+        if j["judge_version"] is None:
+            lines.append(f"judge {j['judge']}: already there with the team's own versions, not calibrated by the demo")
+        else:
+            kappa = "undefined" if j["kappa"] is None else f"{j['kappa']:.3f}"
+            lines.append(
+                f"judge {j['judge']} v{j['version']} (#{j['judge_version']}): gate {j['status']}, kappa {kappa} "
+                f"against {j['threshold']:g}, n {j['n']}"
+                + ("" if j["created"] or j["calibrated"] else " (already there)")
             )
         return "\n".join(lines)
