@@ -97,10 +97,19 @@ def page_text(exc: ServiceError, doing: str = "") -> str:
     message = exc.message if not doing or exc.message == doing else f"{doing}: {exc.message}"
     if not exc.problems:
         return _sentence(message)
-    labels = getattr(exc, "labels", {})
+    return _sentence(f"{message}: " + sentences(exc))
+
+
+def sentences(exc: ServiceError, labels: dict[str, str] | None = None) -> str:
+    """The problems alone, as page_text() says them ("the sample size must be a whole number from 1 to
+    1,000,000; the seed …"), each field by `labels`, else the form's labels, else its name in words;
+    the refusal's message when it has no problems. For a page that frames the refusal itself."""
+    if not exc.problems:
+        return exc.message
+    names = {**getattr(exc, "labels", {}), **(labels or {})}
     said = []
     for problem in exc.problems:
-        name = labels.get(problem.field or "") or (problem.field or "").replace("_", " ")
+        name = names.get(problem.field or "") or (problem.field or "").replace("_", " ")
         where = f"line {problem.line}: " if problem.line is not None else ""
         said.append(f"{where}{name} {problem.message}".strip())
-    return _sentence(f"{message}: " + "; ".join(said))
+    return "; ".join(said)
