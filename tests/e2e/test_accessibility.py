@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from annotation.models import Example, Queue, Run
 from annotation.services.demo import demo_password
+from calibration.models import JudgeVersion
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -75,7 +76,8 @@ def demo(live_server):
     queue = Queue.objects.get()
     qid = Example.objects.order_by("qid").values_list("qid", flat=True).first()
     runs = sorted(Run.objects.values_list("run_id", flat=True))
-    return {"queue": queue.pk, "qid": qid, "runs": runs, "url": live_server.url}
+    judge = JudgeVersion.objects.get()
+    return {"queue": queue.pk, "qid": qid, "runs": runs, "judge": judge.pk, "url": live_server.url}
 
 
 def pages(demo):
@@ -98,6 +100,8 @@ def pages(demo):
         ("engineer", f"/compare/?a={a}&b={b}"),
         ("engineer", "/series/"),
         ("engineer", "/judges/"),
+        ("engineer", f"/judges/versions/{demo['judge']}/"),
+        ("engineer", "/judges/new/"),
         ("engineer", "/queues/"),
         ("engineer", "/queues/new/"),
         ("engineer", f"/queues/{q}/stats/"),
@@ -106,6 +110,7 @@ def pages(demo):
         ("annotator", "/queues/"),
         ("annotator", f"/queues/{q}/label/"),
         ("adjudicator", f"/queues/{q}/adjudicate/"),
+        ("adjudicator", "/adjudication/"),
     ]
 
 
