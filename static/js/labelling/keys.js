@@ -1,11 +1,16 @@
-/* The key map of the labelling and adjudication pages: 1 correct, 2 incorrect, r rationale/reason, Enter
- * submit and next, Esc leaves the text box, ? help. A key event resolves to {action, prevent} or null. */
+/* The key map of the labelling and adjudication pages: 1 correct, 2 incorrect, r comment/reason, Enter
+ * submit and next, Esc leaves the text box, ? help; on the labelling page also s skip, f flag, p previous
+ * and g guideline (each opens its panel). A key event resolves to {action, prevent} or null. */
 
 export const LABEL_KEYS = {
   "1": "correct",
   "2": "incorrect",
   "r": "focusText",
   "Enter": "submit",
+  "s": "skip",
+  "f": "flag",
+  "p": "previous",
+  "g": "guideline",
   "?": "help",
 };
 
