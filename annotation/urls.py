@@ -30,7 +30,6 @@ queue_patterns = [
     path("queues/<int:queue_id>/items/<str:item_id>/skip/", queues.queue_skip, name="queue-skip"),
     path("queues/<int:queue_id>/items/<str:item_id>/flag/", queues.queue_flag, name="queue-flag"),
     path("queues/<int:queue_id>/items/<str:item_id>/", queues.queue_item_mine, name="queue-item-mine"),
-    path("queues/<int:queue_id>/preview/", queues.queue_preview, name="queue-preview"),
     path("queues/<int:queue_id>/adjudicate/", queues.queue_adjudicate, name="queue-adjudicate"),
     path(
         "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",

@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -25,7 +25,6 @@ from annotation.selectors.queues import (
     item_get,
     labelling_progress,
     next_payload,
-    pool_ids,
     previous_items,
     queue_get,
     queues_for_user,
@@ -113,8 +112,11 @@ def _item_context(request, queue, claim, error=None, notice=None):
         "previous": previous_items(queue, request.user, limit=10),
     }
     if claim is not None:
+        # Preloaded with this answer: the item "next" will most likely hand over after this one (no claim).
+        upcoming = queue_peek(queue=queue, annotator=request.user)
         context.update(
             {
+                "upcoming": item_content(upcoming) if upcoming is not None else None,
                 "item": next_payload(claim),
                 "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/",
                 "lease_text": lease_text(claim.lease_expires_at - timezone.now()),
@@ -256,20 +258,6 @@ def queue_item_mine(request, queue_id, item_id):
         "annotation/queues/item_mine.html",
         {"queue": queue, "item": item, "previous": previous_items(queue, request.user, limit=10)},
     )
-
-
-@never_cache
-@require_GET
-@role_required(*WORKERS)
-def queue_preview(request, queue_id):
-    """The item "next" would most likely hand this annotator after the one they hold, fetched ahead by the
-    labelling page: its content only, read without a claim or a lease (claims.queue_peek); 204 when none."""
-    queue = queue_get(queue_id)
-    policies.check_can_label(user_id=request.user.pk, pool_ids=pool_ids(queue))
-    item = queue_peek(queue=queue, annotator=request.user)
-    if item is None:
-        return HttpResponse(status=204)
-    return render(request, "annotation/queues/_preview.html", {"item": item_content(item)})
 
 
 @never_cache

@@ -32,6 +32,8 @@ export function labellingKey(ev, { helpOpen = false, hasForm = false, inForm = (
     return null;
   }
   if (!hasForm) return null;
+  // Enter on a link, a button or a panel's summary is theirs (follow, press, open), never "submit".
+  if (ev.key === "Enter" && target && /^(A|BUTTON|SUMMARY)$/.test(target.tagName)) return null;
   const action = Object.hasOwn(LABEL_KEYS, ev.key) ? LABEL_KEYS[ev.key] : null;
   if (!action) return null;
   return { action, prevent: action !== "focusText" };

@@ -5,7 +5,7 @@
 import { createItemClock } from "./clock.js";
 import { labellingKey } from "./keys.js";
 import { RENEW_MS, renewLease, showLeases } from "./lease.js";
-import { clearPreloaded, preloadNext, restoredFromCache, showPreloaded } from "./preload.js";
+import { clearPreloaded, restoredFromCache, showPreloaded } from "./preload.js";
 
 const form = () => document.querySelector("form[data-keyboard-form]");
 const visible = () => document.visibilityState === "visible" && document.hasFocus();
@@ -47,12 +47,11 @@ function onItemShown() {
   clock.start();
   showLeases(document);
   armRenewal();
-  clearPreloaded(holder());
+  clearPreloaded(section(), holder());
   const f = form();
   if (f) {
     f.setAttribute("tabindex", "-1");
     f.focus({ preventScroll: true });
-    preloadNext(section(), holder());
   } else {
     const confirm = document.querySelector("[data-confirm-form] [data-keep]");
     if (confirm) { confirm.focus(); }
@@ -127,10 +126,7 @@ document.addEventListener("htmx:beforeSwap", (event) => {
 });
 // A failed request leaves the item just labelled on the page: show it again.
 document.addEventListener("htmx:afterRequest", (event) => {
-  if (!event.detail || !event.detail.failed) { return; }
-  const s = section();
-  if (s) { s.classList.remove("leaving"); }
-  clearPreloaded(holder());
+  if (event.detail && event.detail.failed) { clearPreloaded(section(), holder()); }
 });
 // Back/Forward may restore this page from the browser's cache with an item already labelled: reload it.
 window.addEventListener("pageshow", (event) => { if (restoredFromCache(event)) { window.location.reload(); } });
