@@ -1,15 +1,17 @@
 """REST endpoints of the work on a queue's items: the next item, one item as its viewer may see it, a
 label and its revision, the lease's renewal, and an adjudication. Items are named by their opaque key."""
 
+from datetime import datetime
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation import policies
 from annotation.api.queues import _data, _valid
 from annotation.selectors.blind import blind_scope
-from annotation import policies
 from annotation.selectors.queues import (
     guideline_for,
     item_for_user,
@@ -247,6 +249,10 @@ class ReviseView(DeclaredOutput, APIView):
         )
 
 
+def _iso(moment: datetime | None) -> str:
+    return moment.isoformat() if moment is not None else ""
+
+
 class SkipView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
@@ -260,7 +266,7 @@ class SkipView(DeclaredOutput, APIView):
         data = _valid(ReasonInSerializer, request)
         row = item_skip(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
         return Response(
-            ReviewResultSerializer({"item_id": item_id, "reason": row.skip_reason, "at": row.skipped_at.isoformat()}).data,
+            ReviewResultSerializer({"item_id": item_id, "reason": row.skip_reason, "at": _iso(row.skipped_at)}).data,
             status=status.HTTP_201_CREATED,
         )
 
@@ -278,7 +284,7 @@ class FlagView(DeclaredOutput, APIView):
         data = _valid(ReasonInSerializer, request)
         row = item_flag(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
         return Response(
-            ReviewResultSerializer({"item_id": item_id, "reason": row.flag_reason, "at": row.flagged_at.isoformat()}).data,
+            ReviewResultSerializer({"item_id": item_id, "reason": row.flag_reason, "at": _iso(row.flagged_at)}).data,
             status=status.HTTP_201_CREATED,
         )
 

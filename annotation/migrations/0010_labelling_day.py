@@ -4,35 +4,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0009_item_key_label_event_reason'),
+        ("annotation", "0009_item_key_label_event_reason"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='assignment',
-            name='flag_reason',
+            model_name="assignment",
+            name="flag_reason",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='flagged_at',
+            model_name="assignment",
+            name="flagged_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='skip_reason',
+            model_name="assignment",
+            name="skip_reason",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='skipped_at',
+            model_name="assignment",
+            name="skipped_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='assignment',
-            name='state',
-            field=models.CharField(choices=[('claimed', 'claimed'), ('done', 'done'), ('expired', 'expired'), ('skipped', 'skipped')], default='claimed', max_length=20),
+            model_name="assignment",
+            name="state",
+            field=models.CharField(
+                choices=[("claimed", "claimed"), ("done", "done"), ("expired", "expired"), ("skipped", "skipped")],
+                default="claimed",
+                max_length=20,
+            ),
         ),
     ]

@@ -284,8 +284,8 @@ def queue_peek(*, queue: Queue, annotator) -> QueueItem | None:
     offset = _digest(queue.seed, "start", annotator.pk) % queue.size
     blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state__in=BLOCKING)
     labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
-    eligible = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).exclude(Exists(blocked)).exclude(
-        Exists(labelled)
+    eligible = (
+        QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).exclude(Exists(blocked)).exclude(Exists(labelled))
     )
     for level in range(queue.overlap - 1, -1, -1):
         ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))

@@ -97,7 +97,9 @@ def test_back_then_enter_does_not_silently_relabel(browser, live_server, login, 
     label = HumanLabel.objects.get(answer__queue_items__key=third)
     assert (label.verdict, label.rationale) == ("incorrect", "third is right")
     assert list(
-        LabelEvent.objects.filter(answer__queue_items__key=third).order_by("id").values_list("old_verdict", "new_verdict")
+        LabelEvent.objects.filter(answer__queue_items__key=third)
+        .order_by("id")
+        .values_list("old_verdict", "new_verdict")
     ) == [("", "correct"), ("correct", "incorrect")]
     ctx.close()
 
@@ -194,8 +196,8 @@ def test_guideline_open_on_the_first_item_and_after_a_new_version_and_the_counte
         page.keyboard.type("A comment beside the verdict")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         page.screenshot(path=f"{SHOTS}/label-comment-guideline-changed-{width}.png", full_page=True)
-        page.keyboard.press("Escape")
         page.fill("#rationale", "")
+        page.keyboard.press("Escape")
     ctx.close()
 
 

@@ -13,6 +13,12 @@ from evalapp.errors import ServiceError
 AT = datetime(2026, 6, 9, 10, 0, tzinfo=UTC)
 
 
+def _held(queue, user):
+    claim = queue_next(queue=queue, annotator=user)
+    assert claim is not None
+    return claim.item
+
+
 def _events():
     return list(LabelEvent.objects.order_by("id").values_list("annotator__username", "old_verdict", "new_verdict"))
 
@@ -25,7 +31,7 @@ def _labels():
 def test_a_second_label_without_change_is_409_naming_both_verdicts_and_writes_nothing(make_queue, pool):
     queue = make_queue(2)
     ann1 = pool["ann1"]
-    first = queue_next(queue=queue, annotator=ann1).item
+    first = _held(queue, ann1)
     label_submit(queue=queue, item_id=first.pk, annotator=ann1, verdict="correct", rationale="states 0 days")
     queue_next(queue=queue, annotator=ann1)  # the page moved on to the next item
     before = (_labels(), _events(), list(Assignment.objects.order_by("id").values_list("state", "submitted_at")))
@@ -46,7 +52,7 @@ def test_a_second_label_without_change_is_409_naming_both_verdicts_and_writes_no
 def test_the_same_label_sent_again_is_unchanged_and_writes_nothing(make_queue, pool):
     queue = make_queue(1)
     ann1 = pool["ann1"]
-    item = queue_next(queue=queue, annotator=ann1).item
+    item = _held(queue, ann1)
     label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="correct", rationale="why")
     _label, outcome = label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="correct")
     assert outcome == "unchanged"
@@ -59,7 +65,7 @@ def test_the_same_label_sent_again_is_unchanged_and_writes_nothing(make_queue, p
 def test_an_explicit_change_keeps_the_old_label_in_the_history(make_queue, pool):
     queue = make_queue(1)
     ann1 = pool["ann1"]
-    item = queue_next(queue=queue, annotator=ann1).item
+    item = _held(queue, ann1)
     label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="correct", rationale="states 0 days")
     _label, outcome = label_submit(
         queue=queue, item_id=item.pk, annotator=ann1, verdict="incorrect", rationale="misread", change=True
@@ -78,8 +84,8 @@ def test_an_explicit_change_keeps_the_old_label_in_the_history(make_queue, pool)
 def test_skip_records_who_when_why_and_hands_the_item_to_another_never_back(make_queue, pool):
     queue = make_queue(1, annotators=("ann1", "ann2", "ann3"))
     ann1, ann2, ann3 = pool["ann1"], pool["ann2"], pool["ann3"]
-    item = queue_next(queue=queue, annotator=ann1).item
-    assert queue_next(queue=queue, annotator=ann2).item.pk == item.pk
+    item = _held(queue, ann1)
+    assert _held(queue, ann2).pk == item.pk
     assert queue_next(queue=queue, annotator=ann3) is None  # full: two live claims
 
     item_skip(queue=queue, item_id=item.pk, annotator=ann1, reason="  needs pricing knowledge ", now=AT)
@@ -88,7 +94,7 @@ def test_skip_records_who_when_why_and_hands_the_item_to_another_never_back(make
     item.refresh_from_db()
     assert (item.taken, item.done, item.status) == (1, 0, "open")
     assert queue_next(queue=queue, annotator=ann1) is None  # never handed back to the skipper
-    assert queue_next(queue=queue, annotator=ann3).item.pk == item.pk
+    assert _held(queue, ann3).pk == item.pk
     with pytest.raises(Conflict) as exc:
         label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="correct")
     assert exc.value.message == "you skipped this item and it went back to the pool; your label was not recorded"
@@ -103,7 +109,7 @@ def test_skip_records_who_when_why_and_hands_the_item_to_another_never_back(make
 def test_skip_a_lapsed_claim_gives_no_slot_back_twice(make_queue, pool):
     queue = make_queue(1)
     ann1 = pool["ann1"]
-    item = queue_next(queue=queue, annotator=ann1).item
+    item = _held(queue, ann1)
     Assignment.objects.filter(annotator=ann1).update(state="expired")
     QueueItem.objects.filter(pk=item.pk).update(taken=0)  # what the sweep does when the lease lapses
     item_skip(queue=queue, item_id=item.pk, annotator=ann1, reason="unclear")
@@ -144,7 +150,7 @@ def test_a_refused_skip_changes_nothing(make_queue, pool, setup, reason, status,
 def test_a_flag_is_kept_once_beside_the_label_and_never_overwritten(make_queue, pool):
     queue = make_queue(1)
     ann1 = pool["ann1"]
-    item = queue_next(queue=queue, annotator=ann1).item
+    item = _held(queue, ann1)
     item_flag(queue=queue, item_id=item.pk, annotator=ann1, reason="gold passage contradicts expected", now=AT)
     label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="incorrect")
     row = Assignment.objects.get(annotator=ann1)
@@ -155,9 +161,9 @@ def test_a_flag_is_kept_once_beside_the_label_and_never_overwritten(make_queue, 
     with pytest.raises(Conflict) as exc:
         item_flag(queue=queue, item_id=item.pk, annotator=pool["ann2"], reason="never handed it")
     assert exc.value.status == 409
-    with pytest.raises(ServiceError) as exc:
+    with pytest.raises(ServiceError) as refused:
         item_flag(queue=queue, item_id=item.pk, annotator=ann1, reason=" ")
-    assert (exc.value.status, exc.value.problems[0].field) == (400, "reason")
+    assert (refused.value.status, refused.value.problems[0].field) == (400, "reason")
     assert list(Assignment.objects.values_list("annotator__username", "flag_reason", "flagged_at")) == [
         ("ann1", "gold passage contradicts expected", AT)
     ]
