@@ -25,6 +25,14 @@ class LabelForm(PageForm):
     verdict = forms.CharField(max_length=20, required=False)
     rationale = forms.CharField(max_length=TEXT_MAX, required=False, strip=False)
     active_seconds = finite_number(0, ACTIVE_SECONDS_MAX, required=False, label="time spent (seconds)")
+    # Set only by the "change my label" forms: a label sent again without it is refused (409).
+    change = forms.BooleanField(required=False)
+
+
+class ReasonForm(PageForm):
+    """The reason of a skip or a flag (the service says when it is missing)."""
+
+    reason = forms.CharField(max_length=TEXT_MAX, required=False, strip=False)
 
 
 class QueueForm(PageForm):

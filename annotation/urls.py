@@ -29,6 +29,9 @@ queue_patterns = [
     path("queues/new/", queues.queue_new, name="queue-new"),
     path("queues/<int:queue_id>/label/", queues.queue_label, name="queue-label"),
     path("queues/<int:queue_id>/items/<str:item_id>/label/", queues.queue_label_submit, name="queue-label-submit"),
+    path("queues/<int:queue_id>/items/<str:item_id>/skip/", queues.queue_skip, name="queue-skip"),
+    path("queues/<int:queue_id>/items/<str:item_id>/flag/", queues.queue_flag, name="queue-flag"),
+    path("queues/<int:queue_id>/items/<str:item_id>/", queues.queue_item_mine, name="queue-item-mine"),
     path("queues/<int:queue_id>/adjudicate/", queues.queue_adjudicate, name="queue-adjudicate"),
     path(
         "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",
@@ -102,6 +105,9 @@ queue_api_patterns = [
     path("queues/<int:queue_id>/items/<str:item_id>/", items_api.ItemView.as_view(), name="api-queue-item"),
     path("queues/<int:queue_id>/items/<str:item_id>/label/", items_api.LabelView.as_view(), name="api-queue-label"),
     path("queues/<int:queue_id>/items/<str:item_id>/renew/", items_api.RenewView.as_view(), name="api-queue-renew"),
+    path("queues/<int:queue_id>/items/<str:item_id>/skip/", items_api.SkipView.as_view(), name="api-queue-skip"),
+    path("queues/<int:queue_id>/items/<str:item_id>/flag/", items_api.FlagView.as_view(), name="api-queue-flag"),
+    path("queues/<int:queue_id>/mine/", items_api.MineView.as_view(), name="api-queue-mine"),
     path("queues/<int:queue_id>/items/<str:item_id>/revise/", items_api.ReviseView.as_view(), name="api-queue-revise"),
     path(
         "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",

@@ -1,22 +1,29 @@
 """REST endpoints of the work on a queue's items: the next item, one item as its viewer may see it, a
 label and its revision, the lease's renewal, and an adjudication. Items are named by their opaque key."""
 
+from datetime import datetime
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation import policies
 from annotation.api.queues import _data, _valid
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.queues import (
+    guideline_for,
     item_for_user,
     item_get,
+    labelling_progress,
     next_payload,
+    pool_ids,
+    previous_items,
     queue_get,
 )
-from annotation.services.claims import lease_renew, queue_next
-from annotation.services.labelling import item_adjudicate, label_revise, label_submit
+from annotation.services.claims import item_skip, lease_renew, queue_next
+from annotation.services.labelling import item_adjudicate, item_flag, label_revise, label_submit
 from evalapp.api import DeclaredOutput, ErrorSerializer, finite_number
 from evalapp.fields import text
 from evalapp.validation import ACTIVE_SECONDS_MAX, TEXT_MAX
@@ -44,6 +51,49 @@ class LabelInSerializer(serializers.Serializer):
         default=None,
         help_text="seconds of active work on this item (at most a day)",
     )
+    change = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="true to change your own label on an open item; without it a different second label is 409",
+    )
+
+
+class ReasonInSerializer(serializers.Serializer):
+    reason = serializers.CharField(allow_blank=True, max_length=TEXT_MAX, trim_whitespace=False)
+
+
+class ReviewResultSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    reason = serializers.CharField()
+    at = serializers.CharField()
+
+
+class PreviousSerializer(serializers.Serializer):
+    item_id = serializers.CharField()
+    question = serializers.CharField(allow_blank=True)
+    verdict = serializers.CharField()
+    rationale = serializers.CharField(allow_blank=True)
+    labelled_at = serializers.CharField()
+    flagged = serializers.BooleanField()
+
+
+class ProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(help_text="your labels in this queue")
+    skipped = serializers.IntegerField(help_text="items you gave back")
+    left = serializers.IntegerField(help_text="open items you have neither labelled nor skipped")
+
+
+class GuidelineSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True)
+    version = serializers.IntegerField()
+    expanded = serializers.BooleanField(help_text="show it open: you have finished no item under this version yet")
+    changed = serializers.BooleanField(help_text="you worked under an earlier version")
+
+
+class MineSerializer(serializers.Serializer):
+    progress = ProgressSerializer()
+    guideline = GuidelineSerializer()
+    previous = PreviousSerializer(many=True, help_text="your labels on items still open, newest first")
 
 
 class AdjudicateInSerializer(serializers.Serializer):
@@ -175,6 +225,7 @@ class LabelView(DeclaredOutput, APIView):
             verdict=data["verdict"],
             rationale=data["rationale"],
             active_seconds=data["active_seconds"],
+            change=data["change"],
         )
         return Response(
             LabelResultSerializer(
@@ -213,6 +264,65 @@ class ReviseView(DeclaredOutput, APIView):
                 }
             ).data,
             status=status.HTTP_201_CREATED,
+        )
+
+
+def _iso(moment: datetime | None) -> str:
+    return moment.isoformat() if moment is not None else ""
+
+
+class SkipView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Give back the item you hold, with a reason: another annotator gets it, you never again",
+        request=ReasonInSerializer,
+        responses={201: ReviewResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request, queue_id, item_id):
+        queue = queue_get(queue_id)
+        data = _valid(ReasonInSerializer, request)
+        row = item_skip(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
+        return Response(
+            ReviewResultSerializer({"item_id": item_id, "reason": row.skip_reason, "at": _iso(row.skipped_at)}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class FlagView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Flag an item you were handed for review, with a reason (adjudicators and engineers see it)",
+        request=ReasonInSerializer,
+        responses={201: ReviewResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request, queue_id, item_id):
+        queue = queue_get(queue_id)
+        data = _valid(ReasonInSerializer, request)
+        row = item_flag(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
+        return Response(
+            ReviewResultSerializer({"item_id": item_id, "reason": row.flag_reason, "at": _iso(row.flagged_at)}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class MineView(DeclaredOutput, APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Your day in this queue: progress, the guideline as shown to you, your labels on open items",
+        responses={200: MineSerializer, 403: ErrorSerializer},
+    )
+    def get(self, request, queue_id):
+        queue = queue_get(queue_id)
+        policies.check_can_label(user_id=request.user.pk, pool_ids=pool_ids(queue))
+        return Response(
+            {
+                "progress": labelling_progress(queue, request.user),
+                "guideline": guideline_for(queue, request.user),
+                "previous": previous_items(queue, request.user),
+            }
         )
 
 

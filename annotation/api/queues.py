@@ -76,6 +76,8 @@ class QueueProgressSerializer(serializers.Serializer):
     labels = serializers.IntegerField()
     labels_needed = serializers.IntegerField()
     claims = serializers.IntegerField()
+    skipped = serializers.IntegerField(help_text="items given back with a reason")
+    flagged = serializers.IntegerField(help_text="flags for review")
     share_complete = serializers.FloatField()
     per_annotator = counts(help_text="username -> labels in")
 
@@ -123,6 +125,18 @@ class QueueAgreementSerializer(AgreementSerializer):
     disagreements = DisagreementSerializer(many=True)
 
 
+class ReviewSerializer(serializers.Serializer):
+    """A flag or a skip: who, when, why; never a verdict."""
+
+    item_id = serializers.CharField()
+    qid = serializers.CharField()
+    stratum = text()
+    status = serializers.CharField()
+    annotator = serializers.CharField()
+    reason = serializers.CharField()
+    at = serializers.CharField()
+
+
 class QueueStatsSerializer(serializers.Serializer):
     queue = serializers.IntegerField()
     name = serializers.CharField()
@@ -132,6 +146,8 @@ class QueueStatsSerializer(serializers.Serializer):
     progress = QueueProgressSerializer()
     agreement = QueueAgreementSerializer()
     blind_excluded = serializers.IntegerField(help_text="complete items left out: you label their runs blind")
+    flags = ReviewSerializer(many=True, help_text="flags for review (not on items you label blind)")
+    skips = ReviewSerializer(many=True, help_text="skips with their reasons (not on items you label blind)")
 
 
 def _data(request) -> dict:

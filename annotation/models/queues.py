@@ -126,7 +126,9 @@ class Assignment(models.Model):
     CLAIMED = "claimed"
     DONE = "done"
     EXPIRED = "expired"
-    STATES = [(s, s) for s in (CLAIMED, DONE, EXPIRED)]
+    # Given back with a reason: the item returns to the pool, and this annotator is never handed it again.
+    SKIPPED = "skipped"
+    STATES = [(s, s) for s in (CLAIMED, DONE, EXPIRED, SKIPPED)]
 
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="assignments")
     item = models.ForeignKey(QueueItem, on_delete=models.PROTECT, related_name="assignments")
@@ -136,6 +138,11 @@ class Assignment(models.Model):
     lease_expires_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
     rubric_version = models.PositiveIntegerField(default=1)
+    skip_reason = models.TextField(blank=True)
+    skipped_at = models.DateTimeField(null=True, blank=True)
+    # A flag asks an adjudicator or engineer to look at the item; only they see it, never other annotators.
+    flag_reason = models.TextField(blank=True)
+    flagged_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["item_id", "id"]

@@ -47,6 +47,34 @@ def _label_rows(queue: Queue, scope: BlindScope) -> dict[int, list[tuple[str, st
     return out
 
 
+def queue_reviews(queue: Queue, scope: BlindScope = OPERATOR) -> dict:
+    """Flags and skips of the queue's items, for its adjudicators and engineers: who, when, why; no verdict.
+
+    An item whose answer is in the viewer's blind scope (open in a queue whose pool holds them) is left
+    out, so one annotator never reads another's flag or skip on an item they may still label."""
+    rows = (
+        Assignment.objects.filter(queue=queue)
+        .exclude(flagged_at=None, skipped_at=None)
+        .exclude(item__answer_id__in=scope.answer_ids_query())
+        .select_related("item__answer", "annotator")
+        .order_by("item__position", "annotator__username")
+    )
+    flags, skips = [], []
+    for row in rows:
+        base = {
+            "item_id": row.item.key,
+            "qid": row.item.answer.qid,
+            "stratum": row.item.stratum,
+            "status": row.item.status,
+            "annotator": row.annotator.username,
+        }
+        if row.flagged_at is not None:
+            flags.append({**base, "reason": row.flag_reason, "at": row.flagged_at.isoformat()})
+        if row.skipped_at is not None:
+            skips.append({**base, "reason": row.skip_reason, "at": row.skipped_at.isoformat()})
+    return {"flags": flags, "skips": skips}
+
+
 def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindScope = OPERATOR) -> dict:
     """Progress and human-human agreement over the complete items.
 
@@ -55,6 +83,7 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindS
     annotator pair on the items both labelled, a = the name that sorts first) and `disagreements`.
     Items whose answer is in the viewer's blind `scope` are left out of the agreement and the list
     (`blind_excluded` counts them); progress counts stay whole, being counts of labels, not verdicts.
+    `flags` and `skips` are queue_reviews'.
     """
     rows = _label_rows(queue, scope)
     items = {i.pk: i for i in QueueItem.objects.filter(pk__in=list(rows)).select_related("answer")}
@@ -112,4 +141,5 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindS
         "progress": queue_progress(queue),
         "agreement": report,
         "blind_excluded": hidden,
+        **queue_reviews(queue, scope),
     }

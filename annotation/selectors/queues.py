@@ -211,6 +211,8 @@ def queue_progress(queue: Queue) -> dict:
         .annotate(n=Count("id"))
     )
     live = Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED).count()
+    skipped = Assignment.objects.filter(queue=queue, state=Assignment.SKIPPED).count()
+    flagged = Assignment.objects.filter(queue=queue).exclude(flagged_at=None).count()
     complete = items - by_status.get(QueueItem.OPEN, 0)
     return {
         "items": items,
@@ -222,8 +224,82 @@ def queue_progress(queue: Queue) -> dict:
         "labels": labels,
         "labels_needed": items * queue.overlap,
         "claims": live,
+        "skipped": skipped,
+        "flagged": flagged,
         "share_complete": round(complete / items, 4) if items else 0.0,
         "per_annotator": {name: per_annotator.get(name, 0) for name in pool_usernames(queue)},
+    }
+
+
+def _left_for(queue: Queue, user) -> int:
+    """Open items this member has neither labelled nor skipped: what is left for them (others may fill some
+    first). The item they hold counts."""
+    settled = Assignment.objects.filter(
+        queue=queue, annotator=user, state__in=[Assignment.DONE, Assignment.SKIPPED]
+    ).values("item_id")
+    return QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).exclude(pk__in=settled).count()
+
+
+def labelling_progress(queue: Queue, user) -> dict:
+    """The counter of the labelling page: the member's labels in this queue, their skips, and what is left."""
+    mine = dict(
+        Assignment.objects.filter(queue=queue, annotator=user, state__in=[Assignment.DONE, Assignment.SKIPPED])
+        .values_list("state")
+        .annotate(n=Count("id"))
+    )
+    return {
+        "done": mine.get(Assignment.DONE, 0),
+        "skipped": mine.get(Assignment.SKIPPED, 0),
+        "left": _left_for(queue, user),
+    }
+
+
+def previous_items(queue: Queue, user, *, limit: int = 50) -> list[dict]:
+    """The member's own labels on items still open (newest first): what they may still change, explicitly.
+    Only their own label is read; nothing of anyone else's."""
+    rows = (
+        Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE, item__status=QueueItem.OPEN)
+        .select_related("item__answer__run")
+        .order_by("-submitted_at", "-id")[:limit]
+    )
+    items = [r.item for r in rows]
+    own = {
+        label.answer_id: label
+        for label in HumanLabel.objects.filter(answer_id__in=[i.answer_id for i in items], annotator=user)
+    }
+    out = []
+    for row, item in zip(rows, items, strict=True):
+        label = own.get(item.answer_id)
+        if label is None:
+            continue
+        content = item_content(item)
+        out.append(
+            {
+                "item_id": item.key,
+                "question": content["question"],
+                "verdict": label.verdict,
+                "rationale": label.rationale,
+                "labelled_at": label.labelled_at.isoformat(),
+                "flagged": row.flagged_at is not None,
+            }
+        )
+    return out
+
+
+def guideline_for(queue: Queue, user) -> dict:
+    """The queue's guideline as the labelling page shows it: expanded until the member has finished (labelled
+    or skipped) an item handed out under the current version, so on their first item and again after
+    the version changes; collapsed otherwise. `changed`: they worked under an earlier version."""
+    versions = set(
+        Assignment.objects.filter(
+            queue=queue, annotator=user, state__in=[Assignment.DONE, Assignment.SKIPPED]
+        ).values_list("rubric_version", flat=True)
+    )
+    return {
+        "text": queue.rubric,
+        "version": queue.rubric_version,
+        "expanded": queue.rubric_version not in versions,
+        "changed": bool(versions) and queue.rubric_version not in versions,
     }
 
 
@@ -240,20 +316,7 @@ def queues_for_user(user) -> list[dict]:
         items = QueueItem.objects.filter(queue=queue).count()
         complete = QueueItem.objects.filter(queue=queue).exclude(status=QueueItem.OPEN).count()
         mine = Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).count()
-        # Open items this member has not labelled: what is left for them (others may fill some first).
-        left = (
-            (
-                QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN)
-                .exclude(
-                    pk__in=Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).values(
-                        "item_id"
-                    )
-                )
-                .count()
-            )
-            if member
-            else 0
-        )
+        left = _left_for(queue, user) if member else 0
         disputed = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).count()
         out.append(
             {

@@ -37,7 +37,8 @@ from annotation.models import (
     QueueMember,
 )
 from annotation.services.queues import _digest
-from evalapp.errors import NotFound, ServiceError
+from evalapp.errors import NotFound, Problem, ServiceError
+from evalapp.validation import TEXT_MAX, raise_problems, text_problem
 
 # Candidates read per fill level before locking one: enough to shuffle, few enough to stay cheap.
 WINDOW = 32
@@ -48,6 +49,10 @@ SWEEP = 100
 
 
 CLAIM_ATTEMPTS = 25
+
+
+# An annotator's row in these states keeps the item from being handed to them (again).
+BLOCKING = (Assignment.CLAIMED, Assignment.DONE, Assignment.SKIPPED)
 
 
 class Conflict(ServiceError):
@@ -104,14 +109,13 @@ def _renew_own_claim(queue: Queue, annotator, now: datetime) -> Claim | None:
 
 def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
     """Up to WINDOW open item ids at fill level `level` this annotator may take, from their offset on."""
-    blocked = Assignment.objects.filter(
-        item=OuterRef("pk"), annotator=annotator, state__in=[Assignment.CLAIMED, Assignment.DONE]
-    )
+    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state__in=BLOCKING)
+    skipped = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state=Assignment.SKIPPED)
     base = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken=level)
     if queue.kind != Queue.KIND_REWORK:  # a rework queue hands its annotator back their own labels
         base = base.exclude(Exists(HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)))
-    if level > 0:
-        base = base.exclude(Exists(blocked))
+    # An item nobody holds (level 0) can still carry this annotator's skip: it is never theirs again.
+    base = base.exclude(Exists(blocked if level > 0 else skipped))
     ids = list(base.filter(position__gte=offset).order_by("position").values_list("pk", flat=True)[:WINDOW])
     if len(ids) < WINDOW and offset > 0:
         ids += list(
@@ -143,9 +147,7 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
         return None, False
     offset = _digest(queue.seed, "start", annotator.pk) % queue.size
     lease = now + timedelta(seconds=queue.lease_seconds)
-    blocked = Assignment.objects.filter(
-        item=OuterRef("pk"), annotator=annotator, state__in=[Assignment.CLAIMED, Assignment.DONE]
-    )
+    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state__in=BLOCKING)
     labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
     mine_expired = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state=Assignment.EXPIRED)
     eligible = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, taken__lt=queue.overlap).exclude(
@@ -236,3 +238,60 @@ def lease_renew(*, queue: Queue, item_id: int, annotator, now: datetime | None =
     mine.lease_expires_at = now + timedelta(seconds=queue.lease_seconds)
     mine.save(update_fields=["lease_expires_at"])
     return mine.lease_expires_at
+
+
+def reason_check(reason, *, what: str) -> str:
+    """The stripped reason of a skip or a flag; a missing or too long one is a 400 naming the field."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ServiceError(f"say why you {what} the item", [Problem("must be a non-empty string", field="reason")])
+    raise_problems(
+        f"the {what} was not recorded; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX)
+    )
+    return reason.strip()
+
+
+@transaction.atomic
+def item_skip(*, queue: Queue, item_id: int, annotator, reason: str, now: datetime | None = None) -> Assignment:
+    """Give an item back with a reason: who, when and why are kept on the assignment, the slot returns to the
+    pool for the others, and this annotator is never handed the item again (their row stays, unique)."""
+    reason = reason_check(reason, what="skip")
+    now = now or timezone.now()
+    item = QueueItem.objects.select_for_update().filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    mine = Assignment.objects.filter(item=item, annotator=annotator).first()
+    if mine is None:
+        raise Conflict("you have not been handed this item; ask for the next item")
+    if mine.state == Assignment.DONE:
+        raise Conflict("you labelled this item; change your label instead of skipping it")
+    if mine.state == Assignment.SKIPPED:
+        raise Conflict(f"you skipped this item already ({mine.skip_reason})")
+    if item.status != QueueItem.OPEN:
+        raise Conflict(f"this item is complete (all {queue.overlap} labels are in); there is nothing to skip")
+    if mine.state == Assignment.CLAIMED:
+        item.taken -= 1  # a lapsed claim (EXPIRED) gave its slot back already
+        item.save(update_fields=["taken"])
+    mine.state, mine.skip_reason, mine.skipped_at = Assignment.SKIPPED, reason, now
+    mine.save(update_fields=["state", "skip_reason", "skipped_at"])
+    return mine
+
+
+def queue_peek(*, queue: Queue, annotator) -> QueueItem | None:
+    """The item "next" would most likely hand this annotator after the one they hold, read without a lock,
+    a claim or a lease (it writes nothing): what the labelling page preloads. Another annotator may take it
+    first; then "next" hands another item and the preloaded one is simply not used."""
+    if queue.size == 0:
+        return None
+    offset = _digest(queue.seed, "start", annotator.pk) % queue.size
+    blocked = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator, state__in=BLOCKING)
+    labelled = HumanLabel.objects.filter(answer=OuterRef("answer_id"), annotator=annotator)
+    eligible = (
+        QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).exclude(Exists(blocked)).exclude(Exists(labelled))
+    )
+    for level in range(queue.overlap - 1, -1, -1):
+        ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
+        found = {item.pk: item for item in eligible.filter(pk__in=ids).select_related("answer__run")}
+        for pk in ids:
+            if pk in found:
+                return found[pk]
+    return None

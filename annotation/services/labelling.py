@@ -17,7 +17,7 @@ from annotation.models import (
 )
 from annotation.selectors.queues import pool_ids
 from annotation.services.audits import audit_evaluate
-from annotation.services.claims import Conflict
+from annotation.services.claims import Conflict, reason_check
 from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
@@ -35,6 +35,17 @@ def _check_verdict(verdict) -> None:
             "the label was not recorded",
             [Problem(f"must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}", field="verdict")],
         )
+
+
+class ChangeNeeded(Conflict):
+    """A second label by the same annotator that does not say it is a change: 409, and nothing is written."""
+
+    def __init__(self, *, old: str, new: str, same_verdict: bool):
+        self.old, self.new = old, new
+        if same_verdict:
+            super().__init__(f"you labelled this {old} with another comment; change it?")
+        else:
+            super().__init__(f"you labelled this {old}; change to {new}?")
 
 
 def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
@@ -60,13 +71,16 @@ def label_submit(
     verdict: str,
     rationale: str = "",
     active_seconds: float | None = None,
+    change: bool = False,
     now: datetime | None = None,
 ) -> tuple[HumanLabel, str]:
     """Record the annotator's verdict on an item they hold; through label_write, so history is kept.
 
-    Until the item has all its labels the annotator may change their own; after that, 409. A late
-    submit on a lapsed lease is taken only while the slot is still free; once the item was handed to
-    someone else it is refused (409) and nothing is written.
+    Until the item has all its labels the annotator may change their own, but only by saying so
+    (`change`): a second label without it (a form resent from a stale page) is refused with 409
+    ChangeNeeded and nothing is written; the same label sent again is "unchanged". After the item is
+    complete, 409. A late submit on a lapsed lease is taken only while the slot is still free; once
+    the item was handed to someone else it is refused (409) and nothing is written.
     """
     _check_verdict(verdict)
     raise_problems(
@@ -84,7 +98,15 @@ def label_submit(
         raise Conflict("you have not been handed this item; ask for the next item")
     if item.status != QueueItem.OPEN:
         raise Conflict(f"this item is complete (all {queue.overlap} labels are in); labels can no longer change here")
+    if mine.state == Assignment.SKIPPED:
+        raise Conflict("you skipped this item and it went back to the pool; your label was not recorded")
     if mine.state == Assignment.DONE:
+        current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
+        if current is not None and not change:
+            same_verdict = current.verdict == verdict
+            if same_verdict and (not rationale or rationale == current.rationale):
+                return current, "unchanged"
+            raise ChangeNeeded(old=current.verdict, new=verdict, same_verdict=same_verdict)
         # Changing one's own label before the item is complete: same slot, history in LabelEvent.
         return label_write(
             answer=item.answer,
@@ -163,6 +185,26 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     else:
         final_label_refresh(answer_ids=[item.answer_id])
     return result
+
+
+@transaction.atomic
+def item_flag(*, queue: Queue, item_id: int, annotator, reason: str, now: datetime | None = None) -> Assignment:
+    """Flag an item one was handed for review, with a reason: kept on the assignment (who, when, why) for the
+    queue's adjudicators and engineers, never shown to other annotators. The label or skip is separate;
+    one flag per annotator and item, never overwritten (a second is 409)."""
+    reason = reason_check(reason, what="flag")
+    now = now or timezone.now()
+    item = QueueItem.objects.select_for_update().filter(queue=queue, pk=item_id).first()
+    if item is None:
+        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    mine = Assignment.objects.filter(item=item, annotator=annotator).first()
+    if mine is None:
+        raise Conflict("you have not been handed this item; you can flag only items you were given")
+    if mine.flagged_at is not None:
+        raise Conflict(f"you flagged this item already ({mine.flag_reason})")
+    mine.flag_reason, mine.flagged_at = reason, now
+    mine.save(update_fields=["flag_reason", "flagged_at"])
+    return mine
 
 
 def item_annotator_ids(item: QueueItem) -> set[int]:

@@ -10,24 +10,30 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
 
 from annotation import policies
-from annotation.forms import LabelForm, QueueForm
+from annotation.forms import LabelForm, QueueForm, ReasonForm
 from annotation.models import Queue, Run
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.label_time import queue_label_time
 from annotation.selectors.queue_stats import queue_stats
 from annotation.selectors.queues import (
     adjudication_items,
+    guideline_for,
+    item_content,
+    item_for_user,
     item_get,
+    labelling_progress,
     next_payload,
+    previous_items,
     queue_get,
     queues_for_user,
     rework_feedback,
 )
-from annotation.services.claims import queue_next
-from annotation.services.labelling import item_adjudicate, label_submit
+from annotation.services.claims import item_skip, queue_next, queue_peek
+from annotation.services.labelling import ChangeNeeded, item_adjudicate, item_flag, label_submit
 from annotation.services.queues import queue_create
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
@@ -100,11 +106,22 @@ def lease_text(left: timedelta) -> str:
     return f"held for {minutes // 60} h {minutes % 60} min"
 
 
-def _item_context(request, queue, claim, error=None, feedback=None):
-    context = {"queue": queue, "error": error, "feedback": feedback}
+def _item_context(request, queue, claim, error=None, notice=None, feedback=None):
+    context = {
+        "queue": queue,
+        "error": error,
+        "notice": notice,
+        "feedback": feedback,
+        "progress": labelling_progress(queue, request.user),
+        "guideline": guideline_for(queue, request.user),
+        "previous": previous_items(queue, request.user, limit=10),
+    }
     if claim is not None:
+        # Preloaded with this answer: the item "next" will most likely hand over after this one (no claim).
+        upcoming = queue_peek(queue=queue, annotator=request.user)
         context.update(
             {
+                "upcoming": item_content(upcoming) if upcoming is not None else None,
                 "item": next_payload(claim),
                 "renew_url": f"/api/queues/{queue.pk}/items/{claim.item.key}/renew/",
                 "lease_text": lease_text(claim.lease_expires_at - timezone.now()),
@@ -113,9 +130,32 @@ def _item_context(request, queue, claim, error=None, feedback=None):
     return context
 
 
+def _is_htmx(request) -> bool:
+    return bool(request.headers.get("HX-Request"))
+
+
+def _say(request, error, notice) -> None:
+    """The outcome as a message on the page a form without JavaScript is redirected to."""
+    if error:
+        messages.error(request, error)
+    elif notice:
+        messages.info(request, notice)
+
+
+def _next_item(request, queue, *, error=None, notice=None, feedback=None):
+    """The htmx answer after a label, a skip or a flag: the item now held (the same one after a refusal or a
+    flag, the next one otherwise), with the error or notice above it (and a rework item's feedback)."""
+    claim = queue_next(queue=queue, annotator=request.user)
+    context = _item_context(request, queue, claim, error, notice, feedback)
+    return render(request, "annotation/queues/_item.html", context)
+
+
+@never_cache
 @role_required(*WORKERS)
 def queue_label(request, queue_id):
-    """The labelling page: claims (or hands back) this annotator's next item and shows only what they may see."""
+    """The labelling page: claims (or hands back) this annotator's next item and shows only what they may see.
+
+    Never cached (Cache-Control: no-store): Back must not bring up an item already labelled as if it were new."""
     queue = queue_get(queue_id)
     feedback = None
     after = request.GET.get("after")
@@ -126,40 +166,116 @@ def queue_label(request, queue_id):
     return render(request, "annotation/queues/label.html", _item_context(request, queue, claim, feedback=feedback))
 
 
+@never_cache
 @require_POST
 @role_required(*WORKERS)
 def queue_label_submit(request, queue_id, item_id):
-    """Submit a label, then show the next item (an htmx fragment, or a redirect without JavaScript)."""
+    """Submit a label, then show the next item (an htmx fragment, or a redirect without JavaScript).
+
+    A second label on the same item that does not say `change` is answered with the question "you labelled
+    this correct; change to incorrect?" and buttons to change or keep it; nothing is written until then."""
     queue = queue_get(queue_id)
     item = _item_or_404(queue, item_id)
-    error = None
+    error = notice = None
     try:
         f = LabelForm(request.POST).parsed("the label was not recorded")
-        label_submit(
+        _label, outcome = label_submit(
             queue=queue,
             item_id=item.pk,
             annotator=request.user,
             verdict=f["verdict"],
             rationale=f["rationale"],
             active_seconds=f["active_seconds"],
+            change=f["change"],
         )
     except NotFound:
         raise
+    except ChangeNeeded as exc:
+        if not _is_htmx(request):
+            messages.error(request, str(exc))
+            return redirect("queue-item-mine", queue_id=queue.pk, item_id=item.key)
+        context = {"queue": queue, "confirm": exc, "item_id": item.key, "rationale": f["rationale"]}
+        return render(request, "annotation/queues/_confirm_change.html", context, status=409)
     except ServiceError as exc:
         error = page_text(exc)
-    if not request.headers.get("HX-Request"):
-        if error:
-            messages.error(request, error)
-        elif queue.kind == Queue.KIND_REWORK:
+    else:
+        if outcome == "changed" and f["change"]:
+            notice = f"Your label changed to {f['verdict']}; the earlier one is kept in the history."
+    if not _is_htmx(request):
+        _say(request, error, notice)
+        if error is None and queue.kind == Queue.KIND_REWORK:
             return redirect(f"{reverse('queue-label', args=[queue.pk])}?after={item.key}")
         return redirect("queue-label", queue_id=queue.pk)
     # A rework item once relabelled (not before): the auditor's label beside the annotator's own.
     feedback = rework_feedback(queue, item, request.user) if error is None else None
     # After a refusal this is the item still held (a bad verdict) or the next one (a lost lease).
-    claim = queue_next(queue=queue, annotator=request.user)
-    return render(request, "annotation/queues/_item.html", _item_context(request, queue, claim, error, feedback))
+    return _next_item(request, queue, error=error, notice=notice, feedback=feedback)
 
 
+@never_cache
+@require_POST
+@role_required(*WORKERS)
+def queue_skip(request, queue_id, item_id):
+    """Skip the held item with a reason: it goes back to the pool for the others, then the next item."""
+    queue = queue_get(queue_id)
+    item = _item_or_404(queue, item_id)
+    error = notice = None
+    try:
+        f = ReasonForm(request.POST).parsed("the skip was not recorded")
+        item_skip(queue=queue, item_id=item.pk, annotator=request.user, reason=f["reason"])
+    except NotFound:
+        raise
+    except ServiceError as exc:
+        error = page_text(exc)
+    else:
+        notice = "Skipped: the item goes back to the pool for the others."
+    if not _is_htmx(request):
+        _say(request, error, notice)
+        return redirect("queue-label", queue_id=queue.pk)
+    return _next_item(request, queue, error=error, notice=notice)
+
+
+@never_cache
+@require_POST
+@role_required(*WORKERS)
+def queue_flag(request, queue_id, item_id):
+    """Flag an item for review with a reason (seen by the queue's adjudicators and engineers only)."""
+    queue = queue_get(queue_id)
+    item = _item_or_404(queue, item_id)
+    error = notice = None
+    try:
+        f = ReasonForm(request.POST).parsed("the flag was not recorded")
+        item_flag(queue=queue, item_id=item.pk, annotator=request.user, reason=f["reason"])
+    except NotFound:
+        raise
+    except ServiceError as exc:
+        error = page_text(exc)
+    else:
+        notice = "Flagged for review: an adjudicator or engineer will look at it. Label or skip it as usual."
+    if not _is_htmx(request):
+        _say(request, error, notice)
+        if request.POST.get("back") == "item":
+            return redirect("queue-item-mine", queue_id=queue.pk, item_id=item.key)
+        return redirect("queue-label", queue_id=queue.pk)
+    return _next_item(request, queue, error=error, notice=notice)
+
+
+@never_cache
+@require_GET
+@role_required(*WORKERS)
+def queue_item_mine(request, queue_id, item_id):
+    """One item I labelled (from "previous"): its content and my own label, which I may change explicitly
+    while the item is open. Nothing of anyone else's label (item_for_user holds the blind rule)."""
+    queue = queue_get(queue_id)
+    item = item_for_user(queue, item_id, request.user, scope=blind_scope(request.user))
+    return render(
+        request,
+        "annotation/queues/item_mine.html",
+        {"queue": queue, "item": item, "previous": previous_items(queue, request.user, limit=10)},
+    )
+
+
+@never_cache
 @role_required(ADJUDICATOR)
 def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""

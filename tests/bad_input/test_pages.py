@@ -15,6 +15,12 @@ PAGE_ROUTES = [
     ("queue-label", {"queue_id": "MISSING"}, "get", None),
     ("queue-label-submit", {"queue_id": "MISSING", "item_id": 1}, "post", {"verdict": "correct"}),
     ("queue-label-submit", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct"}),
+    ("queue-skip", {"queue_id": "MISSING", "item_id": 1}, "post", {"reason": "r"}),
+    ("queue-skip", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"reason": "r"}),
+    ("queue-flag", {"queue_id": "MISSING", "item_id": 1}, "post", {"reason": "r"}),
+    ("queue-flag", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"reason": "r"}),
+    ("queue-item-mine", {"queue_id": "MISSING", "item_id": 1}, "get", None),
+    ("queue-item-mine", {"queue_id": "QUEUE", "item_id": "MISSING"}, "get", None),
     ("queue-adjudicate", {"queue_id": "MISSING"}, "get", None),
     ("queue-adjudicate-submit", {"queue_id": "MISSING", "item_id": 1}, "post", {"verdict": "correct", "reason": "r"}),
     (
@@ -50,6 +56,9 @@ API_ROUTES = [
     ("api-queue-item", {"queue_id": "QUEUE", "item_id": "MISSING"}, "get", None),
     ("api-queue-label", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct"}),
     ("api-queue-renew", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", None),
+    ("api-queue-skip", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"reason": "r"}),
+    ("api-queue-flag", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"reason": "r"}),
+    ("api-queue-mine", {"queue_id": "MISSING"}, "get", None),
     ("api-queue-revise", {"queue_id": "QUEUE", "item_id": "MISSING"}, "post", {"verdict": "correct", "rationale": "r"}),
     (
         "api-queue-adjudicate",

@@ -93,6 +93,23 @@ describe("the labelling pages", () => {
         { action: "submit", prevent: true }, { action: "help", prevent: true }, null]);
   });
 
+  test("s skip, f flag, p previous, g guideline: each opens its panel", () => {
+    assert.deepEqual(["s", "f", "p", "g"].map((k) => labellingKey(key(k), form)),
+      [{ action: "skip", prevent: true }, { action: "flag", prevent: true }, { action: "previous", prevent: true },
+        { action: "guideline", prevent: true }]);
+    assert.equal(labellingKey(key("s", { target: { tagName: "INPUT", type: "text" } }), form), null);
+  });
+
+  test("Enter on a link, a button or a summary is theirs, never submit", () => {
+    for (const tagName of ["A", "BUTTON", "SUMMARY"]) assert.equal(labellingKey(key("Enter", { target: { tagName } }), form), null);
+    assert.deepEqual(labellingKey(key("Enter", { target: { tagName: "INPUT", type: "radio" } }), form), { action: "submit", prevent: true });
+  });
+
+  test("Enter in the skip or flag reason submits that form natively, not the label", () => {
+    const reason = { tagName: "INPUT", type: "text" };
+    assert.equal(labellingKey(key("Enter", { target: reason }), { ...form, inForm: () => false }), null);
+  });
+
   test("nothing without an item's form, and nothing modified", () => {
     assert.equal(labellingKey(key("1")), null);
     assert.equal(labellingKey(key("1", { altKey: true }), form), null);

@@ -1,11 +1,16 @@
-/* The key map of the labelling and adjudication pages: 1 correct, 2 incorrect, r rationale/reason, Enter
- * submit and next, Esc leaves the text box, ? help. A key event resolves to {action, prevent} or null. */
+/* The key map of the labelling and adjudication pages: 1 correct, 2 incorrect, r comment/reason, Enter
+ * submit and next, Esc leaves the text box, ? help; on the labelling page also s skip, f flag, p previous
+ * and g guideline (each opens its panel). A key event resolves to {action, prevent} or null. */
 
 export const LABEL_KEYS = {
   "1": "correct",
   "2": "incorrect",
   "r": "focusText",
   "Enter": "submit",
+  "s": "skip",
+  "f": "flag",
+  "p": "previous",
+  "g": "guideline",
   "?": "help",
 };
 
@@ -27,6 +32,8 @@ export function labellingKey(ev, { helpOpen = false, hasForm = false, inForm = (
     return null;
   }
   if (!hasForm) return null;
+  // Enter on a link, a button or a panel's summary is theirs (follow, press, open), never "submit".
+  if (ev.key === "Enter" && target && /^(A|BUTTON|SUMMARY)$/.test(target.tagName)) return null;
   const action = Object.hasOwn(LABEL_KEYS, ev.key) ? LABEL_KEYS[ev.key] : null;
   if (!action) return null;
   return { action, prevent: action !== "focusText" };

@@ -5,6 +5,7 @@
 import { createItemClock } from "./clock.js";
 import { labellingKey } from "./keys.js";
 import { RENEW_MS, renewLease, showLeases } from "./lease.js";
+import { clearPreloaded, restoredFromCache, showPreloaded } from "./preload.js";
 
 const form = () => document.querySelector("form[data-keyboard-form]");
 const visible = () => document.visibilityState === "visible" && document.hasFocus();
@@ -39,12 +40,31 @@ function armRenewal() {
   if (f && f.dataset.renewUrl) { renewTimer = setInterval(renew, RENEW_MS); }
 }
 
+const section = () => document.getElementById("item");
+const holder = () => document.getElementById("preloaded");
+
 function onItemShown() {
   clock.start();
   showLeases(document);
   armRenewal();
+  clearPreloaded(section(), holder());
   const f = form();
-  if (f) { f.setAttribute("tabindex", "-1"); f.focus({ preventScroll: true }); }
+  if (f) {
+    f.setAttribute("tabindex", "-1");
+    f.focus({ preventScroll: true });
+  } else {
+    const confirm = document.querySelector("[data-confirm-form] [data-keep]");
+    if (confirm) { confirm.focus(); }
+  }
+}
+
+/* Open a panel (skip, flag, previous, guideline) and put the focus in it. */
+function openPanel(selector, focusSelector) {
+  const panel = document.querySelector(selector);
+  if (!panel) { return; }
+  panel.open = true;
+  const target = focusSelector && panel.querySelector(focusSelector);
+  if (target) { target.focus(); } else { panel.querySelector("summary").focus(); }
 }
 
 const actions = {
@@ -62,6 +82,13 @@ const actions = {
     if (text) { event.preventDefault(); text.focus(); }
   },
   help: toggleHelp,
+  skip: () => openPanel("details[data-skip]", "input[name=reason]"),
+  flag: () => openPanel("details[data-flag]", "input[name=reason]"),
+  previous: () => openPanel("details[data-previous]", "a"),
+  guideline: () => {
+    const panel = document.querySelector("details[data-guideline]");
+    if (panel) { panel.open = !panel.open; }
+  },
 };
 
 document.addEventListener("keydown", (event) => {
@@ -86,6 +113,23 @@ document.addEventListener("visibilitychange", () => { if (visible()) { clock.res
 window.addEventListener("blur", clock.pause);
 window.addEventListener("focus", clock.resume);
 document.addEventListener("htmx:afterSwap", onItemShown);
+// The label is on its way: show the preloaded next item at once (the server's answer replaces it).
+document.addEventListener("htmx:beforeRequest", (event) => {
+  if (event.target && event.target.matches && event.target.matches("form[data-keyboard-form]")) {
+    showPreloaded(section(), holder());
+  }
+});
+// A 409 on the item is an answer to show (a label that needs an explicit change), not a failure.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const d = event.detail;
+  if (d && d.xhr && d.xhr.status === 409 && d.target && d.target.id === "item") { d.shouldSwap = true; d.isError = false; }
+});
+// A failed request leaves the item just labelled on the page: show it again.
+document.addEventListener("htmx:afterRequest", (event) => {
+  if (event.detail && event.detail.failed) { clearPreloaded(section(), holder()); }
+});
+// Back/Forward may restore this page from the browser's cache with an item already labelled: reload it.
+window.addEventListener("pageshow", (event) => { if (restoredFromCache(event)) { window.location.reload(); } });
 // For the console and the browser tests: renew now rather than at the next tick.
 window.evalappLabelling = { renew };
 setInterval(() => showLeases(document), LEASE_TICK_MS);

@@ -202,9 +202,12 @@ def test_stats_gives_progress_and_the_agreement_object(setup):
         "labels": 6,
         "labels_needed": 6,
         "claims": 0,
+        "skipped": 0,
+        "flagged": 0,
         "share_complete": 1.0,
         "per_annotator": {"alice": 3, "bob": 3},
     }
+    assert (stats["flags"], stats["skips"]) == ([], [])
     ag = stats["agreement"]
     assert ag["n"] == 3 and ag["raw_agreement"] == pytest.approx(2 / 3)
     assert ag["confusion"] == {

@@ -171,7 +171,9 @@ def test_own_label_changes_until_complete_then_409_and_nothing_changes(make_queu
     ann1, ann2 = pool["ann1"], pool["ann2"]
     item = queue_next(queue=queue, annotator=ann1).item
     label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="correct", rationale="says 0 days")
-    _label, outcome = label_submit(queue=queue, item_id=item.pk, annotator=ann1, verdict="incorrect", rationale="wrong")
+    _label, outcome = label_submit(
+        queue=queue, item_id=item.pk, annotator=ann1, verdict="incorrect", rationale="wrong", change=True
+    )
     assert outcome == "changed"
     assert list(LabelEvent.objects.filter(annotator=ann1).values_list("old_verdict", "new_verdict", "source")) == [
         ("", "correct", "queue"),

@@ -180,3 +180,54 @@ def test_an_adjudicator_is_not_offered_the_disputes_they_labelled(make_queue, po
     assert "Adjudicate (" not in mine and "1 disputed, none yours to settle" in mine
     assert f'<a href="/queues/{queue.pk}/adjudicate/">Adjudicate (1)</a>' in other
     assert "No disputed items left" in client_for(dual).get(f"/queues/{queue.pk}/adjudicate/").content.decode()
+
+
+@pytest.mark.django_db
+def test_labelling_pages_are_never_cached_and_a_stale_second_label_asks_first(make_queue, pool):
+    from annotation.models import LabelEvent
+
+    queue = make_queue(2)
+    c = client_for(pool["ann1"])
+    page = c.get(f"/queues/{queue.pk}/label/")
+    assert "no-store" in page["Cache-Control"]
+    claim = queue_next(queue=queue, annotator=pool["ann1"])
+    assert claim is not None
+    item = claim.item
+    label_submit(queue=queue, item_id=item.pk, annotator=pool["ann1"], verdict="correct", rationale="first")
+    url = f"/queues/{queue.pk}/items/{item.key}/label/"
+
+    asked = c.post(url, {"verdict": "incorrect"}, HTTP_HX_REQUEST="true")
+    body = asked.content.decode()
+    assert asked.status_code == 409 and "no-store" in asked["Cache-Control"]
+    assert "You labelled this correct; change to incorrect?" in body and 'name="change" value="true"' in body
+    plain = c.post(url, {"verdict": "incorrect"})
+    assert plain.status_code == 302 and plain["Location"] == f"/queues/{queue.pk}/items/{item.key}/"
+    assert (HumanLabel.objects.get().verdict, LabelEvent.objects.count()) == ("correct", 1)
+
+    mine = c.get(plain["Location"])
+    assert mine.status_code == 200 and "no-store" in mine["Cache-Control"]
+    assert "you labelled this correct; change to incorrect?" in mine.content.decode()
+    changed = c.post(url, {"verdict": "incorrect", "change": "true"})
+    assert changed.status_code == 302
+    assert (HumanLabel.objects.get().verdict, HumanLabel.objects.get().rationale) == ("incorrect", "first")
+    assert LabelEvent.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_flags_and_skips_show_on_the_statistics_page_and_never_on_another_annotators_page(make_queue, pool):
+    from annotation.services.claims import item_skip
+    from annotation.services.labelling import item_flag
+
+    queue = make_queue(1, annotators=("ann1", "ann2", "ann3"))
+    claim = queue_next(queue=queue, annotator=pool["ann1"])
+    assert claim is not None
+    item = claim.item
+    item_flag(queue=queue, item_id=item.pk, annotator=pool["ann1"], reason="FLAG-gold-is-wrong")
+    item_skip(queue=queue, item_id=item.pk, annotator=pool["ann1"], reason="SKIP-needs-pricing")
+    stats = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
+    assert "FLAG-gold-is-wrong" in stats and "SKIP-needs-pricing" in stats and "ann1" in stats
+    page = client_for(pool["ann2"]).get(f"/queues/{queue.pk}/label/").content.decode()
+    assert f'data-item="{item.key}"' in page
+    for secret in ("FLAG-gold-is-wrong", "SKIP-needs-pricing", "ann1"):
+        assert secret not in page
+    assert client_for(pool["ann2"]).get(f"/queues/{queue.pk}/stats/").status_code == 403
