@@ -123,7 +123,7 @@ def test_a_version_made_in_the_browser_is_the_one_the_command_finds(eng, tmp_pat
         ({"params": "[200]"}, "the parameters must be a JSON object, such as {&quot;max_tokens&quot;: 200}"),
         ({"params": '{"concurrency": -3}'}, "param concurrency must be a non-negative number"),
         ({"threshold": "2"}, "the kappa threshold must be a number from -1 to 1"),
-        ({"backend": "gpt"}, "the backend must be one of span, extraction, openai, replay"),
+        ({"backend": "gpt"}, "the backend must be one of span, extraction, openai, replay, not &#x27;gpt&#x27;"),
         (
             {"judge": "Faith Fulness"},
             "the judge name must be a slug (letters, digits, - and _) of at most 200 characters",
