@@ -69,7 +69,7 @@ def test_parameters_that_are_not_a_json_object_are_refused_naming_the_field(para
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("backend", "gpt", "must be one of span, extraction, openai, replay"),
+        ("backend", "gpt", "must be one of span, extraction, openai, replay, not 'gpt'"),
         ("threshold", "1.5", "must be a number from -1 to 1"),
         ("threshold", "nan", "must be a number from -1 to 1"),
         ("threshold", "high", "must be a number from -1 to 1"),

@@ -53,6 +53,8 @@ def test_calibrate_wait_prints_the_gate_from_a_real_worker(stack):
     assert {s for (s,) in stack.sql("select status from calibration_calibrationrun")} == {"done"}
     assert gate["run"] == max(run for run, *_ in per_run)
     again = stack.manage("judge_gate", str(version), "--json")
+    # calibrate --wait prints the gate and, beside it, the disputed answers its sample left out (none here).
+    assert gate.pop("disputed_left_out")["n"] == 0
     assert json.loads(again.stdout) == gate
     # The gate passes: the judge may now grade the run, in the worker.
     graded = stack.manage(
