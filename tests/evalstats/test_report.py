@@ -78,11 +78,26 @@ def test_report_with_strata_resamples_within_them():
 
 def test_report_weighted():
     ids = [str(i) for i in range(8)]
-    a = ["1", "2", "3", "2", "1", "3", "2", "2"]
-    b = ["1", "3", "3", "2", "2", "3", "1", "2"]
+    a = [1, 2, 3, 2, 1, 3, 2, 2]
+    b = [1, 3, 3, 2, 2, 3, 1, 2]
     rep = agreement_report(ids, a, b, weights="quadratic", iters=500)
     assert rep["kappa"] == cohen_kappa_score(a, b, weights="quadratic")
     assert rep["weights"] == "quadratic"
+    assert rep["labels"] == [1, 2, 3]
+
+
+def test_report_weighted_strings_take_the_given_order_and_refuse_without():
+    ids = [str(i) for i in range(6)]
+    a = ["low", "mid", "high", "mid", "low", "high"]
+    b = ["mid", "mid", "high", "low", "low", "mid"]
+    order = ["low", "mid", "high"]
+    rep = agreement_report(ids, a, b, labels=order, weights="linear", iters=200)
+    assert rep["labels"] == order
+    assert rep["kappa"] == pytest.approx(cohen_kappa_score(a, b, labels=order, weights="linear"), abs=1e-12)
+    with pytest.raises(ValueError, match="needs the order of the labels"):
+        agreement_report(ids, a, b, weights="linear", iters=200)
+    with pytest.raises(ValueError, match="labels \\['mid'\\] are not in the given labels \\['low', 'high'\\]"):
+        agreement_report(ids, a, b, labels=["low", "high"], iters=200)
 
 
 def test_report_of_one_label_is_null_with_reason_and_no_interval():
@@ -110,8 +125,22 @@ def test_parse_good_lines():
     rows, errors = parse_agreement_lines(lines)
     assert errors == []
     assert rows == [
-        {"id": "q1", "a": "correct", "b": "incorrect", "stratum": "policy_lookup"},
-        {"id": "2", "a": "correct", "b": "correct", "stratum": None},
+        {"id": "q1", "a": "correct", "b": "incorrect", "stratum": "policy_lookup", "line": 1},
+        {"id": "2", "a": "correct", "b": "correct", "stratum": None, "line": 3},
+    ]
+
+
+def test_parse_numeric_labels_and_refuse_other_values():
+    lines = [
+        '{"id": "q1", "a": 1, "b": 2.5}',
+        '{"id": "q2", "a": true, "b": 3}',
+        '{"id": "q3", "a": [1], "b": 3}',
+    ]
+    rows, errors = parse_agreement_lines(lines)
+    assert rows == [{"id": "q1", "a": 1, "b": 2.5, "stratum": None, "line": 1}]
+    assert [str(e) for e in errors] == [
+        "line 2: field 'a' must be a label (a string or a number), got bool",
+        "line 3: field 'a' must be a label (a string or a number), got list",
     ]
 
 
@@ -132,7 +161,8 @@ def test_parse_reports_every_error_with_its_line_and_field():
         "line 2: malformed JSON (Expecting property name enclosed in double quotes at column 2)",
         "line 3: field 'id' is missing",
         "line 4: field 'id' repeats 'q1' (first on line 1)",
-        "line 5: field 'a' must be a string label, got int",
+        "line 5: field 'a' is a number label but line 1 has string labels; "
+        "a file's labels must all be strings or all numbers",
         "line 6: field 'b' is missing",
         "line 7: expected a JSON object, got list",
         "line 8: field 'stratum' must be a string, got int",

@@ -1,9 +1,12 @@
 """`agreement FILE`: every agreement figure between two raters' label columns in a JSONL file."""
 
+import math
+
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import read_jsonl, require_file
 from evalapp.validation import iters_problem, raise_problems, seed_problem
+from evalstats.kappa import unordered_weights_problem
 from evalstats.report import agreement_report_from_rows, agreement_rows
 
 
@@ -19,6 +22,55 @@ def _interval(ci):
     return "—" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
+def _label_order(text, *, numeric):
+    """--labels L1,L2,… as a list of labels (numbers when the file's labels are numbers); exit 2 if malformed."""
+    entries = [e.strip() for e in text.split(",")]
+    problems = []
+    if any(not e for e in entries):
+        problems.append(Problem("--labels has an empty label; write the labels separated by commas, e.g. low,mid,high"))
+    labels = []
+    for e in entries:
+        if not e:
+            continue
+        if numeric:
+            value = _number(e)
+            if value is None:
+                problems.append(
+                    Problem(f"--labels gives {e!r}, which is not a number, but the file's labels are numbers")
+                )
+                continue
+            e = value
+        if e in labels:
+            problems.append(Problem(f"--labels names {e!r} twice; each label must appear once"))
+        else:
+            labels.append(e)
+    if problems:
+        raise ServiceError("bad option --labels; nothing was measured", problems)
+    return labels
+
+
+def _number(text):
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
+
+
+def _outside(rows, labels):
+    """A problem for every label in the rows that --labels does not name, by line and field."""
+    shown = ", ".join(str(x) for x in labels)
+    known = set(labels)
+    return [
+        Problem(f"label {r[k]!r} is not in --labels ({shown})", line=r["line"], field=k)
+        for r in rows
+        for k in ("a", "b")
+        if r[k] not in known
+    ]
+
+
 class Command(EvalCommand):
     help = (
         'Agreement between two raters from JSONL lines {"id", "a", "b", "stratum"?}: raw and '
@@ -32,7 +84,13 @@ class Command(EvalCommand):
             "--weights",
             choices=["linear", "quadratic"],
             default=None,
-            help="weighted kappa; label order is alphabetical",
+            help="weighted kappa; needs ordered labels: numbers, or an order given with --labels",
+        )
+        parser.add_argument(
+            "--labels",
+            metavar="L1,L2,…",
+            default=None,
+            help="the labels in their order (weighted kappa's positions); every label in FILE must be one of them",
         )
         parser.add_argument("--iters", type=int, default=10_000, help="bootstrap draws, 1..100000 (default 10000)")
         parser.add_argument("--seed", type=int, default=0, help="0..4294967295 (default 0)")
@@ -51,13 +109,24 @@ class Command(EvalCommand):
         if problems:
             problems.sort(key=lambda p: p.line or 0)
             raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was measured", problems)
-        report = agreement_report_from_rows(rows, weights=o["weights"], iters=o["iters"], seed=o["seed"])
+        labels = None
+        if o["labels"] is not None:
+            labels = _label_order(o["labels"], numeric=any(not isinstance(r["a"], str) for r in rows))
+            problems = _outside(rows, labels)
+            if problems:
+                raise ServiceError(f"{path}: {len(problems)} label(s) not in --labels; nothing was measured", problems)
+        elif o["weights"]:
+            found = sorted({str(r[k]) for r in rows for k in ("a", "b") if isinstance(r[k], str)})
+            problem = unordered_weights_problem(found, o["weights"])
+            if problem:
+                raise ServiceError(f"cannot weigh the labels of {path}; nothing was measured", [Problem(problem)])
+        report = agreement_report_from_rows(rows, labels=labels, weights=o["weights"], iters=o["iters"], seed=o["seed"])
         return report, 0
 
     def text(self, p):
         labels = p["labels"]
         kind = f"{p['weights']}-weighted kappa" if p["weights"] else "kappa"
-        lines = [f"{p['n']} items, labels: {', '.join(labels) if labels else '—'}"]
+        lines = [f"{p['n']} items, labels: {', '.join(str(x) for x in labels) if labels else '—'}"]
         baseline = ""
         if p["always_correct_agreement"] is not None:
             baseline = f"   always-{p['positive']!r} baseline {_pct(p['always_correct_agreement'])}"
@@ -72,11 +141,12 @@ class Command(EvalCommand):
             )
         lines.append(f"  PABAK {_num(p['pabak'])}   AC1 {_num(p['ac1'])}")
         if labels:
-            width = max(9, *(len(x) for x in labels)) + 2
+            names = [str(x) for x in labels]
+            width = max(9, *(len(x) for x in names)) + 2
             lines.append("  confusion (rows a, columns b):")
-            lines.append("    " + " " * width + "".join(f"{x:>{width}}" for x in labels))
-            for la in labels:
-                cells = "".join(f"{p['confusion'][f'{la}/{lb}']:>{width}}" for lb in labels)
+            lines.append("    " + " " * width + "".join(f"{x:>{width}}" for x in names))
+            for la in names:
+                cells = "".join(f"{p['confusion'][f'{la}/{lb}']:>{width}}" for lb in names)
                 lines.append(f"    {la:<{width}}{cells}")
         if p["per_stratum"]:
             lines.append("  per stratum:")

@@ -74,16 +74,106 @@ def test_json_output_is_the_agreement_object(tmp_path, capsys):
 def test_weights_option(tmp_path, capsys):
     lines = [
         json.dumps({"id": str(i), "a": a, "b": b}) + "\n"
-        for i, (a, b) in enumerate([("1", "1"), ("2", "3"), ("3", "3"), ("1", "2"), ("2", "2")])
+        for i, (a, b) in enumerate([(1, 1), (2, 3), (3, 3), (1, 2), (2, 2)])
     ]
     path = write(tmp_path / "ordinal.jsonl", lines)
     code, out, _ = run(capsys, str(path), "--json", "--weights", "quadratic", "--iters", "200")
     assert code == 0
     payload = json.loads(out)
-    assert payload["kappa"] == cohen_kappa_score(
-        ["1", "2", "3", "1", "2"], ["1", "3", "3", "2", "2"], weights="quadratic"
-    )
+    assert payload["kappa"] == cohen_kappa_score([1, 2, 3, 1, 2], [1, 3, 3, 2, 2], weights="quadratic")
+    assert payload["labels"] == [1, 2, 3]
     assert payload["per_stratum"] == {}
+
+
+def scale_file(tmp_path, a, b, name="scale.jsonl"):
+    lines = [json.dumps({"id": f"q{i}", "a": x, "b": y}) + "\n" for i, (x, y) in enumerate(zip(a, b, strict=True))]
+    return write(tmp_path / name, lines)
+
+
+# Ten raters' worth of a 1-10 scale: b is a, or one step off, or further now and then.
+SCALE_A = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3, 5, 7, 2, 9, 10, 1, 6, 4, 8, 5, 5, 2, 7]
+SCALE_B = [2, 2, 3, 5, 5, 7, 7, 8, 10, 9, 2, 5, 6, 2, 9, 10, 3, 6, 4, 7, 5, 8, 1, 7]
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_numeric_labels_weigh_in_numeric_order(tmp_path, capsys, weights):
+    path = scale_file(tmp_path, SCALE_A, SCALE_B)
+    code, out, _ = run(capsys, str(path), "--json", "--weights", weights, "--iters", "200")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["labels"] == list(range(1, 11))
+    expected = cohen_kappa_score(SCALE_A, SCALE_B, labels=list(range(1, 11)), weights=weights)
+    assert payload["kappa"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_labels_option_sets_the_order_of_string_labels(tmp_path, capsys, weights):
+    a = [str(x) for x in SCALE_A]
+    b = [str(x) for x in SCALE_B]
+    path = scale_file(tmp_path, a, b)
+    order = [str(i) for i in range(1, 11)]
+    code, out, _ = run(capsys, str(path), "--json", "--weights", weights, "--labels", ",".join(order), "--iters", "200")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["labels"] == order
+    expected = cohen_kappa_score(a, b, labels=order, weights=weights)
+    assert payload["kappa"] == pytest.approx(expected, abs=1e-12)
+    assert abs(cohen_kappa_score(a, b, weights=weights) - expected) > 0.01
+
+
+def test_labels_option_on_numeric_labels_reads_numbers(tmp_path, capsys):
+    path = scale_file(tmp_path, SCALE_A, SCALE_B)
+    # Reversed order: linear weights depend only on distance, so kappa is the same; labels follow the order.
+    code, out, _ = run(
+        capsys, str(path), "--json", "--weights", "linear", "--labels", "10,9,8,7,6,5,4,3,2,1", "--iters", "200"
+    )
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["labels"] == list(range(10, 0, -1))
+    expected = cohen_kappa_score(SCALE_A, SCALE_B, labels=list(range(10, 0, -1)), weights="linear")
+    assert payload["kappa"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_weighting_unordered_strings_exits_2_with_a_sentence(tmp_path, capsys):
+    path = scale_file(tmp_path, ["low", "medium", "high"], ["low", "high", "high"])
+    code, out, err = run(capsys, str(path), "--weights", "linear")
+    assert code == 2
+    assert out == ""
+    assert "Traceback" not in err
+    assert "linear-weighted kappa needs the order of the labels, and string labels (high, low, medium) have none" in err
+    assert "--labels L1,L2,…" in err
+
+
+def test_label_outside_labels_option_exits_2_naming_label_and_line(tmp_path, capsys):
+    path = scale_file(tmp_path, ["low", "medium", "high"], ["low", "hihg", "high"])
+    code, out, err = run(capsys, str(path), "--json", "--weights", "linear", "--labels", "low,medium,high")
+    assert code == 2
+    assert json.loads(out) == {
+        "error": f"{path}: 1 label(s) not in --labels; nothing was measured",
+        "problems": [{"line": 2, "field": "b", "message": "label 'hihg' is not in --labels (low, medium, high)"}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ("low,,high", "--labels has an empty label"),
+        ("low,low,medium,high", "--labels names 'low' twice"),
+    ],
+)
+def test_malformed_labels_option_exits_2(tmp_path, capsys, labels, message):
+    path = scale_file(tmp_path, ["low", "medium", "high"], ["low", "high", "high"])
+    code, out, err = run(capsys, str(path), "--labels", labels)
+    assert code == 2
+    assert out == ""
+    assert message in err
+
+
+def test_labels_option_must_be_numbers_for_numeric_labels(tmp_path, capsys):
+    path = scale_file(tmp_path, [1, 2, 3], [1, 3, 3])
+    code, _out, err = run(capsys, str(path), "--labels", "1,two,3")
+    assert code == 2
+    assert "--labels gives 'two', which is not a number, but the file's labels are numbers" in err
 
 
 def test_text_summary_goes_to_stdout(tmp_path, capsys):
@@ -121,7 +211,10 @@ def test_bad_input_exits_2_with_every_error_by_line(tmp_path, capsys):
     assert out == ""
     assert "line 2: malformed JSON" in err
     assert "line 3, field 'id': repeats 'q1' (first on line 1)" in err
-    assert "line 4, field 'a': must be a string label, got int" in err
+    assert (
+        "line 4, field 'a': is a number label but line 1 has string labels; "
+        "a file's labels must all be strings or all numbers" in err
+    )
     assert "line 4, field 'b': is missing" in err
 
 
