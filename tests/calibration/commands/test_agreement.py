@@ -152,6 +152,7 @@ def test_label_outside_labels_option_exits_2_naming_label_and_line(tmp_path, cap
         "error": f"{path}: 1 label(s) not in --labels; nothing was measured",
         "problems": [{"line": 2, "field": "b", "message": "label 'hihg' is not in --labels (low, medium, high)"}],
     }
+    assert "line 2, field 'b': label 'hihg' is not in --labels (low, medium, high)" in err
 
 
 @pytest.mark.parametrize(
