@@ -178,6 +178,67 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str
     return rows, errors
 
 
+def rater_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str, Any]], list[LineError]]:
+    """Check parsed multi-rater records, ``(line number, value)`` pairs of ``{"id", "rater", "label"}``:
+    the rows (with their ``line``) and every fault, by line and field.
+
+    ``id`` and ``rater`` are strings or integers (kept as strings); ``label`` a string or a number,
+    one kind in a file. A rater rating the same item twice is a fault of the later line; a rater who
+    skipped an item simply has no line for it.
+    """
+    rows: list[dict[str, Any]] = []
+    errors: list[LineError] = []
+    seen: dict[tuple[str, str], int] = {}
+    kind: tuple[str, int] | None = None
+    for number, obj in records:
+        if not isinstance(obj, dict):
+            errors.append(LineError(number, None, f"expected a JSON object, got {type(obj).__name__}"))
+            continue
+        problems = []
+        for key in ("id", "rater"):
+            value = obj.get(key)
+            if value is None:
+                problems.append(LineError(number, key, "is missing"))
+            elif isinstance(value, bool) or not isinstance(value, (str, int)):
+                problems.append(LineError(number, key, f"must be a string, got {type(value).__name__}"))
+        label = obj.get("label")
+        if label is None:
+            problems.append(LineError(number, "label", "is missing (leave the line out for a missing rating)"))
+        else:
+            this = _label_kind(label)
+            if this is None:
+                problems.append(
+                    LineError(number, "label", f"must be a label (a string or a number), got {type(label).__name__}")
+                )
+            elif kind is None:
+                kind = (this, number)
+            elif this != kind[0]:
+                problems.append(
+                    LineError(
+                        number,
+                        "label",
+                        f"is a {this} label but line {kind[1]} has {kind[0]} labels; "
+                        "a file's labels must all be strings or all numbers",
+                    )
+                )
+        if not problems:
+            key2 = (str(obj["id"]), str(obj["rater"]))
+            if key2 in seen:
+                problems.append(
+                    LineError(
+                        number,
+                        "rater",
+                        f"{key2[1]!r} already rated item {key2[0]!r} (line {seen[key2]}); one rating per rater and item",
+                    )
+                )
+        if problems:
+            errors.extend(problems)
+            continue
+        seen[key2] = number
+        rows.append({"id": str(obj["id"]), "rater": str(obj["rater"]), "label": label, "line": number})
+    return rows, errors
+
+
 def _label_kind(value: object) -> str | None:
     """ "string" or "number" for a label value, None for anything else (true/false are not numbers here)."""
     if isinstance(value, str):
