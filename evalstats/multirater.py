@@ -40,8 +40,9 @@ class MultiRaterAgreement:
 
     ``n_items`` counts the items used (two or more ratings); ``dropped_items`` those with one.
     ``raters`` is the number of distinct raters, ``rater_names`` their names, sorted.
-    ``alpha_ci95`` is a percentile bootstrap over items (``iters`` draws from ``default_rng(seed)``);
-    ``undefined_share`` is the share of draws whose alpha was undefined and left out.
+    ``alpha_ci95`` is a percentile bootstrap over items (``iters`` draws from ``default_rng(seed)``;
+    none with ``iters=0``); ``undefined_share`` is the share of draws whose alpha was undefined and
+    left out.
     """
 
     n_items: int
@@ -324,7 +325,7 @@ def _from_table(
                 "assumes the same number on every item and here weighs each item's agreement by its own "
                 "count; Krippendorff's alpha is built for missing ratings"
             )
-        if alpha is not None:
+        if alpha is not None and iters > 0:
             ci, undefined = bootstrap_alpha_ci(used, metric=metric, values=values, iters=iters, seed=seed)
     return MultiRaterAgreement(
         n_items=n_items,

@@ -37,7 +37,8 @@ def agreement_report(
     ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
     (observed shares, so its centre is the pooled kappa), the right scheme for a stratified
     sample. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
-    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share).
+    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
+    skips the bootstrap (``bootstrap_ci95`` None).
     ``labels`` fixes the label order (weighted kappa's positions); every label must be in it.
     Without it labels sort (numbers numerically), and ``weights`` on string labels is refused.
     """
@@ -77,10 +78,10 @@ def agreement_report(
                 agreement=st,
             )
             out["per_stratum"][name] = entry.to_dict()
-        if ag.kappa is not None:
+        if ag.kappa is not None and iters > 0:
             ci = stratified_bootstrap_kappa_ci(tables, None, iters=iters, seed=seed, weights=weights)
             method = "stratified counts"
-    elif ag.kappa is not None:
+    elif ag.kappa is not None and iters > 0:
         ci = bootstrap_kappa_ci(counts, iters=iters, seed=seed, weights=weights)
 
     out["bootstrap_ci95"] = ci.as_list() if ci is not None else None

@@ -100,6 +100,16 @@ def test_report_weighted_strings_take_the_given_order_and_refuse_without():
         agreement_report(ids, a, b, labels=["low", "high"], iters=200)
 
 
+def test_report_with_zero_iters_skips_the_bootstrap():
+    a = ["x", "y", "x", "y", "x"]
+    b = ["x", "y", "y", "y", "x"]
+    for strata in (None, ["s", "s", "t", "t", "t"]):
+        rep = agreement_report([str(i) for i in range(5)], a, b, strata, iters=0)
+        assert rep["kappa"] == cohen_kappa_score(a, b)
+        assert rep["bootstrap_ci95"] is None
+        assert rep["bootstrap"]["iters"] == 0
+
+
 def test_report_of_one_label_is_null_with_reason_and_no_interval():
     rep = agreement_report(["1", "2"], ["correct", "correct"], ["correct", "correct"])
     assert rep["kappa"] is None
