@@ -163,3 +163,28 @@ def test_an_adjudicator_is_not_offered_the_disputes_they_labelled(make_queue, po
     assert "Adjudicate (" not in mine and "1 disputed, none yours to settle" in mine
     assert f'<a href="/queues/{queue.pk}/adjudicate/">Adjudicate (1)</a>' in other
     assert "No disputed items left" in client_for(dual).get(f"/queues/{queue.pk}/adjudicate/").content.decode()
+
+
+@pytest.mark.django_db
+def test_stats_page_shows_multi_rater_figures_with_overlap_3(make_queue, pool):
+    queue = make_queue(2, overlap=3, annotators=("ann1", "ann2", "ann3"))
+    for row in (("correct", "correct", "incorrect"), ("incorrect", "incorrect", "incorrect")):
+        for name, verdict in zip(("ann1", "ann2", "ann3"), row, strict=True):
+            claim = queue_next(queue=queue, annotator=pool[name])
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
+    html = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
+    assert "All 3 labels of an item at once" in html
+    assert "n = 2 items labelled by 3 annotators" in html
+    # Fleiss: P_i = 1/3, 1 (mean 2/3); p_correct = 2/6, P_e = 1/9 + 4/9 = 5/9; kappa = (2/3 - 5/9) / (4/9) = 0.25.
+    assert "Fleiss' kappa <strong>0.250</strong>" in html
+    assert "so their intervals claim more precision than the labels hold" in html
+
+
+@pytest.mark.django_db
+def test_stats_page_with_overlap_2_has_no_multi_rater_section(make_queue, pool):
+    queue = make_queue(1)
+    for name in ("ann1", "ann2"):
+        claim = queue_next(queue=queue, annotator=pool[name])
+        label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct")
+    html = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
+    assert 'data-testid="multi-rater"' not in html
