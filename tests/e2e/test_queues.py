@@ -128,8 +128,9 @@ def three_rater_queue(make_run, make_user):
         ("incorrect", "incorrect", "correct"),
     ]
     for row in rows:
-        for (name, user), verdict in zip(annotators.items(), row, strict=True):
+        for user, verdict in zip(annotators.values(), row, strict=True):
             claim = queue_next(queue=queue, annotator=user)
+            assert claim is not None
             label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict)
     return queue
 

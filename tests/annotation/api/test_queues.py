@@ -292,6 +292,7 @@ def test_stats_with_overlap_3_add_multi_rater_figures(make_queue, pool, api_clie
     for row in rows:
         for name, verdict in zip(("ann1", "ann2", "ann3"), row, strict=True):
             claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
             label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
     eng = api_client_for("eng", "engineer")
     stats = eng.get(f"/api/queues/{queue.pk}/stats/?iters=100").json()

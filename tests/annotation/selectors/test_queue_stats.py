@@ -36,6 +36,7 @@ def label_everything(queue, pool):
         item = None
         for name, verdict in zip(ANNOTATORS, row, strict=True):
             claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
             assert item is None or claim.item.pk == item
             item = claim.item.pk
             label_submit(queue=queue, item_id=item, annotator=pool[name], verdict=verdict)
@@ -75,6 +76,7 @@ def test_overlap_2_has_no_multi_rater_figures(make_queue, pool):
     for name in ("ann1", "ann2"):
         for _ in range(2):
             claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
             label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct")
     assert queue_stats(queue, iters=10)["multi_rater"] is None
 

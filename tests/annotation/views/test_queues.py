@@ -171,6 +171,7 @@ def test_stats_page_shows_multi_rater_figures_with_overlap_3(make_queue, pool):
     for row in (("correct", "correct", "incorrect"), ("incorrect", "incorrect", "incorrect")):
         for name, verdict in zip(("ann1", "ann2", "ann3"), row, strict=True):
             claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
             label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
     html = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
     assert "All 3 labels of an item at once" in html
@@ -185,6 +186,7 @@ def test_stats_page_with_overlap_2_has_no_multi_rater_section(make_queue, pool):
     queue = make_queue(1)
     for name in ("ann1", "ann2"):
         claim = queue_next(queue=queue, annotator=pool[name])
+        assert claim is not None
         label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct")
     html = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
     assert 'data-testid="multi-rater"' not in html
