@@ -142,6 +142,10 @@ def test_stats_page_shows_multi_rater_agreement_under_the_pairwise_figures(
 ):
     from pathlib import Path
 
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.e2e.test_accessibility import WCAG_AA
+
     shots = Path("/work/shots/agree")
     shots.mkdir(parents=True, exist_ok=True)
     login(page, "erin", PASSWORD)
@@ -159,4 +163,6 @@ def test_stats_page_shows_multi_rater_agreement_under_the_pairwise_figures(
         assert order.index("Agreement between annotators") < order.index("All 3 labels of an item at once")
         assert order.index("All 3 labels of an item at once") < order.index("Confusion matrix")
         assert page.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
+        violations = Axe().run(page, options=WCAG_AA).response["violations"]
+        assert [v["id"] for v in violations] == []
         page.screenshot(path=str(shots / f"queue-stats-multi-rater-{width}.png"), full_page=True)

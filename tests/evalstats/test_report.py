@@ -14,6 +14,7 @@ from evalstats import (
     parse_agreement_lines,
     stratified_bootstrap_kappa_ci,
 )
+from evalstats.report import rater_rows
 from evalstats.strata import strata_tables
 
 KEYS = {
@@ -199,3 +200,26 @@ def test_report_from_rows_groups_rows_without_stratum():
     rep = agreement_report_from_rows([dict(r, stratum=None) for r in rows], iters=100)
     assert rep["per_stratum"] == {}
     assert rep["kappa"] == agreement_from_counts([[1, 0], [1, 1]], ["x", "y"]).kappa
+
+
+def test_rater_rows_keep_ids_and_raters_as_strings_and_name_every_fault():
+    records = [
+        (1, {"id": 7, "rater": "ann", "label": 3}),
+        (2, {"id": "7", "rater": "bob", "label": 2.5}),
+        (3, {"id": 7, "rater": "ann", "label": 1}),
+        (4, {"id": "8", "rater": True, "label": 1}),
+        (5, {"id": "9", "rater": "ann", "label": "high"}),
+        (6, "not an object"),
+    ]
+    rows, errors = rater_rows(records)
+    assert rows == [
+        {"id": "7", "rater": "ann", "label": 3, "line": 1},
+        {"id": "7", "rater": "bob", "label": 2.5, "line": 2},
+    ]
+    assert [str(e) for e in errors] == [
+        "line 3: field 'rater' 'ann' already rated item '7' (line 1); one rating per rater and item",
+        "line 4: field 'rater' must be a string, got bool",
+        "line 5: field 'label' is a string label but line 1 has number labels; "
+        "a file's labels must all be strings or all numbers",
+        "line 6: expected a JSON object, got str",
+    ]
