@@ -193,9 +193,11 @@ def bootstrap_alpha_ci(
     """Percentile interval of alpha over bootstrap resamples of whole items: (interval or None, share
     of draws whose alpha was undefined).
 
-    A draw of n items with replacement is a multinomial(n, 1/n) count per item, and alpha's
-    coincidence matrix is the count-weighted sum of the items' own matrices, so each draw costs a
-    matrix product, not a recount.
+    Items with the same row of counts (the same ratings, whoever gave them) are interchangeable, so
+    drawing n items with replacement is the same as drawing multinomial(n, pattern shares) counts of
+    the distinct rows, which are few (a handful of labels, a handful of raters). Alpha's coincidence
+    matrix is the count-weighted sum of the rows' own matrices, so a draw costs one small matrix
+    product whatever n is. Rows are taken in ``np.unique`` order.
     """
     if iters < 1:
         raise ValueError(f"iters must be at least 1, got {iters}")
@@ -204,13 +206,14 @@ def bootstrap_alpha_ci(
     if n_items == 0:
         return None, 1.0
     vals = np.arange(k, dtype=np.float64) if values is None else np.asarray(values, dtype=np.float64)
-    per_item = _item_coincidences(table).reshape(n_items, k * k)
+    patterns, times = np.unique(table, axis=0, return_counts=True)
+    per_pattern = _item_coincidences(patterns).reshape(patterns.shape[0], k * k)
     rng = np.random.default_rng(seed)
     alphas = np.empty(iters)
     for start in range(0, iters, _BLOCK):
         size = min(_BLOCK, iters - start)
-        weights = rng.multinomial(n_items, np.full(n_items, 1 / n_items), size=size).astype(np.float64)
-        o = (weights @ per_item).reshape(size, k, k)
+        weights = rng.multinomial(n_items, times / n_items, size=size).astype(np.float64)
+        o = (weights @ per_pattern).reshape(size, k, k)
         alphas[start : start + size] = _alpha_from_coincidences(o, metric, vals)
     lo, hi, undefined = _percentiles(alphas, level)
     return (None if lo is None or hi is None else (lo, hi)), undefined

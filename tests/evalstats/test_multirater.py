@@ -256,15 +256,17 @@ def test_bootstrap_equals_resampling_items_by_hand(metric):
     data = random_reliability(5, 4, 30, [1, 2, 3, 4], 0.25)
     items, raters, ratings = long_format(data)
     ours = multi_rater_agreement(items, raters, ratings, metric=metric, iters=300, seed=9)
-    # The same draws, done the slow way: repeat each item as often as the draw picked it.
+    # The same draws, done the slow way: a draw of n items is multinomial over the distinct rows of
+    # counts (items with equal rows are interchangeable); repeat each row as often as it was drawn.
     table = value_counts(data, [1, 2, 3, 4])
     used = table[table.sum(axis=1) >= 2]
+    patterns, times = np.unique(used, axis=0, return_counts=True)
     rng = np.random.default_rng(9)
     n = used.shape[0]
-    weights = rng.multinomial(n, np.full(n, 1 / n), size=300)
+    weights = rng.multinomial(n, times / n, size=300)
     alphas = []
     for w in weights:
-        resampled = np.repeat(used, w, axis=0)
+        resampled = np.repeat(patterns, w, axis=0)
         alphas.append(
             krippendorff.alpha(value_counts=resampled, value_domain=[1, 2, 3, 4], level_of_measurement=metric)
         )
@@ -273,6 +275,22 @@ def test_bootstrap_equals_resampling_items_by_hand(metric):
     assert ci[0] == pytest.approx(lo, abs=1e-12)
     assert ci[1] == pytest.approx(hi, abs=1e-12)
     assert ci[0] < alpha_of(ours) < ci[1]
+
+
+def test_drawing_row_patterns_is_drawing_items():
+    """Resampling items one by one and resampling their distinct rows give the same interval (up to noise)."""
+    data = random_reliability(11, 3, 80, [1, 2, 3], 0.2)
+    table = value_counts(data, [1, 2, 3])
+    used = table[table.sum(axis=1) >= 2]
+    ci, _ = bootstrap_alpha_ci(used, iters=4000, seed=0)
+    rng = np.random.default_rng(1)
+    by_item = [
+        krippendorff.alpha(value_counts=used[rng.integers(0, len(used), len(used))], level_of_measurement="nominal")
+        for _ in range(4000)
+    ]
+    lo, hi = np.percentile(by_item, [2.5, 97.5])
+    assert ci is not None
+    assert abs(ci[0] - lo) < 0.03 and abs(ci[1] - hi) < 0.03
 
 
 def test_bootstrap_is_seeded():
