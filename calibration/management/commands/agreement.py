@@ -93,7 +93,8 @@ class Command(EvalCommand):
     help = (
         'Agreement between two raters from JSONL lines {"id", "a", "b", "stratum"?}: raw and '
         "chance agreement, Cohen's kappa with its standard error and intervals, PABAK, AC1, the "
-        "confusion counts (a/b) and the same per stratum."
+        'confusion counts (a/b) and the same per stratum. With --raters, lines {"id", "rater", "label"} '
+        "from any number of raters: Fleiss' kappa and Krippendorff's alpha with a bootstrap over items."
     )
 
     def add_command_arguments(self, parser):
