@@ -23,6 +23,13 @@ from evalstats.manifest import (
     decompose_sums,
     diff_manifests,
 )
+from evalstats.multirater import (
+    MultiRaterAgreement,
+    bootstrap_alpha_ci,
+    fleiss_kappa,
+    krippendorff_alpha,
+    multi_rater_agreement,
+)
 from evalstats.paired import (
     PairedComparison,
     n_for_gap,
@@ -50,6 +57,7 @@ __all__ = [
     "GateDecision",
     "LineError",
     "ManifestDiff",
+    "MultiRaterAgreement",
     "PairedComparison",
     "StratifiedBootstrapCI",
     "StratumAgreement",
@@ -58,6 +66,7 @@ __all__ = [
     "agreement_report",
     "agreement_report_from_rows",
     "agreement_rows",
+    "bootstrap_alpha_ci",
     "bootstrap_kappa_ci",
     "ceiling_after_adding",
     "confusion_matrix",
@@ -65,7 +74,10 @@ __all__ = [
     "decompose_sums",
     "diff_manifests",
     "difference_verdict",
+    "fleiss_kappa",
     "gate_decide",
+    "krippendorff_alpha",
+    "multi_rater_agreement",
     "n_for_gap",
     "paired_bootstrap_ci",
     "paired_counts",

@@ -21,6 +21,7 @@ from evalstats.kappa import (
     _statsmodels_kappa,
     _std,
     confusion_matrix,
+    unordered_weights_problem,
     weight_matrix,
 )
 
@@ -263,10 +264,16 @@ def agreement(
     """Agreement of rater b with rater a over paired label columns.
 
     With explicit ``labels``, items labelled outside the set are ignored (scikit-learn's rule)
-    and a warning says how many.
+    and a warning says how many. Without them labels sort (numbers numerically); ``weights`` on
+    string labels without an explicit order is refused (ValueError), since alphabetical order is
+    no order of a scale.
     """
     a = as_column(a, "a")
     labels_used, counts = confusion_matrix(a, b, labels)
+    if labels is None:
+        problem = unordered_weights_problem(labels_used, weights)
+        if problem:
+            raise ValueError(problem)
     extra = []
     dropped = a.shape[0] - int(counts.sum())
     if dropped:

@@ -69,6 +69,30 @@ def confusion_matrix(
     return labels, counts.reshape(k, k)
 
 
+def unordered_problem(labels: Sequence[Any], what: str) -> str | None:
+    """Why ``what`` (a figure that needs the labels' order) cannot use ``labels`` in their sorted
+    order, or None when it can.
+
+    Numbers carry an order. Strings sorted alphabetically do not ("10" comes before "2", "high"
+    before "low"), so a figure that weighs disagreements by distance needs the order given.
+    """
+    if not any(isinstance(x, str) for x in labels):
+        return None
+    shown = ", ".join(str(x) for x in labels[:6]) + (", …" if len(labels) > 6 else "")
+    return (
+        f"{what} needs the order of the labels, and string labels ({shown}) have "
+        "none: alphabetical order would weigh the wrong disagreements. Give the order (labels=[...], "
+        "or --labels L1,L2,… on the command line), or write the labels as numbers."
+    )
+
+
+def unordered_weights_problem(labels: Sequence[Any], weights: str | None) -> str | None:
+    """Why ``weights`` cannot be used on ``labels`` in their sorted order, or None when they can."""
+    if weights is None:
+        return None
+    return unordered_problem(labels, f"{weights}-weighted kappa")
+
+
 def weight_matrix(k: int, weights: str | None) -> npt.NDArray[np.float64]:
     """scikit-learn's disagreement weights: 1 off the diagonal, or |i-j|, or (i-j)^2."""
     if weights not in WEIGHTS:

@@ -12,7 +12,7 @@ import numpy.typing as npt
 from evalstats._encode import as_column
 from evalstats.agreement import agreement_from_counts
 from evalstats.bootstrap import BootstrapCI, StratifiedBootstrapCI, bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
-from evalstats.kappa import confusion_matrix
+from evalstats.kappa import confusion_matrix, unordered_weights_problem
 from evalstats.strata import StratumAgreement, strata_tables
 
 # Stratum name for rows that carry none when others do.
@@ -25,6 +25,7 @@ def agreement_report(
     b: npt.ArrayLike,
     strata: npt.ArrayLike | None = None,
     *,
+    labels: Sequence[Any] | None = None,
     weights: str | None = None,
     iters: int = 10_000,
     seed: int = 0,
@@ -36,7 +37,10 @@ def agreement_report(
     ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
     (observed shares, so its centre is the pooled kappa), the right scheme for a stratified
     sample. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
-    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share).
+    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
+    skips the bootstrap (``bootstrap_ci95`` None).
+    ``labels`` fixes the label order (weighted kappa's positions); every label must be in it.
+    Without it labels sort (numbers numerically), and ``weights`` on string labels is refused.
     """
     a = as_column(a, "a")
     b = as_column(b, "b")
@@ -46,7 +50,15 @@ def agreement_report(
     if len(set(ids)) != len(ids):
         raise ValueError("ids must be distinct")
 
-    labels, counts = confusion_matrix(a, b)
+    given = labels
+    labels, counts = confusion_matrix(a, b, labels)
+    if given is None:
+        problem = unordered_weights_problem(labels, weights)
+        if problem:
+            raise ValueError(problem)
+    elif int(counts.sum()) != a.shape[0]:
+        outside = sorted({str(x) for x in (*a.tolist(), *b.tolist())} - {str(x) for x in labels})
+        raise ValueError(f"labels {outside} are not in the given labels {list(labels)!r}")
     ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
     out = ag.to_dict()
 
@@ -66,10 +78,10 @@ def agreement_report(
                 agreement=st,
             )
             out["per_stratum"][name] = entry.to_dict()
-        if ag.kappa is not None:
+        if ag.kappa is not None and iters > 0:
             ci = stratified_bootstrap_kappa_ci(tables, None, iters=iters, seed=seed, weights=weights)
             method = "stratified counts"
-    elif ag.kappa is not None:
+    elif ag.kappa is not None and iters > 0:
         ci = bootstrap_kappa_ci(counts, iters=iters, seed=seed, weights=weights)
 
     out["bootstrap_ci95"] = ci.as_list() if ci is not None else None
@@ -100,7 +112,8 @@ def parse_agreement_lines(lines: Iterable[str]) -> tuple[list[dict[str, Any]], l
 
     Returns ``(rows, errors)``; every fault is reported, each with its line number and field.
     Blank lines are skipped. ``id`` may be a string or an integer (kept as its string); ``a`` and
-    ``b`` must be strings; ``stratum`` a string or null.
+    ``b`` are labels, strings or numbers (numbers order numerically), one kind in a file;
+    ``stratum`` a string or null.
     """
     records: list[tuple[int, object]] = []
     errors: list[LineError] = []
@@ -121,6 +134,7 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str
     rows: list[dict[str, Any]] = []
     errors: list[LineError] = []
     seen: dict[str, int] = {}
+    kind: tuple[str, int] | None = None  # "string" or "number", and the line that set it
     for number, obj in records:
         if not isinstance(obj, dict):
             errors.append(LineError(number, None, f"expected a JSON object, got {type(obj).__name__}"))
@@ -134,10 +148,26 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str
         elif str(ident) in seen:
             problems.append(LineError(number, "id", f"repeats {str(ident)!r} (first on line {seen[str(ident)]})"))
         for key in ("a", "b"):
-            if obj.get(key) is None:
+            value = obj.get(key)
+            if value is None:
                 problems.append(LineError(number, key, "is missing"))
-            elif not isinstance(obj[key], str):
-                problems.append(LineError(number, key, f"must be a string label, got {type(obj[key]).__name__}"))
+                continue
+            this = _label_kind(value)
+            if this is None:
+                problems.append(
+                    LineError(number, key, f"must be a label (a string or a number), got {type(value).__name__}")
+                )
+            elif kind is None:
+                kind = (this, number)
+            elif this != kind[0]:
+                problems.append(
+                    LineError(
+                        number,
+                        key,
+                        f"is a {this} label but line {kind[1]} has {kind[0]} labels; "
+                        "a file's labels must all be strings or all numbers",
+                    )
+                )
         stratum = obj.get("stratum")
         if stratum is not None and not isinstance(stratum, str):
             problems.append(LineError(number, "stratum", f"must be a string, got {type(stratum).__name__}"))
@@ -145,8 +175,78 @@ def agreement_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str
             errors.extend(problems)
             continue
         seen[str(ident)] = number
-        rows.append({"id": str(ident), "a": obj["a"], "b": obj["b"], "stratum": stratum})
+        rows.append({"id": str(ident), "a": obj["a"], "b": obj["b"], "stratum": stratum, "line": number})
     return rows, errors
+
+
+def rater_rows(records: Iterable[tuple[int, object]]) -> tuple[list[dict[str, Any]], list[LineError]]:
+    """Check parsed multi-rater records, ``(line number, value)`` pairs of ``{"id", "rater", "label"}``:
+    the rows (with their ``line``) and every fault, by line and field.
+
+    ``id`` and ``rater`` are strings or integers (kept as strings); ``label`` a string or a number,
+    one kind in a file. A rater rating the same item twice is a fault of the later line; a rater who
+    skipped an item simply has no line for it.
+    """
+    rows: list[dict[str, Any]] = []
+    errors: list[LineError] = []
+    seen: dict[tuple[str, str], int] = {}
+    kind: tuple[str, int] | None = None
+    for number, obj in records:
+        if not isinstance(obj, dict):
+            errors.append(LineError(number, None, f"expected a JSON object, got {type(obj).__name__}"))
+            continue
+        problems = []
+        for key in ("id", "rater"):
+            value = obj.get(key)
+            if value is None:
+                problems.append(LineError(number, key, "is missing"))
+            elif isinstance(value, bool) or not isinstance(value, (str, int)):
+                problems.append(LineError(number, key, f"must be a string, got {type(value).__name__}"))
+        label = obj.get("label")
+        if label is None:
+            problems.append(LineError(number, "label", "is missing (leave the line out for a missing rating)"))
+        else:
+            this = _label_kind(label)
+            if this is None:
+                problems.append(
+                    LineError(number, "label", f"must be a label (a string or a number), got {type(label).__name__}")
+                )
+            elif kind is None:
+                kind = (this, number)
+            elif this != kind[0]:
+                problems.append(
+                    LineError(
+                        number,
+                        "label",
+                        f"is a {this} label but line {kind[1]} has {kind[0]} labels; "
+                        "a file's labels must all be strings or all numbers",
+                    )
+                )
+        if not problems:
+            key2 = (str(obj["id"]), str(obj["rater"]))
+            if key2 in seen:
+                problems.append(
+                    LineError(
+                        number,
+                        "rater",
+                        f"{key2[1]!r} already rated item {key2[0]!r} (line {seen[key2]}); one rating per rater and item",
+                    )
+                )
+        if problems:
+            errors.extend(problems)
+            continue
+        seen[key2] = number
+        rows.append({"id": str(obj["id"]), "rater": str(obj["rater"]), "label": label, "line": number})
+    return rows, errors
+
+
+def _label_kind(value: object) -> str | None:
+    """ "string" or "number" for a label value, None for anything else (true/false are not numbers here)."""
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "number"
+    return None
 
 
 def agreement_report_from_rows(rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> dict[str, Any]:

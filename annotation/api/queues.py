@@ -26,7 +26,7 @@ from annotation.services.queues import (
 )
 from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_number
 from evalapp.errors import Problem, ServiceError
-from evalapp.fields import counts, names, number, text
+from evalapp.fields import counts, interval, names, number, text
 from evalapp.roles import user_roles
 from evalapp.serializers import AgreementSerializer
 from evalapp.validation import ITERS_MAX
@@ -137,6 +137,16 @@ class ReviewSerializer(serializers.Serializer):
     at = serializers.CharField()
 
 
+class MultiRaterSerializer(serializers.Serializer):
+    n_items = serializers.IntegerField(help_text="complete items with two or more labels")
+    raters = serializers.IntegerField(help_text="annotators with a label on them")
+    fleiss_kappa = number()
+    krippendorff_alpha = number(help_text="nominal")
+    alpha_ci95 = interval(allow_null=True, help_text="bootstrap over items (none with iters=0)")
+    metric = serializers.CharField()
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
 class QueueStatsSerializer(serializers.Serializer):
     queue = serializers.IntegerField()
     name = serializers.CharField()
@@ -148,6 +158,9 @@ class QueueStatsSerializer(serializers.Serializer):
     blind_excluded = serializers.IntegerField(help_text="complete items left out: you label their runs blind")
     flags = ReviewSerializer(many=True, help_text="flags for review (not on items you label blind)")
     skips = ReviewSerializer(many=True, help_text="skips with their reasons (not on items you label blind)")
+    multi_rater = MultiRaterSerializer(
+        allow_null=True, help_text="overlap 3 or more: agreement among all of an item's labels at once; else null"
+    )
 
 
 def _data(request) -> dict:

@@ -1,5 +1,6 @@
 """A labelling queue's agreement figures: raw agreement and kappa between its annotators, per pair and
-per stratum, from the labels the viewer's scope may read."""
+per stratum, and with three or more labels an item Fleiss' kappa and Krippendorff's alpha, from the
+labels the viewer's scope may read."""
 
 from collections import defaultdict
 from itertools import combinations
@@ -13,7 +14,11 @@ from annotation.models import (
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.queues import queue_progress
 from evalstats.agreement import agreement
+from evalstats.multirater import multi_rater_agreement
 from evalstats.report import agreement_report
+
+# From this overlap on, pooling every pair of labels on an item as an item of its own overstates precision.
+MULTI_RATER_OVERLAP = 3
 
 
 def _label_rows(queue: Queue, scope: BlindScope) -> dict[int, list[tuple[str, str]]]:
@@ -84,6 +89,9 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindS
     Items whose answer is in the viewer's blind `scope` are left out of the agreement and the list
     (`blind_excluded` counts them); progress counts stay whole, being counts of labels, not verdicts.
     `flags` and `skips` are queue_reviews'.
+    With overlap 3 or more, `multi_rater` holds Fleiss' kappa and Krippendorff's alpha (nominal) over the
+    same complete items, its interval a bootstrap over items (pairs on one item are not independent);
+    else it is None.
     """
     rows = _label_rows(queue, scope)
     items = {i.pk: i for i in QueueItem.objects.filter(pk__in=list(rows)).select_related("answer")}
@@ -132,6 +140,16 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindS
         if scope.blind
         else 0
     )
+    multi = None
+    if queue.overlap >= MULTI_RATER_OVERLAP:
+        flat = [(item_id, u, v) for item_id in sorted(rows) for u, v in rows[item_id]]
+        result = multi_rater_agreement(
+            [i for i, _u, _v in flat], [u for _i, u, _v in flat], [v for _i, _u, v in flat], iters=iters, seed=seed
+        ).to_dict()
+        multi = {
+            k: result[k]
+            for k in ("n_items", "raters", "fleiss_kappa", "krippendorff_alpha", "alpha_ci95", "metric", "warnings")
+        }
     return {
         "queue": queue.pk,
         "name": queue.name,
@@ -142,4 +160,5 @@ def queue_stats(queue: Queue, *, iters: int = 2000, seed: int = 0, scope: BlindS
         "agreement": report,
         "blind_excluded": hidden,
         **queue_reviews(queue, scope),
+        "multi_rater": multi,
     }

@@ -101,3 +101,68 @@ def test_two_annotators_blind_then_adjudicator_resolves_keyboard_only(
     assert QueueItem.objects.get(key=item_id).status == "adjudicated"
     for ctx in (alice_ctx, bob_ctx, judge_ctx):
         ctx.close()
+
+
+@pytest.fixture
+def three_rater_queue(make_run, make_user):
+    from annotation.services.claims import queue_next
+    from annotation.services.labelling import label_submit
+    from annotation.services.queues import queue_create
+
+    annotators = {name: make_user(name, "annotator", password=PASSWORD) for name in ("ann1", "ann2", "ann3")}
+    make_user("erin", "engineer", password=PASSWORD)
+    queue = queue_create(
+        name="three raters",
+        annotators=list(annotators),
+        overlap=3,
+        run_id=make_run(6),
+        rubric="Correct when the answer states the expected duration.",
+        seed=2,
+    )
+    rows = [
+        ("correct", "correct", "correct"),
+        ("correct", "correct", "incorrect"),
+        ("incorrect", "incorrect", "incorrect"),
+        ("correct", "incorrect", "incorrect"),
+        ("correct", "correct", "correct"),
+        ("incorrect", "incorrect", "correct"),
+    ]
+    for row in rows:
+        for user, verdict in zip(annotators.values(), row, strict=True):
+            claim = queue_next(queue=queue, annotator=user)
+            assert claim is not None
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict)
+    return queue
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_stats_page_shows_multi_rater_agreement_under_the_pairwise_figures(
+    page, live_server, login, three_rater_queue, screenshot_dir
+):
+    from pathlib import Path
+
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.e2e.test_accessibility import WCAG_AA
+
+    shots = Path("/work/shots/agree")
+    shots.mkdir(parents=True, exist_ok=True)
+    login(page, "erin", PASSWORD)
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/queues/{three_rater_queue.pk}/stats/")
+        section = page.locator('[data-testid="multi-rater"]')
+        assert section.is_visible()
+        text = section.inner_text()
+        assert "All 3 labels of an item at once" in text
+        assert "n = 6 items labelled by 3 annotators" in text
+        assert "claim more precision than the labels hold" in text
+        # It comes after the pairwise summary and before the confusion matrix.
+        order = page.evaluate("() => [...document.querySelectorAll('h2, h3')].map(h => h.textContent.trim())")
+        assert order.index("Agreement between annotators") < order.index("All 3 labels of an item at once")
+        assert order.index("All 3 labels of an item at once") < order.index("Confusion matrix")
+        assert page.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
+        violations = Axe().run(page, options=WCAG_AA).response["violations"]
+        assert [v["id"] for v in violations] == []
+        page.screenshot(path=str(shots / f"queue-stats-multi-rater-{width}.png"), full_page=True)

@@ -233,9 +233,10 @@ def test_explicit_label_order_sets_weighted_positions():
     for weights in ("linear", "quadratic"):
         ag = agreement(a, b, labels=order, weights=weights)
         assert ag.kappa == cohen_kappa_score(a, b, labels=order, weights=weights)
-    # Default order is alphabetical, as in scikit-learn, and gives a different weighted kappa.
-    assert agreement(a, b, weights="linear").labels == ("high", "low", "mid")
-    assert agreement(a, b, weights="linear").kappa == cohen_kappa_score(a, b, weights="linear")
+    # Without an order, weighting strings is refused rather than done in alphabetical order.
+    with pytest.raises(ValueError, match="needs the order of the labels"):
+        agreement(a, b, weights="linear")
+    assert agreement(a, b).labels == ("high", "low", "mid")
 
 
 def test_duplicate_explicit_labels_are_refused():
@@ -336,3 +337,65 @@ def test_weighted_shares_for_weighted_kappa():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         agreement_from_counts(TABLE10, ["1", "2", "3"])
+
+
+# --- Label order: weighted kappa on ordered scales -----------------------------------------------
+
+
+def _scale_ratings(levels, n, seed):
+    """Two raters on an ordered scale: b is a off by -1, 0 or +1 step (within the scale) most of the time."""
+    rng = np.random.default_rng(seed)
+    k = len(levels)
+    ia = rng.integers(0, k, size=n)
+    step = rng.choice([-1, 0, 0, 1], size=n) + np.where(rng.random(n) < 0.1, rng.integers(-4, 5, size=n), 0)
+    ib = np.clip(ia + step, 0, k - 1)
+    return [levels[i] for i in ia], [levels[i] for i in ib]
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_numeric_labels_on_a_1_to_10_scale_order_numerically(weights):
+    a, b = _scale_ratings(list(range(1, 11)), 400, seed=14)
+    assert sorted(set(a) | set(b)) == list(range(1, 11))
+    expected = cohen_kappa_score(a, b, labels=list(range(1, 11)), weights=weights)
+    ag = agreement(a, b, weights=weights)
+    assert ag.labels == tuple(range(1, 11))
+    assert ag.kappa == pytest.approx(expected, abs=1e-12)
+    # As floats too (JSON 1.0) and as a numpy array.
+    assert agreement(np.array(a, dtype=float), np.array(b, dtype=float), weights=weights).kappa == pytest.approx(
+        expected, abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_string_scale_1_to_10_needs_its_order_and_then_equals_sklearn(weights):
+    a, b = _scale_ratings([str(i) for i in range(1, 11)], 400, seed=14)
+    order = [str(i) for i in range(1, 11)]
+    expected = cohen_kappa_score(a, b, labels=order, weights=weights)
+    assert agreement(a, b, labels=order, weights=weights).kappa == pytest.approx(expected, abs=1e-12)
+    # The alphabetical order ("1", "10", "2", …) is far off: that is what refusing it prevents.
+    assert abs(cohen_kappa_score(a, b, weights=weights) - expected) > 0.05
+    with pytest.raises(ValueError) as exc:
+        agreement(a, b, weights=weights)
+    assert str(exc.value) == (
+        f"{weights}-weighted kappa needs the order of the labels, and string labels (1, 10, 2, 3, 4, 5, …) "
+        "have none: alphabetical order would weigh the wrong disagreements. Give the order (labels=[...], "
+        "or --labels L1,L2,… on the command line), or write the labels as numbers."
+    )
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_low_medium_high_with_its_order_equals_sklearn(weights):
+    order = ["low", "medium", "high"]
+    a, b = _scale_ratings(order, 300, seed=7)
+    expected = cohen_kappa_score(a, b, labels=order, weights=weights)
+    ag = agreement(a, b, labels=order, weights=weights)
+    assert ag.labels == ("low", "medium", "high")
+    assert ag.kappa == pytest.approx(expected, abs=1e-12)
+    assert abs(cohen_kappa_score(a, b, weights=weights) - expected) > 0.05
+    with pytest.raises(ValueError, match="string labels \\(high, low, medium\\) have none"):
+        agreement(a, b, weights=weights)
+
+
+def test_unweighted_kappa_of_strings_needs_no_order():
+    a, b = ["low", "high", "low"], ["low", "high", "high"]
+    assert agreement(a, b).kappa == cohen_kappa_score(a, b)

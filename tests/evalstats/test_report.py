@@ -14,6 +14,7 @@ from evalstats import (
     parse_agreement_lines,
     stratified_bootstrap_kappa_ci,
 )
+from evalstats.report import rater_rows
 from evalstats.strata import strata_tables
 
 KEYS = {
@@ -78,11 +79,36 @@ def test_report_with_strata_resamples_within_them():
 
 def test_report_weighted():
     ids = [str(i) for i in range(8)]
-    a = ["1", "2", "3", "2", "1", "3", "2", "2"]
-    b = ["1", "3", "3", "2", "2", "3", "1", "2"]
+    a = [1, 2, 3, 2, 1, 3, 2, 2]
+    b = [1, 3, 3, 2, 2, 3, 1, 2]
     rep = agreement_report(ids, a, b, weights="quadratic", iters=500)
     assert rep["kappa"] == cohen_kappa_score(a, b, weights="quadratic")
     assert rep["weights"] == "quadratic"
+    assert rep["labels"] == [1, 2, 3]
+
+
+def test_report_weighted_strings_take_the_given_order_and_refuse_without():
+    ids = [str(i) for i in range(6)]
+    a = ["low", "mid", "high", "mid", "low", "high"]
+    b = ["mid", "mid", "high", "low", "low", "mid"]
+    order = ["low", "mid", "high"]
+    rep = agreement_report(ids, a, b, labels=order, weights="linear", iters=200)
+    assert rep["labels"] == order
+    assert rep["kappa"] == pytest.approx(cohen_kappa_score(a, b, labels=order, weights="linear"), abs=1e-12)
+    with pytest.raises(ValueError, match="needs the order of the labels"):
+        agreement_report(ids, a, b, weights="linear", iters=200)
+    with pytest.raises(ValueError, match="labels \\['mid'\\] are not in the given labels \\['low', 'high'\\]"):
+        agreement_report(ids, a, b, labels=["low", "high"], iters=200)
+
+
+def test_report_with_zero_iters_skips_the_bootstrap():
+    a = ["x", "y", "x", "y", "x"]
+    b = ["x", "y", "y", "y", "x"]
+    for strata in (None, ["s", "s", "t", "t", "t"]):
+        rep = agreement_report([str(i) for i in range(5)], a, b, strata, iters=0)
+        assert rep["kappa"] == cohen_kappa_score(a, b)
+        assert rep["bootstrap_ci95"] is None
+        assert rep["bootstrap"]["iters"] == 0
 
 
 def test_report_of_one_label_is_null_with_reason_and_no_interval():
@@ -110,8 +136,22 @@ def test_parse_good_lines():
     rows, errors = parse_agreement_lines(lines)
     assert errors == []
     assert rows == [
-        {"id": "q1", "a": "correct", "b": "incorrect", "stratum": "policy_lookup"},
-        {"id": "2", "a": "correct", "b": "correct", "stratum": None},
+        {"id": "q1", "a": "correct", "b": "incorrect", "stratum": "policy_lookup", "line": 1},
+        {"id": "2", "a": "correct", "b": "correct", "stratum": None, "line": 3},
+    ]
+
+
+def test_parse_numeric_labels_and_refuse_other_values():
+    lines = [
+        '{"id": "q1", "a": 1, "b": 2.5}',
+        '{"id": "q2", "a": true, "b": 3}',
+        '{"id": "q3", "a": [1], "b": 3}',
+    ]
+    rows, errors = parse_agreement_lines(lines)
+    assert rows == [{"id": "q1", "a": 1, "b": 2.5, "stratum": None, "line": 1}]
+    assert [str(e) for e in errors] == [
+        "line 2: field 'a' must be a label (a string or a number), got bool",
+        "line 3: field 'a' must be a label (a string or a number), got list",
     ]
 
 
@@ -132,7 +172,8 @@ def test_parse_reports_every_error_with_its_line_and_field():
         "line 2: malformed JSON (Expecting property name enclosed in double quotes at column 2)",
         "line 3: field 'id' is missing",
         "line 4: field 'id' repeats 'q1' (first on line 1)",
-        "line 5: field 'a' must be a string label, got int",
+        "line 5: field 'a' is a number label but line 1 has string labels; "
+        "a file's labels must all be strings or all numbers",
         "line 6: field 'b' is missing",
         "line 7: expected a JSON object, got list",
         "line 8: field 'stratum' must be a string, got int",
@@ -159,3 +200,26 @@ def test_report_from_rows_groups_rows_without_stratum():
     rep = agreement_report_from_rows([dict(r, stratum=None) for r in rows], iters=100)
     assert rep["per_stratum"] == {}
     assert rep["kappa"] == agreement_from_counts([[1, 0], [1, 1]], ["x", "y"]).kappa
+
+
+def test_rater_rows_keep_ids_and_raters_as_strings_and_name_every_fault():
+    records = [
+        (1, {"id": 7, "rater": "ann", "label": 3}),
+        (2, {"id": "7", "rater": "bob", "label": 2.5}),
+        (3, {"id": 7, "rater": "ann", "label": 1}),
+        (4, {"id": "8", "rater": True, "label": 1}),
+        (5, {"id": "9", "rater": "ann", "label": "high"}),
+        (6, "not an object"),
+    ]
+    rows, errors = rater_rows(records)
+    assert rows == [
+        {"id": "7", "rater": "ann", "label": 3, "line": 1},
+        {"id": "7", "rater": "bob", "label": 2.5, "line": 2},
+    ]
+    assert [str(e) for e in errors] == [
+        "line 3: field 'rater' 'ann' already rated item '7' (line 1); one rating per rater and item",
+        "line 4: field 'rater' must be a string, got bool",
+        "line 5: field 'label' is a string label but line 1 has number labels; "
+        "a file's labels must all be strings or all numbers",
+        "line 6: expected a JSON object, got str",
+    ]

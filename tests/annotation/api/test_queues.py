@@ -281,3 +281,31 @@ def test_stats_disagreements_list_the_key(make_queue, pool, api_client_for):
         label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
     stats = api_client_for("eng", "engineer").get(f"/api/queues/{queue.pk}/stats/?iters=10").json()
     assert [d["item_id"] for d in stats["agreement"]["disagreements"]] == [QueueItem.objects.get().key]
+
+
+@pytest.mark.django_db
+def test_stats_with_overlap_3_add_multi_rater_figures(make_queue, pool, api_client_for):
+    queue = make_queue(4, overlap=3, annotators=("ann1", "ann2", "ann3"))
+    rows = [
+        ("correct",) * 3,
+        ("correct", "correct", "incorrect"),
+        ("incorrect",) * 3,
+        ("correct", "incorrect", "incorrect"),
+    ]
+    for row in rows:
+        for name, verdict in zip(("ann1", "ann2", "ann3"), row, strict=True):
+            claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
+    eng = api_client_for("eng", "engineer")
+    stats = eng.get(f"/api/queues/{queue.pk}/stats/?iters=100").json()
+    multi = stats["multi_rater"]
+    # Fleiss by hand: P_i = 1, 1/3, 1, 1/3 (mean 2/3); p_correct = 6/12, so P_e = 1/2; kappa = (2/3 - 1/2) / (1/2).
+    assert multi["fleiss_kappa"] == pytest.approx(1 / 3, abs=1e-12)
+    # Alpha by hand: each 2-1 item adds 2 * 1 / (3 - 1) = 1 to o(correct, incorrect), so o_ci = 2; with n = 12
+    # pairable labels, 6 each: alpha = 1 - (n - 1) * (o_ci + o_ic) / (n_c n_i + n_i n_c) = 1 - 11 * 4 / 72.
+    assert multi["krippendorff_alpha"] == pytest.approx(1 - 11 * 4 / 72, abs=1e-12)
+    assert multi["n_items"] == 4 and multi["raters"] == 3
+    assert len(multi["alpha_ci95"]) == 2
+    assert set(stats["agreement"]["per_pair"]) == {"ann1/ann2", "ann1/ann3", "ann2/ann3"}
+    assert api_client_for("ann1", "annotator").get(f"/api/queues/{queue.pk}/stats/").status_code == 403

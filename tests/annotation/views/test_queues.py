@@ -231,3 +231,30 @@ def test_flags_and_skips_show_on_the_statistics_page_and_never_on_another_annota
     for secret in ("FLAG-gold-is-wrong", "SKIP-needs-pricing", "ann1"):
         assert secret not in page
     assert client_for(pool["ann2"]).get(f"/queues/{queue.pk}/stats/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_stats_page_shows_multi_rater_figures_with_overlap_3(make_queue, pool):
+    queue = make_queue(2, overlap=3, annotators=("ann1", "ann2", "ann3"))
+    for row in (("correct", "correct", "incorrect"), ("incorrect", "incorrect", "incorrect")):
+        for name, verdict in zip(("ann1", "ann2", "ann3"), row, strict=True):
+            claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict=verdict)
+    html = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
+    assert "All 3 labels of an item at once" in html
+    assert "n = 2 items labelled by 3 annotators" in html
+    # Fleiss: P_i = 1/3, 1 (mean 2/3); p_correct = 2/6, P_e = 1/9 + 4/9 = 5/9; kappa = (2/3 - 5/9) / (4/9) = 0.25.
+    assert "Fleiss' kappa <strong>0.250</strong>" in html
+    assert "so their intervals claim more precision than the labels hold" in html
+
+
+@pytest.mark.django_db
+def test_stats_page_with_overlap_2_has_no_multi_rater_section(make_queue, pool):
+    queue = make_queue(1)
+    for name in ("ann1", "ann2"):
+        claim = queue_next(queue=queue, annotator=pool[name])
+        assert claim is not None
+        label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct")
+    html = client_for(pool["eng"]).get(f"/queues/{queue.pk}/stats/").content.decode()
+    assert 'data-testid="multi-rater"' not in html
