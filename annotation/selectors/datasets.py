@@ -116,14 +116,17 @@ def version_strata_counts(version: DatasetVersion) -> dict[str, int]:
 
 
 def version_records(version: DatasetVersion) -> Iterator[tuple[str, str]]:
-    """(qid, canonical JSON) for a version, sorted by qid, streamed."""
-    rows = (
-        VersionEntry.objects.filter(version=version)
-        .order_by("qid")
-        .values_list("qid", "example__canonical")
-        .iterator(chunk_size=2000)
-    )
-    yield from rows
+    """(qid, canonical JSON) for a version, sorted by qid, streamed a chunk at a time (keyset on the qid,
+    unique in a version): no cursor stays open between chunks, so a stream nobody reads to the end
+    leaves nothing for the garbage collector to close later (see evalapp.db.in_id_chunks)."""
+    entries = VersionEntry.objects.filter(version=version).order_by("qid").values_list("qid", "example__canonical")
+    last = None
+    while True:
+        chunk = list((entries.filter(qid__gt=last) if last is not None else entries)[:2000])
+        yield from chunk
+        if len(chunk) < 2000:
+            return
+        last = chunk[-1][0]
 
 
 def version_record(version: DatasetVersion | None, qid: str) -> dict | None:

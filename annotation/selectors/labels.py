@@ -12,6 +12,7 @@ from annotation.models import (
     Run,
 )
 from annotation.selectors.blind import OPERATOR, BlindScope
+from evalapp.db import in_id_chunks
 
 
 def held_out_answer_ids() -> set[int]:
@@ -45,7 +46,7 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, 
             & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
             & Q(answer__queue_items__assignments__state=Assignment.DONE)
         ).distinct()
-    for label in rows.iterator(chunk_size=2000):
+    for label in in_id_chunks(rows):
         yield {
             "run_id": label.answer.run.run_id,
             "qid": label.answer.qid,

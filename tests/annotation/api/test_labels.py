@@ -117,3 +117,35 @@ def test_an_adjudicator_cannot_overturn_a_queue_item_by_importing(make_queue, po
     answer.refresh_from_db()
     assert (answer.final_verdict, answer.final_source) == ("incorrect", "adjudication")
     assert QueueItem.objects.get(pk=item.pk).status == QueueItem.ADJUDICATED
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/labels/export/?run_id={run_id}", "/api/datasets/support-q/versions/v1/export/"])
+def test_an_export_left_unread_holds_no_cursor_that_can_break_the_next_query(path, run_id, pool, api_client_for):
+    """A streamed export the client never reads to the end (a test's status check, a client that hangs up)
+    must hold no database cursor: on PostgreSQL a server-side cursor the garbage collector closes after
+    its transaction (here a savepoint) ended aborts whatever transaction the connection is in then, and
+    a collection inside a psycopg call can deadlock the connection (the hang that stopped a CI run)."""
+    import gc
+
+    from django.db import transaction
+
+    from annotation.models import HumanLabel
+
+    eng = api_client_for("eng2", "engineer")
+    eng.post(
+        "/api/labels/import/",
+        data=jsonl([label(run_id, "q-0001", "ann1", "correct")]),
+        content_type="application/x-ndjson",
+    )
+    try:
+        with transaction.atomic():
+            response = eng.get(path.format(run_id=run_id))
+            assert response.status_code == 200
+            next(iter(response.streaming_content))  # the first line only
+            raise RuntimeError("leave the savepoint with the stream unread")
+    except RuntimeError:
+        pass
+    del response
+    gc.collect()
+    assert HumanLabel.objects.filter(answer__run__run_id=run_id).count() == 1
