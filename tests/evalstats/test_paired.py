@@ -227,7 +227,8 @@ def _newcombe_by_hand(both_right, b_only, a_only, neither, z):
 
 
 @pytest.mark.parametrize(
-    "cells", [(15, 0, 0, 15), (30, 0, 0, 0), (0, 0, 0, 30), (21, 1, 0, 8), (20, 3, 2, 5), (59, 6, 16, 80), (1, 1, 7, 12)]
+    "cells",
+    [(15, 0, 0, 15), (30, 0, 0, 0), (0, 0, 0, 30), (21, 1, 0, 8), (20, 3, 2, 5), (59, 6, 16, 80), (1, 1, 7, 12)],
 )
 def test_newcombe_equals_an_independent_computation(cells):
     z = 1.959963984540054  # what statsmodels' Wilson interval uses
