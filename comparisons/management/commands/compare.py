@@ -63,11 +63,11 @@ class Command(EvalCommand):
             f"  paired 95% interval [{p['ci95'][0]:.1f}, {p['ci95'][1]:.1f}] ({p['ci95_method']})   (naive, "
             f"unpaired: [{p['naive_ci95'][0]:.1f}, {p['naive_ci95'][1]:.1f}])   se {p['se_points']:.2f}",
             f"  only B right {p['b_only']}, only A right {p['a_only']}; McNemar exact p {p['mcnemar_p']:.4g}",
-            f"  this n resolves gaps of {p['resolvable_gap_points']:.1f} points"
-            + (
-                f"; a gap of {p['detectable_gap_80']:.1f} points is found with 80% power"
+            (
+                f"  this n resolves gaps of {p['resolvable_gap_points']:.1f} points; a gap of "
+                f"{p['detectable_gap_80']:.1f} points is found with 80% power"
                 if p["detectable_gap_80"] is not None
-                else " (no question answered differently: the discordance it rests on is unmeasured)"
+                else "  the resolvable gap is unmeasured: no question is answered differently"
             ),
             f"  {p['resolvable_gap_note']}",
             f"  verdict: {p['verdict']['words']}",

@@ -78,6 +78,8 @@ def test_compare_and_failures_text_output(tmp_path):
     text = out.getvalue()
     assert "gap +8.0 points" in text and "naive, unpaired: [1.1, 14.9]" in text
     assert "only B right 38, only A right 14" in text and "verdict: +8.0 points clears both bars" in text
+    assert "this n resolves gaps of 4.7 points; a gap of 6.7 points is found with 80% power\n" in text
+    assert "McNemar exact p 0.001195" in text and "[3.3, 12.7] (bootstrap_percentile)" in text
     out = io.StringIO()
     call_command("failures", "B", stdout=out)
     assert out.getvalue().startswith("run B: 63 failing of 300 scored (300 answered)")
@@ -322,6 +324,15 @@ def test_no_discordant_question_gives_an_honest_interval(tmp_path):
     assert out["verdict"]["words"].endswith(
         "(no question is answered differently, so the discordance the resolvable gap rests on is unmeasured)."
     )
+    import io
+
+    from django.core.management import call_command
+
+    text = io.StringIO()
+    call_command("compare", "A", "B", stdout=text)
+    assert "  the resolvable gap is unmeasured: no question is answered differently\n" in text.getvalue()
+    assert "resolves gaps of 0.0" not in text.getvalue()
+    assert "(newcombe_hybrid_score)" in text.getvalue()
 
 
 def test_compare_reports_mcnemar_and_the_gap_found_with_80_percent_power(tmp_path):
