@@ -28,8 +28,8 @@ CI_NEWCOMBE = "newcombe_hybrid_score"
 
 HALF_THE_TIME = (
     "The resolvable gap is the 95% interval's half-width: a real gap of that size is found only about "
-    "half the time; a real gap of the detectable gap (80% power, alpha 0.05, normal approximation) is "
-    "found four times in five."
+    "half the time; a real gap of the 80%-power size (detectable_gap_80: alpha 0.05, normal "
+    "approximation) is found four times in five."
 )
 
 
