@@ -168,4 +168,5 @@ def test_no_discordant_question_shows_the_score_interval(tmp_path, live_server, 
         "unmeasured (no question answered differently, so the discordance it rests on is unmeasured"
     )
     assert page.locator("[data-testid=stratum-policy_lookup] sup").text_content() == "s"
+    assert page.locator("[data-testid=stratum-policy_lookup] td").last.text_content() == "unmeasured"
     _shoot(page, "compare-no-discordance")
