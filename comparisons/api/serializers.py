@@ -58,6 +58,11 @@ class StratumComparisonSerializer(serializers.Serializer):
     a_only = serializers.IntegerField()
     resolvable_gap_points = number()
     regressions = serializers.IntegerField(help_text="how many")
+    ci95_method = serializers.CharField(help_text="bootstrap_percentile or newcombe_hybrid_score (under 10 discordant)")
+    mcnemar_p = serializers.FloatField(help_text="exact McNemar p-value (two-sided binomial on the discordant counts)")
+    detectable_gap_80 = number(
+        help_text="points: the gap found with 80% power at alpha 0.05; null with none discordant"
+    )
 
 
 class StaleGoldReportSerializer(serializers.Serializer):
@@ -107,7 +112,15 @@ class CompareSerializer(serializers.Serializer):
     b_only = serializers.IntegerField()
     a_only = serializers.IntegerField()
     regressions = names(help_text="qids A answered right and B wrong, sorted")
-    resolvable_gap_points = number()
+    resolvable_gap_points = number(
+        help_text="the 95% interval's half-width: a real gap that size is found half the time"
+    )
+    ci95_method = serializers.CharField(help_text="bootstrap_percentile or newcombe_hybrid_score (under 10 discordant)")
+    ci95_reason = text(help_text="why the score interval was used; null for the bootstrap")
+    mcnemar_p = serializers.FloatField(help_text="exact McNemar p-value (two-sided binomial on the discordant counts)")
+    detectable_gap_80 = number(help_text="points: the gap found with 80% power at alpha 0.05 (normal approximation)")
+    resolvable_gap_note = serializers.CharField()
+    stratum_regressions = names(help_text="strata whose 95% interval lies wholly below zero")
     run_a = RunSummarySerializer()
     run_b = RunSummarySerializer()
     dataset_hash_match = serializers.BooleanField()
@@ -395,6 +408,7 @@ class DatasetDiffSerializer(serializers.Serializer):
 class PlanRowSerializer(serializers.Serializer):
     n = serializers.IntegerField()
     resolvable_gap_points = serializers.FloatField()
+    detectable_gap_80 = serializers.FloatField()
 
 
 class PlanSerializer(serializers.Serializer):
@@ -402,6 +416,8 @@ class PlanSerializer(serializers.Serializer):
     discordant_rate_from = serializers.CharField()
     n = serializers.IntegerField(allow_null=True)
     resolvable_gap_points = number()
+    detectable_gap_80 = number(help_text="points: the gap found with 80% power at alpha 0.05 (normal approximation)")
+    resolvable_gap_note = serializers.CharField()
     gap_points = number()
     n_needed = serializers.IntegerField(allow_null=True)
     table = PlanRowSerializer(many=True)

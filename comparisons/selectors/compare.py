@@ -55,7 +55,12 @@ def run_band_for(runs: Sequence[Run], known: dict[str, RunGrades] | None = None)
 
 
 def _verdict(
-    diff_points: float, ci95: tuple[float, float], band: dict | None, resolvable: float, discordant_rate: float
+    diff_points: float,
+    ci95: tuple[float, float],
+    band: dict | None,
+    resolvable: float,
+    discordant_rate: float,
+    detectable: float | None = None,
 ) -> dict:
     if band is not None:
         v = difference_verdict(diff_points, ci95, band["width_points"])
@@ -73,9 +78,18 @@ def _verdict(
             )
         else:
             status = "the set is too small to resolve it"
+            if discordant_rate > 0:
+                resolves = (
+                    f"this set resolves gaps of {resolvable:.1f} points, a real gap that size being found "
+                    f"about half the time; one of {detectable:.1f} points is found with 80% power"
+                )
+            else:
+                resolves = (
+                    "no question is answered differently, so the discordance the resolvable gap rests on is unmeasured"
+                )
             words = (
                 f"{diff_points:+.1f} points: the set is too small to resolve it; its 95% interval {ci} "
-                f"includes zero (this set resolves gaps of {resolvable:.1f} points)."
+                f"includes zero ({resolves})."
             )
         out = {"status": status, "words": words, "clears_interval": clears, "clears_band": None}
     gap = abs(diff_points)
@@ -243,7 +257,23 @@ def compare_runs(
                 "a_only": s.a_only,
                 "resolvable_gap_points": s.resolvable_gap_points,
                 "regressions": len(s.regressions),
+                "ci95_method": s.ci95_method,
+                "mcnemar_p": s.mcnemar_p,
+                "detectable_gap_80": s.detectable_gap_80,
             }
+    stratum_regressions = [name for name, st in per_stratum.items() if st["ci95"][1] < 0]
+    if stratum_regressions:
+        named = "; ".join(
+            f"{name} {per_stratum[name]['diff_points']:+.1f} points "
+            f"[{per_stratum[name]['ci95'][0]:.1f}, {per_stratum[name]['ci95'][1]:.1f}]"
+            for name in stratum_regressions
+        )
+        warnings.insert(
+            0,
+            f"REGRESSION IN {'A STRATUM' if len(stratum_regressions) == 1 else 'STRATA'}: {named}: "
+            f"B is worse than A there (the 95% interval lies wholly below zero), whatever the total "
+            f"({cmp.diff_points:+.1f} points) says.",
+        )
 
     if band_objs is not None:
         band = run_band_for(band_objs, known={a.run_id: ga, b.run_id: gb})
@@ -267,9 +297,12 @@ def compare_runs(
             "differs": {k: [getattr(a, k), getattr(b, k)] for k in PINNED if getattr(a, k) != getattr(b, k)},
             "discordant_rate": discordant_rate,
             "per_stratum": per_stratum if strata else None,
+            "stratum_regressions": stratum_regressions,
             "stale_gold": stale,
             "band": band,
-            "verdict": _verdict(cmp.diff_points, cmp.ci95, band, cmp.resolvable_gap_points, discordant_rate),
+            "verdict": _verdict(
+                cmp.diff_points, cmp.ci95, band, cmp.resolvable_gap_points, discordant_rate, cmp.detectable_gap_80
+            ),
             "iters": iters,
             "seed": seed,
             "warnings": warnings,

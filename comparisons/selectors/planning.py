@@ -13,7 +13,7 @@ from calibration.selectors.grades import (
 )
 from comparisons.selectors.compare import compare_runs
 from evalapp.errors import Problem, ServiceError
-from evalstats.paired import n_for_gap, resolvable_gap
+from evalstats.paired import HALF_THE_TIME, detectable_gap, n_for_gap, resolvable_gap
 
 DEFAULT_DISCORDANT_RATE = 0.15
 
@@ -36,7 +36,8 @@ def sample_size_plan(
     discordant_rate: float | None = None,
     rate_from: str | None = None,
 ) -> dict:
-    """For a set of n, the smallest resolvable gap; for a gap, the n needed (evalstats.paired).
+    """For a set of n, the smallest resolvable gap (the interval's half-width, found half the time) and
+    the gap found with 80% power; for a gap, the n needed to resolve it (evalstats.paired).
 
     The discordance rate (share of questions two systems answer differently) drives both; without a
     measured one the planner says it assumes DEFAULT_DISCORDANT_RATE."""
@@ -60,9 +61,18 @@ def sample_size_plan(
         "discordant_rate_from": "assumed default" if assumed else (rate_from or "given"),
         "n": n,
         "resolvable_gap_points": resolvable_gap(n, discordant_rate=d) if n else None,
+        "detectable_gap_80": detectable_gap(n, discordant_rate=d) if n else None,
+        "resolvable_gap_note": HALF_THE_TIME,
         "gap_points": gap_points,
         "n_needed": n_for_gap(gap_points, discordant_rate=d) if gap_points else None,
-        "table": [{"n": k, "resolvable_gap_points": resolvable_gap(k, discordant_rate=d)} for k in PLANNER_NS],
+        "table": [
+            {
+                "n": k,
+                "resolvable_gap_points": resolvable_gap(k, discordant_rate=d),
+                "detectable_gap_80": detectable_gap(k, discordant_rate=d),
+            }
+            for k in PLANNER_NS
+        ],
     }
 
 

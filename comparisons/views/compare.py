@@ -12,6 +12,7 @@ from comparisons.selectors.planning import sample_size_plan
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
 from evalapp.views import render_error
+from evalstats.paired import CI_NEWCOMBE
 
 
 @role_required(ENGINEER)
@@ -32,7 +33,14 @@ def compare(request):
     return render(
         request,
         "comparisons/compare.html",
-        {**context, "cmp": cmp, "chart": interval_chart(cmp), "strata": strata, "plan": plan},
+        {
+            **context,
+            "cmp": cmp,
+            "chart": interval_chart(cmp),
+            "strata": strata,
+            "score_strata": any(s["ci95_method"] == CI_NEWCOMBE for s in strata),
+            "plan": plan,
+        },
     )
 
 

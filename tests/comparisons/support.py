@@ -168,3 +168,33 @@ def build_300(tmp_path, *, repeats: bool = True):
                 started_at="2026-06-07T03:00:00Z",
             )
     return v, sorted(a_only)
+
+
+def build_stratum_regression(tmp_path):
+    """300 questions, 30 of them no_answer: overall A 0.71, B 0.79 (38 only B, 14 only A), but in
+    no_answer A is right on all 30 and B on 20 (10 only A): -33.3 points there."""
+    ids = qids(300)
+    v = import_questions(
+        tmp_path,
+        "support",
+        [q(i, stratum="no_answer" if n >= 270 else "policy_lookup") for n, i in enumerate(ids)],
+        "v1",
+    )
+    rest, no_answer = ids[:270], ids[270:]
+    both = rest[:179] + no_answer[:20]
+    b_only, a_only = rest[179:217], rest[217:221] + no_answer[20:]
+    a = {i: (i in both or i in a_only) for i in ids}
+    b = {i: (i in both or i in b_only) for i in ids}
+    common = {"dataset": "support", "dataset_hash": v["dataset_hash"]}
+    import_run(tmp_path, run_id="A", system="rag-v1", correct=a, **common)
+    import_run(tmp_path, run_id="B", system="rag-v2", correct=b, started_at="2026-06-08T02:00:00Z", **common)
+    for run_id, right in (("A-rerun-1", 210), ("A-rerun-2", 216)):
+        import_run(
+            tmp_path,
+            run_id=run_id,
+            system="rag-v1",
+            correct={i: n < right for n, i in enumerate(ids)},
+            started_at="2026-06-07T03:00:00Z",
+            **common,
+        )
+    return v

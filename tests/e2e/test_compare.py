@@ -1,8 +1,23 @@
 """The comparison and series pages in real Chromium: intervals, regressions opened one by one, a broken series."""
 
+from pathlib import Path
+
 import pytest
 
-from tests.comparisons.support import build_300, build_series
+from tests.comparisons.support import build_300, build_series, build_stratum_regression
+
+SHOTS = Path("/work/shots/paired")
+
+
+def _shoot(page, name: str):
+    """Screenshots at 1280 and 800 px wide; at 800 px nothing scrolls sideways."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), width
+    page.set_viewport_size({"width": 1280, "height": 900})
+
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -101,3 +116,57 @@ def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, p
     assert page.text_content("[data-testid=failing]") == "2"
     assert page.locator("[data-testid=cause-not_retrieved] td").nth(1).text_content() == "2"
     page.screenshot(path=str(screenshot_dir / "run.png"), full_page=True)
+
+
+def test_a_stratum_regression_is_shown_first(tmp_path, live_server, page, login, make_user):
+    build_stratum_regression(tmp_path)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/compare/?a=A&b=B")
+    alerts = page.locator("main [role=alert]")
+    assert alerts.first.text_content().strip() == (
+        "⚠ REGRESSION IN A STRATUM: no_answer -33.3 points [-50.0, -16.7]: B is worse than A there (the 95% "
+        "interval lies wholly below zero), whatever the total (+8.0 points) says."
+    )
+    # Above the total's verdict, which clears both bars.
+    assert page.evaluate(
+        "document.querySelector('main [role=alert]').compareDocumentPosition("
+        "document.querySelector('[data-testid=verdict]')) & Node.DOCUMENT_POSITION_FOLLOWING"
+    )
+    assert page.text_content("[data-testid=verdict-status]") == "clears both bars"
+    row = page.locator("[data-testid=stratum-no_answer]")
+    assert row.get_attribute("class") == "regressed" and "regression" in row.text_content()
+    assert page.locator("[data-testid=stratum-policy_lookup]").get_attribute("class") is None
+    assert page.text_content("[data-testid=mcnemar-p]").startswith("0.0012")
+    assert page.text_content("[data-testid=ci95-method]") == "percentile bootstrap"
+    assert page.text_content("[data-testid=detectable]") == "6.7 points"
+    assert "found only about half the time" in page.text_content("[data-testid=resolvable-note]")
+    assert "found about half the time" in page.text_content("[data-testid=planner]")
+    _shoot(page, "compare-stratum-regression")
+
+
+def test_no_discordant_question_shows_the_score_interval(tmp_path, live_server, page, login, make_user):
+    from tests.comparisons.support import import_questions, import_run, q, qids
+
+    ids = qids(30)
+    v = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
+    for run_id, system in (("A", "rag-v1"), ("B", "rag-v2")):
+        right = {i: n < 21 for n, i in enumerate(ids)}
+        import_run(
+            tmp_path, run_id=run_id, system=system, dataset="support", dataset_hash=v["dataset_hash"], correct=right
+        )
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/compare/?a=A&b=B")
+    assert page.text_content("[data-testid=ci95]").startswith("[-7.6, 7.6]")
+    assert page.text_content("[data-testid=ci95-method]").startswith(
+        "0 discordant questions (fewer than 10): the bootstrap of so few is degenerate, so the interval is "
+        "Newcombe's hybrid score interval"
+    )
+    assert "resolves gaps of 0.0" not in page.text_content("[data-testid=verdict]")
+    assert page.text_content("[data-testid=resolvable]").startswith(
+        "unmeasured (no question answered differently, so the discordance it rests on is unmeasured"
+    )
+    assert page.locator("[data-testid=stratum-policy_lookup] sup").text_content() == "s"
+    assert page.locator("[data-testid=stratum-policy_lookup] td").last.text_content() == "unmeasured"
+    _shoot(page, "compare-no-discordance")

@@ -1,11 +1,13 @@
 from comparisons.selectors.compare import compare_runs
 from evalapp.commands import EvalCommand
+from evalapp.errors import Problem, ServiceError
 
 
 class Command(EvalCommand):
     help = (
         "Compare run B with run A on the questions both answered and both scored: the paired gap with "
-        "its interval, the naive interval beside it, discordant counts, regressions, and the verdict."
+        "its interval, the naive interval beside it, discordant counts, regressions, and the verdict. "
+        "With --fail-on-regression, exit 1 when a stratum's interval lies wholly below zero."
     )
 
     def add_command_arguments(self, parser):
@@ -28,10 +30,20 @@ class Command(EvalCommand):
             help="skip the per-stratum gaps (per_stratum is null): saves reading every "
             "question's stratum on very large sets",
         )
+        parser.add_argument(
+            "--fail-on-regression",
+            action="store_true",
+            help="exit 1 when any stratum's 95%% interval lies wholly below zero (stratum_regressions; for CI)",
+        )
 
     def run(self, **o):
+        if o["fail_on_regression"] and o["no_strata"]:
+            raise ServiceError(
+                "bad comparison options",
+                [Problem("--fail-on-regression needs the per-stratum gaps; drop --no-strata", field="no_strata")],
+            )
         band_runs = [r.strip() for r in o["band_runs"].split(",") if r.strip()] or None
-        return compare_runs(
+        out = compare_runs(
             run_a=o["run_a"],
             run_b=o["run_b"],
             iters=o["iters"],
@@ -39,17 +51,25 @@ class Command(EvalCommand):
             check_stale=not o["no_stale_check"],
             band_runs=band_runs,
             strata=not o["no_strata"],
-        ), 0
+        )
+        return out, 1 if o["fail_on_regression"] and out["stratum_regressions"] else 0
 
     def text(self, p):
         a, b = p["run_a"], p["run_b"]
-        lines = [
+        lines = [f"WARNING: {w}" for w in p["warnings"] if w.startswith("REGRESSION IN")]
+        lines += [
             f"B {b['run_id']} ({b['system']}) vs A {a['run_id']} ({a['system']}) on n={p['n']} paired questions",
             f"  A {p['a_score']:.3f}   B {p['b_score']:.3f}   gap {p['diff_points']:+.1f} points",
-            f"  paired 95% interval [{p['ci95'][0]:.1f}, {p['ci95'][1]:.1f}]   (naive, unpaired: "
-            f"[{p['naive_ci95'][0]:.1f}, {p['naive_ci95'][1]:.1f}])   se {p['se_points']:.2f}",
-            f"  only B right {p['b_only']}, only A right {p['a_only']}; this n resolves gaps of "
-            f"{p['resolvable_gap_points']:.1f} points",
+            f"  paired 95% interval [{p['ci95'][0]:.1f}, {p['ci95'][1]:.1f}] ({p['ci95_method']})   (naive, "
+            f"unpaired: [{p['naive_ci95'][0]:.1f}, {p['naive_ci95'][1]:.1f}])   se {p['se_points']:.2f}",
+            f"  only B right {p['b_only']}, only A right {p['a_only']}; McNemar exact p {p['mcnemar_p']:.4g}",
+            (
+                f"  this n resolves gaps of {p['resolvable_gap_points']:.1f} points; a gap of "
+                f"{p['detectable_gap_80']:.1f} points is found with 80% power"
+                if p["detectable_gap_80"] is not None
+                else "  the resolvable gap is unmeasured: no question is answered differently"
+            ),
+            f"  {p['resolvable_gap_note']}",
             f"  verdict: {p['verdict']['words']}",
         ]
         if p["band"]:
@@ -60,11 +80,12 @@ class Command(EvalCommand):
             for name, s in p["per_stratum"].items():
                 lines.append(
                     f"    {name:24} n={s['n']:<6} {s['diff_points']:+6.1f} [{s['ci95'][0]:.1f}, {s['ci95'][1]:.1f}]"
-                    f"  +{s['b_only']}/-{s['a_only']}"
+                    f"  +{s['b_only']}/-{s['a_only']}  p {s['mcnemar_p']:.3g}"
+                    + ("  REGRESSION" if name in p["stratum_regressions"] else "")
                 )
         if p["regressions"]:
             shown = ", ".join(p["regressions"][:20])
             more = f" … (+{len(p['regressions']) - 20})" if len(p["regressions"]) > 20 else ""
             lines.append(f"  regressions ({len(p['regressions'])}): {shown}{more}")
-        lines += [f"  WARNING: {w}" for w in p["warnings"]]
+        lines += [f"  WARNING: {w}" for w in p["warnings"] if not w.startswith("REGRESSION IN")]
         return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.comparisons.support import build_300, build_series, run_command
+from tests.comparisons.support import build_300, build_series, build_stratum_regression, run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +80,10 @@ def test_failures_series_history_planner_endpoints(tmp_path, api_client_for):
     assert res.status_code == 200
     assert (p["n"], p["gap_points"], p["discordant_rate"], p["discordant_rate_from"]) == (300, 5.0, 0.1733, "given")
     assert round(p["resolvable_gap_points"], 2) == 4.71 and p["n_needed"] == 267
+    # 100 * (1.96 + 0.8416) * sqrt(0.1733 / 300): the gap found with 80% power.
+    assert round(p["detectable_gap_80"], 2) == 6.73
+    assert p["resolvable_gap_note"].startswith("The resolvable gap is the 95% interval's half-width")
+    assert [round(r["detectable_gap_80"], 2) for r in p["table"][:2]] == [11.66, 8.25]
     p = api.get("/api/planner/", {"n": "300"}).json()
     assert (p["discordant_rate"], p["discordant_rate_from"]) == (0.15, "assumed default")
     res = api.get("/api/planner/", {"n": "-3", "gap": "0"})
@@ -116,3 +120,14 @@ def test_pages_render_for_engineers_only(tmp_path, client, make_user):
     assert client.get("/compare/", {"a": "r1", "b": "nope"}).status_code == 404
     frag = client.get("/compare/planner/", {"n": "400", "discordant_rate": "0.2"}).content.decode()
     assert 'data-testid="planner-gap">4.4 points' in frag
+
+
+def test_compare_api_names_the_stratum_that_regressed(tmp_path, api_client_for):
+    build_stratum_regression(tmp_path)
+    res = api_client_for("eng", "engineer").get("/api/compare/", {"a": "A", "b": "B"})
+    assert res.status_code == 200
+    body = res.json()
+    assert body == run_command("compare", "A", "B")
+    assert body["stratum_regressions"] == ["no_answer"]
+    assert body["warnings"][0].startswith("REGRESSION IN A STRATUM: no_answer -33.3 points [-50.0, -16.7]")
+    assert body["per_stratum"]["no_answer"]["mcnemar_p"] == 2 * 0.5**10

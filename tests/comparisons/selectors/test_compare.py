@@ -10,6 +10,7 @@ from annotation.selectors.datasets import dataset_get, version_get, version_stra
 from tests.comparisons.support import (
     PINNED,
     build_300,
+    build_stratum_regression,
     import_questions,
     import_run,
     q,
@@ -77,6 +78,8 @@ def test_compare_and_failures_text_output(tmp_path):
     text = out.getvalue()
     assert "gap +8.0 points" in text and "naive, unpaired: [1.1, 14.9]" in text
     assert "only B right 38, only A right 14" in text and "verdict: +8.0 points clears both bars" in text
+    assert "this n resolves gaps of 4.7 points; a gap of 6.7 points is found with 80% power\n" in text
+    assert "McNemar exact p 0.001195" in text and "[3.3, 12.7] (bootstrap_percentile)" in text
     out = io.StringIO()
     call_command("failures", "B", stdout=out)
     assert out.getvalue().startswith("run B: 63 failing of 300 scored (300 answered)")
@@ -242,3 +245,103 @@ def test_compare_and_the_failure_report_name_the_disputed_answers_left_out(tmp_p
     answer = Answer.objects.get(run__run_id="run-a", qid="q-0001")
     dispute_adjudicate(key=dispute_key(answer.pk), adjudicator=adj, verdict="correct", reason="right")
     assert run_command("compare", "run-a", "run-b")["disputed_left_out"]["a"] == ["q-0004"]
+
+
+def test_a_regression_inside_one_stratum_is_named_first(tmp_path):
+    from evalstats.paired import mcnemar_exact_p
+
+    build_stratum_regression(tmp_path)
+    out = run_command("compare", "A", "B")
+    assert (out["diff_points"], out["b_only"], out["a_only"]) == (8.0, 38, 14)
+    assert out["verdict"]["status"] == "clears both bars"
+    na = out["per_stratum"]["no_answer"]
+    assert (na["n"], na["b_only"], na["a_only"], round(na["diff_points"], 1)) == (30, 0, 10, -33.3)
+    assert [round(x, 1) for x in na["ci95"]] == [-50.0, -16.7]
+    assert na["ci95_method"] == "bootstrap_percentile"
+    assert na["mcnemar_p"] == mcnemar_exact_p(0, 10) == 2 * 0.5**10
+    assert out["per_stratum"]["policy_lookup"]["ci95"][0] > 0
+    assert out["stratum_regressions"] == ["no_answer"]
+    assert out["warnings"][0] == (
+        "REGRESSION IN A STRATUM: no_answer -33.3 points [-50.0, -16.7]: B is worse than A there (the 95% "
+        "interval lies wholly below zero), whatever the total (+8.0 points) says."
+    )
+
+
+def test_fail_on_regression_exit_codes(tmp_path):
+    build_stratum_regression(tmp_path)
+    failed = run_command("compare", "A", "B", "--fail-on-regression", expect=1)
+    assert failed["stratum_regressions"] == ["no_answer"]
+    assert run_command("compare", "A-rerun-1", "A-rerun-2", "--fail-on-regression")["stratum_regressions"] == []
+    refused = run_command("compare", "A", "B", "--fail-on-regression", "--no-strata", expect=2)
+    assert refused["problems"] == [
+        {
+            "line": None,
+            "field": "no_strata",
+            "message": "--fail-on-regression needs the per-stratum gaps; drop --no-strata",
+        }
+    ]
+
+
+def test_fail_on_regression_passes_without_one(tmp_path):
+    build_300(tmp_path, repeats=False)
+    out = run_command("compare", "A", "B", "--fail-on-regression")
+    assert out["stratum_regressions"] == [] and out["warnings"] == []
+
+
+def test_fail_on_regression_in_text_mode_exits_1_naming_the_stratum(tmp_path):
+    import io
+
+    from django.core.management import call_command
+
+    build_stratum_regression(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(SystemExit) as exc:
+        call_command("compare", "A", "B", "--fail-on-regression", stdout=out, stderr=err)
+    assert exc.value.code == 1
+    assert err.getvalue().startswith("WARNING: REGRESSION IN A STRATUM: no_answer -33.3 points")
+    assert "no_answer                n=30      -33.3 [-50.0, -16.7]  +0/-10  p 0.00195  REGRESSION\n" in err.getvalue()
+
+
+def test_no_discordant_question_gives_an_honest_interval(tmp_path):
+    from evalstats.paired import newcombe_paired_ci
+
+    ids = qids(30)
+    v = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
+    right = {i: n < 21 for n, i in enumerate(ids)}
+    for run_id, system in (("A", "rag-v1"), ("B", "rag-v2")):
+        import_run(
+            tmp_path, run_id=run_id, system=system, dataset="support", dataset_hash=v["dataset_hash"], correct=right
+        )
+    out = run_command("compare", "A", "B")
+    assert (out["n"], out["b_only"], out["a_only"], out["diff_points"]) == (30, 0, 0, 0.0)
+    assert out["ci95"] == list(newcombe_paired_ci(both_right=21, b_only=0, a_only=0, neither=9))
+    assert out["ci95"][0] < 0 < out["ci95"][1]
+    assert out["ci95_method"] == "newcombe_hybrid_score"
+    assert out["ci95_reason"].startswith("0 discordant questions (fewer than 10)")
+    assert out["mcnemar_p"] == 1.0 and out["detectable_gap_80"] is None
+    assert out["per_stratum"]["policy_lookup"]["ci95"] == out["ci95"]
+    assert "resolves gaps of 0.0" not in out["verdict"]["words"]
+    assert out["verdict"]["words"].endswith(
+        "(no question is answered differently, so the discordance the resolvable gap rests on is unmeasured)."
+    )
+    import io
+
+    from django.core.management import call_command
+
+    text = io.StringIO()
+    call_command("compare", "A", "B", stdout=text)
+    assert "  the resolvable gap is unmeasured: no question is answered differently\n" in text.getvalue()
+    assert "resolves gaps of 0.0" not in text.getvalue()
+    assert "(newcombe_hybrid_score)" in text.getvalue()
+
+
+def test_compare_reports_mcnemar_and_the_gap_found_with_80_percent_power(tmp_path):
+    build_300(tmp_path, repeats=False)
+    out = run_command("compare", "A", "B")
+    assert round(out["mcnemar_p"], 6) == 0.001195
+    assert round(out["detectable_gap_80"], 2) == 6.73
+    assert out["ci95_method"] == "bootstrap_percentile" and out["ci95_reason"] is None
+    assert out["resolvable_gap_note"].startswith(
+        "The resolvable gap is the 95% interval's half-width: a real gap of that size is found only about half the time"
+    )
+    assert out["verdict"]["status"] == "band unmeasured"
