@@ -24,9 +24,10 @@ def raw_values(qs: QuerySet[Any], *fields: str, chunk: int = 20_000) -> Iterator
         yield from rows
 
 
-def in_id_chunks(qs: QuerySet[Any], chunk: int = 2000) -> Iterator[Any]:
-    """The objects of `qs`, in its order, read a chunk at a time by one ordinary query each, for a stream
-    that may never be read to the end (an export a client hangs up on, a test that checks the status).
+def in_id_chunks(qs: QuerySet[Any], fields: tuple[str, ...] = (), chunk: int = 2000) -> Iterator[Any]:
+    """The objects of `qs` (or, given `fields`, the tuples of `qs.values_list(*fields)`), in its order, read
+    a chunk at a time by one ordinary query each, for a stream that may never be read to the end (an
+    export a client hangs up on, a test that checks the status).
 
     `.iterator()` would hold a server-side cursor on PostgreSQL between chunks: if nobody closes the
     stream, the garbage collector closes the cursor at a random later moment, which aborts whatever
@@ -35,7 +36,11 @@ def in_id_chunks(qs: QuerySet[Any], chunk: int = 2000) -> Iterator[Any]:
     ids = list(dict.fromkeys(qs.values_list("pk", flat=True)))
     for start in range(0, len(ids), chunk):
         part = ids[start : start + chunk]
-        found = {obj.pk: obj for obj in qs.order_by().filter(pk__in=part)}
+        rows = qs.order_by().filter(pk__in=part)
+        if fields:
+            found = {row[0]: row[1:] for row in rows.values_list("pk", *fields)}
+        else:
+            found = {obj.pk: obj for obj in rows}
         yield from (found[pk] for pk in part if pk in found)
 
 

@@ -30,9 +30,7 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, 
 
     The records name their run, so they are an engineer's read (policies.can_read_run): every label on a
     run in the viewer's blind `scope` is left out, and asking for such a run by name is refused."""
-    rows = HumanLabel.objects.select_related("answer__run", "annotator").order_by(
-        "answer__run__run_id", "answer__qid", "labelled_at", "id"
-    )
+    rows = HumanLabel.objects.order_by("answer__run__run_id", "answer__qid", "labelled_at", "id")
     if run_id:
         run = Run.objects.filter(run_id=run_id).first()
         if run is not None:
@@ -46,13 +44,14 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, 
             & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
             & Q(answer__queue_items__assignments__state=Assignment.DONE)
         ).distinct()
-    for label in in_id_chunks(rows):
+    fields = ("answer__run__run_id", "answer__qid", "annotator__username", "verdict", "labelled_at", "rationale")
+    for run, qid, annotator, verdict, labelled_at, rationale, source in in_id_chunks(rows, (*fields, "source")):
         yield {
-            "run_id": label.answer.run.run_id,
-            "qid": label.answer.qid,
-            "annotator": label.annotator.username,
-            "verdict": label.verdict,
-            "labelled_at": label.labelled_at.isoformat().replace("+00:00", "Z"),
-            "rationale": label.rationale,
-            "source": label.source,
+            "run_id": run,
+            "qid": qid,
+            "annotator": annotator,
+            "verdict": verdict,
+            "labelled_at": labelled_at.isoformat().replace("+00:00", "Z"),
+            "rationale": rationale,
+            "source": source,
         }
