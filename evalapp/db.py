@@ -37,10 +37,9 @@ def in_id_chunks(qs: QuerySet[Any], fields: tuple[str, ...] = (), chunk: int = 2
     for start in range(0, len(ids), chunk):
         part = ids[start : start + chunk]
         rows = qs.order_by().filter(pk__in=part)
-        if fields:
-            found = {row[0]: row[1:] for row in rows.values_list("pk", *fields)}
-        else:
-            found = {obj.pk: obj for obj in rows}
+        found: dict[Any, Any] = (
+            {row[0]: row[1:] for row in rows.values_list("pk", *fields)} if fields else {obj.pk: obj for obj in rows}
+        )
         yield from (found[pk] for pk in part if pk in found)
 
 
