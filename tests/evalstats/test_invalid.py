@@ -29,7 +29,8 @@ def test_twenty_invalid_in_a_hundred_gives_0_545_not_0_583():
 
 def test_invalid_on_either_human_label_goes_to_the_other_one():
     table = [[50, 5, 4], [3, 30, 6], [0, 0, 0]]
-    labels, folded = invalid_as_disagreement(table, LABELS3)
+    kept, folded = invalid_as_disagreement(table, LABELS3)
+    assert kept == ("correct", "incorrect")
     assert folded.tolist() == [[50, 9], [9, 30]]
     assert int(folded.sum()) == 98
 
