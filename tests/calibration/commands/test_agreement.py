@@ -390,8 +390,10 @@ def test_small_skewed_sample_warns_in_json_and_text(tmp_path, capsys):
 
 
 def test_balanced_sample_of_thirty_has_no_coverage_warning(tmp_path, capsys):
-    path, _ = rows_file(tmp_path, strata=False)
-    code, out, _ = run(capsys, str(path), "--json", "--iters", "500")
+    pairs = [("correct", "correct")] * 12 + [("correct", "incorrect"), ("incorrect", "correct")] * 3
+    pairs += [("incorrect", "incorrect")] * 12
+    lines = [json.dumps({"id": f"q-{i:03d}", "a": a, "b": b}) + "\n" for i, (a, b) in enumerate(pairs)]
+    code, out, _ = run(capsys, str(write(tmp_path / "even.jsonl", lines)), "--json", "--iters", "500")
     assert code == 0
     assert json.loads(out)["coverage_warning"] is None
 
