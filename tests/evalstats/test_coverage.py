@@ -25,6 +25,7 @@ def test_n_30_at_prevalence_0_9_warns_and_says_what_to_do():
 
 def test_small_n_warns_even_at_balanced_prevalence():
     warning = coverage_warning([[5, 1], [1, 5]], LABELS)
+    assert warning is not None
     assert warning.startswith("only 12 item(s) (fewer than 30) and 50% of the labels are 'correct', leaving about 6")
 
 

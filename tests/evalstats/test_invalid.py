@@ -18,6 +18,7 @@ def test_twenty_invalid_in_a_hundred_gives_0_545_not_0_583():
     conservative = agreement_from_counts(folded, labels)
     assert labels == ("correct", "incorrect")
     assert folded.tolist() == [[60, 20], [0, 20]]
+    assert as_label.kappa is not None and conservative.kappa is not None
     assert round(as_label.kappa, 3) == 0.583
     assert abs(as_label.kappa - 7 / 12) < 1e-15
     assert round(conservative.kappa, 3) == 0.545
@@ -53,5 +54,7 @@ def test_with_three_other_labels_the_worst_column_is_taken():
     for c in (1, 2):
         t = np.array([[10, 0, 0], [0, 10, 0], [0, 0, 10]])
         t[0, c] += 3
-        options.append(agreement_from_counts(t, kept).kappa)
+        kappa = agreement_from_counts(t, kept).kappa
+        assert kappa is not None
+        options.append(kappa)
     assert agreement_from_counts(folded, kept).kappa == min(options)

@@ -1,9 +1,12 @@
 """The gate object: the conservative kappa for invalid judge outputs, and the coverage warning."""
 
+from typing import cast
+
 import pytest
 from django.utils import timezone
 
-from calibration.models import CalibrationRun, CalibrationSample, Measurement
+from annotation.models import Dataset
+from calibration.models import CalibrationRun, CalibrationSample, JudgeVersion, Measurement
 from calibration.selectors.gates import GATE_WITHHELD, judge_gate
 from evalstats import stratified_bootstrap_kappa_ci
 from tests.factories import DatasetFactory, JudgeVersionFactory
@@ -14,11 +17,11 @@ LABELS3 = ["correct", "incorrect", "invalid"]
 
 
 def measured(confusion, labels, *, invalid=0, threshold=0.7, policy="point", strata=None):
-    version = JudgeVersionFactory()
+    version = cast(JudgeVersion, JudgeVersionFactory())
     judge = version.judge
     judge.threshold, judge.policy = threshold, policy
     judge.save()
-    sample = CalibrationSample.objects.create(judge=judge, dataset=DatasetFactory(), size=100, seed=5)
+    sample = CalibrationSample.objects.create(judge=judge, dataset=cast(Dataset, DatasetFactory()), size=100, seed=5)
     run = CalibrationRun.objects.create(judge_version=version, sample=sample, status="done", total=100)
     Measurement.objects.create(
         judge_version=version,
@@ -67,6 +70,7 @@ def test_lower_bound_policy_reads_the_conservative_bootstrap():
     version = measured(table, LABELS3, invalid=20, threshold=0.3, policy="lower_bound")
     gate = judge_gate(version)
     expected = stratified_bootstrap_kappa_ci({"policy_lookup": [[60, 20], [0, 20]]}, iters=2000, seed=5).as_list()
+    assert expected is not None and expected[0] is not None
     assert gate["bootstrap_ci95_conservative"] == expected
     assert gate["bootstrap_ci95"] == [0.4, 0.75]  # the stored interval, invalid as a label, unchanged
     assert gate["reasons"][1].startswith(f"lower 95% bound of conservative kappa (bootstrap) {expected[0]:.2f}")
@@ -90,7 +94,7 @@ def test_small_skewed_sample_carries_the_coverage_warning():
 
 
 def test_unmeasured_gate_has_the_new_fields_empty():
-    gate = judge_gate(JudgeVersionFactory())
+    gate = judge_gate(cast(JudgeVersion, JudgeVersionFactory()))
     assert gate["status"] == "unmeasured"
     assert (gate["kappa_conservative"], gate["coverage_warning"], gate["invalid"]) == (None, None, 0)
 
