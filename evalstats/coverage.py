@@ -51,11 +51,11 @@ def coverage_warning(counts: npt.ArrayLike, labels: Sequence[Any]) -> str | None
     minority = (2 * n - int(pooled.max())) / 2
     problems = []
     if n < MIN_N:
-        problems.append(f"only {n} item(s) (fewer than {MIN_N})")
+        problems.append(f"only {n} item(s) (at least {MIN_N} are needed)")
     if minority < MIN_MINORITY:
         problems.append(
-            f"{100 * share:.0f}% of the labels are {label!r}, leaving about {minority:.0f} item(s) on the other "
-            f"label(s) (fewer than {MIN_MINORITY})"
+            f"only about {minority:.0f} item(s) off the most common label {label!r}, which has "
+            f"{100 * share:.0f}% of the labels (at least {MIN_MINORITY} are needed)"
         )
     if not problems:
         return None

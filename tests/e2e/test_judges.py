@@ -224,9 +224,11 @@ def test_version_page_warns_of_a_small_skewed_sample_and_shows_the_conservative_
     page.goto(f"{live_server.url}/judges/versions/{v.pk}/")
     warning = page.get_by_test_id("coverage-warning")
     expect(warning).to_contain_text("Small or skewed sample.")
-    expect(warning).to_contain_text("87% of the labels are 'correct', leaving about 4 item(s) on the other label(s)")
+    expect(warning).to_contain_text(
+        "only about 4 item(s) off the most common label 'correct', which has 87% of the labels"
+    )
     expect(warning).to_contain_text("gate on the interval's lower bound (policy lower_bound)")
-    assert page.get_by_text("leaving about 4 item(s)").count() == 1  # not repeated among the other warnings
+    assert page.get_by_text("only about 4 item(s) off").count() == 1  # not repeated among the other warnings
     expect(page.get_by_test_id("kappa-conservative")).to_contain_text("The gate decides on the conservative kappa")
     expect(page.get_by_test_id("kappa-conservative")).to_contain_text("the 2 invalid judge outputs count as the label")
     # The scale marks the figure the gate decided on: [[24, 3], [1, 2]] gives 0.43.

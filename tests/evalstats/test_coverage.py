@@ -15,9 +15,9 @@ def test_n_30_at_prevalence_0_9_warns_and_says_what_to_do():
     # 27 of 30 both say correct: 90% on one label, 3 items off it.
     warning = coverage_warning([[26, 1], [1, 2]], LABELS)
     assert warning == (
-        "90% of the labels are 'correct', leaving about 3 item(s) on the other label(s) (fewer than 10): at "
-        "this size and prevalence a 95% interval for kappa covers the true value far less often than 95% "
-        "(72% at n = 30 with 90% on one label), so kappa and its interval may mislead. Label more items, "
+        "only about 3 item(s) off the most common label 'correct', which has 90% of the labels (at least 10 are "
+        "needed): at this size and prevalence a 95% interval for kappa covers the true value far less often than "
+        "95% (72% at n = 30 with 90% on one label), so kappa and its interval may mislead. Label more items, "
         "above all from the rarer label, until there are at least 30 items and 10 off the most common "
         "label, and gate on the interval's lower bound (policy lower_bound) rather than on kappa itself."
     )
@@ -26,7 +26,9 @@ def test_n_30_at_prevalence_0_9_warns_and_says_what_to_do():
 def test_small_n_warns_even_at_balanced_prevalence():
     warning = coverage_warning([[5, 1], [1, 5]], LABELS)
     assert warning is not None
-    assert warning.startswith("only 12 item(s) (fewer than 30) and 50% of the labels are 'correct', leaving about 6")
+    assert warning.startswith(
+        "only 12 item(s) (at least 30 are needed) and only about 6 item(s) off the most common label 'correct'"
+    )
 
 
 @pytest.mark.parametrize(

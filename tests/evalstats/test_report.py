@@ -236,7 +236,9 @@ def test_report_carries_the_coverage_warning_among_its_warnings():
         "incorrect/correct": 1,
         "incorrect/incorrect": 2,
     }
-    assert rep["coverage_warning"].startswith("90% of the labels are 'correct', leaving about 3 item(s)")
+    assert rep["coverage_warning"].startswith(
+        "only about 3 item(s) off the most common label 'correct', which has 90% of the labels"
+    )
     assert rep["coverage_warning"] in rep["warnings"]
 
 

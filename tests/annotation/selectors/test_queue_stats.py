@@ -119,5 +119,5 @@ def test_a_small_queue_carries_the_coverage_warning(make_queue, pool):
     label_everything(queue, pool)
     ag = queue_stats(queue, iters=200, seed=1)["agreement"]
     assert ag["n"] == 27
-    assert ag["coverage_warning"].startswith("only 27 item(s) (fewer than 30): at this size and prevalence")
+    assert ag["coverage_warning"].startswith("only 27 item(s) (at least 30 are needed): at this size and prevalence")
     assert ag["coverage_warning"] in ag["warnings"]

@@ -381,7 +381,9 @@ def test_small_skewed_sample_warns_in_json_and_text(tmp_path, capsys):
     assert code == 0
     payload = json.loads(out)
     warning = payload["coverage_warning"]
-    assert warning.startswith("90% of the labels are 'correct', leaving about 3 item(s) on the other label(s)")
+    assert warning.startswith(
+        "only about 3 item(s) off the most common label 'correct', which has 90% of the labels (at least 10 are needed)"
+    )
     assert warning.endswith("gate on the interval's lower bound (policy lower_bound) rather than on kappa itself.")
     assert warning in payload["warnings"]
     code, out, _ = run(capsys, str(path), "--iters", "2000")
@@ -405,7 +407,7 @@ def test_one_item_prints_undefined_never_zero_with_zero_interval(tmp_path, capsy
     payload = json.loads(out)
     assert (payload["kappa"], payload["kappa_ci95"], payload["bootstrap_ci95"]) == (None, None, None)
     assert payload["reason"].startswith("only one item: kappa needs at least two")
-    assert payload["coverage_warning"].startswith("only 1 item(s) (fewer than 30)")
+    assert payload["coverage_warning"].startswith("only 1 item(s) (at least 30 are needed)")
     code, out, _ = run(capsys, str(path))
     assert "  kappa: undefined (only one item: kappa needs at least two" in out
     assert "[0.000, 0.000]" not in out and "kappa 0.000" not in out

@@ -88,7 +88,9 @@ def test_without_invalid_outputs_the_figures_are_one():
 def test_small_skewed_sample_carries_the_coverage_warning():
     version = measured([[26, 1], [1, 2]], ["correct", "incorrect"], threshold=0.5)
     gate = judge_gate(version)
-    assert gate["coverage_warning"].startswith("90% of the labels are 'correct', leaving about 3 item(s)")
+    assert gate["coverage_warning"].startswith(
+        "only about 3 item(s) off the most common label 'correct', which has 90% of the labels"
+    )
     assert "gate on the interval's lower bound (policy lower_bound)" in gate["coverage_warning"]
     assert gate["warnings"][-1] == gate["coverage_warning"]
 
