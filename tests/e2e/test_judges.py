@@ -231,6 +231,18 @@ def test_version_page_warns_of_a_small_skewed_sample_and_shows_the_conservative_
     assert page.get_by_text("only about 4 item(s) off").count() == 1  # not repeated among the other warnings
     expect(page.get_by_test_id("kappa-conservative")).to_contain_text("The gate decides on the conservative kappa")
     expect(page.get_by_test_id("kappa-conservative")).to_contain_text("the 2 invalid judge outputs count as the label")
+    page.goto(f"{live_server.url}/judges/")
+    expect(page.get_by_test_id(f"kappa-{v.pk}")).to_have_text("0.429")
+    expect(page.get_by_test_id(f"kappa-note-{v.pk}")).to_have_text(
+        "v1: kappa counts its 2 invalid outputs as disagreements (the conservative figure the gate decides on). "
+        "The sample is too small or too skewed for its kappa interval to be trusted; see the version."
+    )
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_sideways_scroll(page) == [], width
+        page.screenshot(path=str(screenshot_dir / f"judge-list-coverage-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/judges/versions/{v.pk}/")
     # The scale marks the figure the gate decided on: [[24, 3], [1, 2]] gives 0.43.
     expect(page.get_by_test_id("kappa-scale")).to_have_attribute(
         "aria-label", "conservative kappa 0.43 with its interval, threshold 0.3"
