@@ -9,13 +9,18 @@ def _x(value, lo=-0.2, hi=1.0, width=400, pad=10):
 
 
 def kappa_scale(gate: dict) -> dict | None:
-    """Coordinates of kappa, its interval and the threshold on one axis."""
-    if gate.get("kappa") is None:
+    """Coordinates of the kappa the gate decides on (the conservative one when judge outputs were invalid),
+    its interval and the threshold on one axis."""
+    key = "kappa_conservative" if gate.get("invalid") and gate.get("kappa_conservative") is not None else "kappa"
+    value = gate.get(key)
+    if value is None:
         return None
-    ci = gate.get("kappa_ci95") or [gate["kappa"], gate["kappa"]]
+    ci = gate.get(f"{key}_ci95") or [value, value]
     ticks = [{"x": _x(t), "label": f"{t:g}"} for t in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]
     return {
-        "kappa": _x(gate["kappa"]),
+        "label": "conservative kappa" if key == "kappa_conservative" else "kappa",
+        "value": value,
+        "kappa": _x(value),
         "lo": _x(ci[0]),
         "hi": _x(ci[1]),
         "threshold": _x(gate["threshold"]),

@@ -47,6 +47,10 @@ class AgreementSerializer(serializers.Serializer[Any]):
     confusion = counts(help_text='"a/b" -> count')
     per_stratum = serializers.DictField(child=StratumAgreementSerializer())
     warnings = names()
+    coverage_warning = text(
+        required=False,
+        help_text="why kappa's intervals may cover less than 95% here (too few items, too skewed) and what to do",
+    )
     bootstrap = BootstrapSerializer(required=False, help_text="how bootstrap_ci95 was drawn (absent with no items)")
 
 

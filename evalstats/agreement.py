@@ -114,9 +114,43 @@ def _pct(x: float) -> str:
 def _undefined_reason(n: int, counts: npt.NDArray[np.int64], labels: Labels) -> str:
     if n == 0:
         return "no items to compare; kappa is undefined"
+    if n == 1:
+        return (
+            "only one item: kappa needs at least two (with one, chance agreement is 0 or 1), so it is "
+            "undefined; label more items"
+        )
     used = [labels[i] for i in range(len(labels)) if counts[i, :].sum() or counts[:, i].sum()]
     return (
         f"only one label ({used[0]!r}) occurs in both raters' labels, so chance agreement is 1 and kappa is undefined"
+    )
+
+
+def _single_label_rater(counts: npt.NDArray[np.int64], labels: Labels, raters: tuple[str, str]) -> str | None:
+    """The warning for a table where one rater used a single label (the other more than one), or None."""
+    for name, sums in ((raters[0], counts.sum(axis=1)), (raters[1], counts.sum(axis=0))):
+        used = np.flatnonzero(sums)
+        if len(used) == 1:
+            return (
+                f"{name} gave every item the label {labels[int(used[0])]!r}, so kappa is 0 by construction "
+                "(no agreement beyond chance can be shown) and has no interval; its raw agreement is the "
+                "share of that label. Check that rater, or label items it would put elsewhere."
+            )
+    return None
+
+
+def label_spelling_warning(labels: Sequence[Any]) -> str | None:
+    """A sentence naming string labels that differ only by case or surrounding/inner whitespace, or None."""
+    groups: dict[str, list[str]] = {}
+    for label in labels:
+        if isinstance(label, str):
+            groups.setdefault(" ".join(label.split()).casefold(), []).append(label)
+    clashes = [sorted(g) for g in groups.values() if len(g) > 1]
+    if not clashes:
+        return None
+    shown = "; ".join(", ".join(repr(x) for x in g) for g in sorted(clashes))
+    return (
+        f"labels that differ only by case or whitespace are counted as different labels: {shown}. "
+        "If they mean the same, write them the same way and measure again."
     )
 
 
@@ -174,7 +208,7 @@ def agreement_from_counts(
     p_o = float(np.trace(f) / n)
     p_e = float(np.dot(row, col))
 
-    kappa = _sklearn_kappa(counts, weights)
+    kappa = _sklearn_kappa(counts, weights) if n > 1 else None
     reason = None
     kappa_se = kappa_se0 = kappa_ci95 = None
     if kappa is None:
@@ -183,10 +217,23 @@ def agreement_from_counts(
         sm_kappa, var, var0 = _statsmodels_kappa(counts, weights)
         kappa_se = _std(var)
         kappa_se0 = _std(var0)
-        if kappa_se is not None:
+        single = _single_label_rater(counts, labels, raters)
+        if single is not None:
+            # Kappa is 0 by construction, not by measurement; statsmodels' zero standard error would
+            # print as the certain interval [0, 0].
+            kappa_se = None
+            warnings.append(single)
+        elif kappa_se is not None:
             # statsmodels: delta = norm.isf(alpha) * std_kappa with alpha = 0.025.
             delta = Z_975 * kappa_se
-            kappa_ci95 = (float(sm_kappa - delta), float(sm_kappa + delta))
+            lo, hi = float(sm_kappa - delta), float(sm_kappa + delta)
+            kappa_ci95 = (max(lo, -1.0), min(hi, 1.0))
+            if kappa_ci95 != (lo, hi):
+                warnings.append(
+                    f"the closed-form 95% interval of kappa, [{lo:.3f}, {hi:.3f}], reaches beyond [-1, 1], "
+                    f"where kappa cannot go; it is shown clipped to [{kappa_ci95[0]:.3f}, {kappa_ci95[1]:.3f}]. "
+                    "The large-sample formula is off at this size; read the bootstrap interval."
+                )
 
     weighted_agreement = weighted_chance = None
     if weights is not None and k > 1:
@@ -194,14 +241,18 @@ def agreement_from_counts(
         weighted_agreement = float(1 - (scaled * f).sum() / n)
         weighted_chance = float(1 - (scaled * np.outer(row, col)).sum())
 
-    pabak = ac1 = None
-    if k > 1:
-        # From the integer counts, so a 2x2 with p_o = 0.7 gives exactly 0.4.
-        pabak = (k * int(np.trace(counts)) - n) / ((k - 1) * n)
-        # Gwet (2008): chance agreement from the mean of the two raters' label shares.
-        pi = (row + col) / 2
-        pe_gwet = float((pi * (1 - pi)).sum() / (k - 1))
-        ac1 = (p_o - pe_gwet) / (1 - pe_gwet)
+    # With one observed label the task is still at least binary (two raters who can only say one thing
+    # are not rating), so PABAK and AC1 take k = 2 there: both are 1 for full agreement on that label.
+    k_task = max(k, 2)
+    # From the integer counts, so a 2x2 with p_o = 0.7 gives exactly 0.4.
+    pabak: float | None = (k_task * int(np.trace(counts)) - n) / ((k_task - 1) * n)
+    # Gwet (2008): chance agreement from the mean of the two raters' label shares.
+    pi = (row + col) / 2
+    pe_gwet = float((pi * (1 - pi)).sum() / (k_task - 1))
+    ac1: float | None = (p_o - pe_gwet) / (1 - pe_gwet)
+    spelling = label_spelling_warning([labels[i] for i in range(k) if counts[i, :].sum() or counts[:, i].sum()])
+    if spelling:
+        warnings.append(spelling)
 
     prevalence_index = bias_index = None
     if k == 2:

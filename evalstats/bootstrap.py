@@ -103,7 +103,8 @@ def bootstrap_kappa_ci(
     table = _as_table(counts)
     k = table.shape[0]
     n = int(table.sum())
-    if n == 0:
+    if n < 2:
+        # One item resamples to itself: a zero-width interval that claims a certainty it has not.
         return BootstrapCI(None, None, iters, seed, 1.0, level)
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(n, table.ravel() / n, size=iters).reshape(iters, k, k)
@@ -168,6 +169,8 @@ def stratified_bootstrap_kappa_ci(
     k = shape[0]
     w_mat = weight_matrix(k, weights)
     used = _normalise_shares(tables, shares)
+    if sum(int(t.sum()) for t in tables.values()) < 2:
+        return StratifiedBootstrapCI(None, None, None, iters, seed, 1.0, tuple(sorted(used.items())), level)
 
     rng = np.random.default_rng(seed)
     point = np.zeros(k * k)

@@ -12,6 +12,7 @@ import numpy.typing as npt
 from evalstats._encode import as_column
 from evalstats.agreement import agreement_from_counts
 from evalstats.bootstrap import BootstrapCI, StratifiedBootstrapCI, bootstrap_kappa_ci, stratified_bootstrap_kappa_ci
+from evalstats.coverage import coverage_warning, undefined_replicates_warning
 from evalstats.kappa import confusion_matrix, unordered_weights_problem
 from evalstats.strata import StratumAgreement, strata_tables
 
@@ -36,7 +37,9 @@ def agreement_report(
 
     ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
     (observed shares, so its centre is the pooled kappa), the right scheme for a stratified
-    sample. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
+    sample. ``coverage_warning`` (also among ``warnings``) is evalstats.coverage's sentence when the
+    sample is too small or too skewed for the intervals' nominal coverage, else None; a bootstrap with
+    more than 2% undefined replicates adds a warning too. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
     (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
     skips the bootstrap (``bootstrap_ci95`` None).
     ``labels`` fixes the label order (weighted kappa's positions); every label must be in it.
@@ -91,6 +94,12 @@ def agreement_report(
         "seed": seed,
         "undefined_share": ci.undefined_share if ci is not None else None,
     }
+    undefined = undefined_replicates_warning(ci.undefined_share, iters) if ci is not None else None
+    if undefined:
+        out["warnings"].append(undefined)
+    out["coverage_warning"] = coverage_warning(counts, labels) if ag.n else None
+    if out["coverage_warning"]:
+        out["warnings"].append(out["coverage_warning"])
     return out
 
 

@@ -128,16 +128,28 @@ class GateSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["pass", "fail", "unmeasured", "stale"])
     n = serializers.IntegerField()
     raw_agreement = number()
-    kappa = number()
+    kappa = number(help_text="invalid judge outputs counted as a third label (kappa_invalid_as_label)")
     kappa_ci95 = interval(allow_null=True)
     bootstrap_ci95 = interval(allow_null=True, required=False, help_text="once measured")
+    kappa_conservative = number(
+        help_text="each invalid judge output counted as the label that disagrees with the human: the gate decides on it"
+    )
+    kappa_invalid_as_label = number(help_text="the same as kappa")
+    kappa_conservative_ci95 = interval(allow_null=True, help_text="closed-form, clipped to [-1, 1]")
+    bootstrap_ci95_conservative = interval(
+        allow_null=True, required=False, help_text="the lower_bound policy reads this one"
+    )
+    decided_on = serializers.CharField(required=False, help_text='"kappa_conservative", once measured')
+    coverage_warning = text(
+        help_text="why the intervals may cover less than 95% here (too few items, too skewed) and what to do"
+    )
     chance_agreement = number()
     always_correct_agreement = number()
     per_stratum = serializers.DictField(child=GateStratumSerializer())
     confusion = counts(help_text='"human/judge" -> count')
     dataset_hash = text()
     measured_at = text()
-    invalid = serializers.IntegerField(required=False, help_text="once measured")
+    invalid = serializers.IntegerField(help_text="invalid (unparseable) judge outputs in the measurement")
     excluded = serializers.IntegerField(required=False, help_text="once measured")
     stale_items = serializers.IntegerField(required=False, help_text="once measured")
     run = serializers.IntegerField(allow_null=True, help_text="the calibration run measured (or running)")

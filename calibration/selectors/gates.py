@@ -13,7 +13,12 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
-from evalstats import agreement_from_counts, gate_decide
+from evalstats import agreement_from_counts, gate_decide, stratified_bootstrap_kappa_ci
+from evalstats.coverage import coverage_warning
+from evalstats.invalid import invalid_as_disagreement
+
+# Draws of the conservative table's bootstrap, as many as calibration_close draws for the stored one.
+BOOTSTRAP_ITERS = 2000
 
 
 def latest_measurement(version: JudgeVersion) -> Measurement | None:
@@ -31,6 +36,25 @@ def measurement_agreement(measurement: Measurement):
     return agreement_from_counts(
         measurement.confusion, measurement.labels, positive="correct", raters=("the humans", "the judge")
     )
+
+
+def conservative_agreement(measurement: Measurement):
+    """The Agreement the gate decides on: each invalid judge output counted as the judge label that
+    disagrees with the human (evalstats.invalid), so unparseable outputs never make kappa more lenient."""
+    labels, folded = invalid_as_disagreement(measurement.confusion, measurement.labels)
+    return agreement_from_counts(folded, labels, positive="correct", raters=("the humans", "the judge"))
+
+
+def conservative_bootstrap(measurement: Measurement) -> list | None:
+    """The stratified bootstrap interval of the conservative kappa. Without invalid outputs the tables are
+    the measured ones, so it is the stored interval; with them it is drawn again from the folded strata
+    (same draws and seed as the stored one)."""
+    if not measurement.invalid:
+        return measurement.bootstrap_ci95
+    tables = {s: invalid_as_disagreement(t, measurement.labels)[1] for s, t in measurement.strata.items()}
+    if not tables or not sum(int(t.sum()) for t in tables.values()):
+        return None
+    return stratified_bootstrap_kappa_ci(tables, iters=BOOTSTRAP_ITERS, seed=measurement.run.sample.seed).as_list()
 
 
 def stale_items(measurement: Measurement) -> int:
@@ -67,6 +91,11 @@ GATE_WITHHELD = (
     "always_correct_agreement",
     "per_stratum",
     "confusion",
+    "kappa_conservative",
+    "kappa_invalid_as_label",
+    "kappa_conservative_ci95",
+    "bootstrap_ci95_conservative",
+    "coverage_warning",
 )
 
 
@@ -124,6 +153,12 @@ def _gate(version: JudgeVersion) -> dict:
             "raw_agreement": None,
             "kappa": None,
             "kappa_ci95": None,
+            "kappa_conservative": None,
+            "kappa_invalid_as_label": None,
+            "kappa_conservative_ci95": None,
+            "bootstrap_ci95_conservative": None,
+            "coverage_warning": None,
+            "invalid": 0,
             "chance_agreement": None,
             "always_correct_agreement": None,
             "per_stratum": {},
@@ -136,13 +171,26 @@ def _gate(version: JudgeVersion) -> dict:
             "run": running.pk if running else None,
         }
     ag = measurement_agreement(measurement)
-    ci = tuple(measurement.bootstrap_ci95) if measurement.bootstrap_ci95 else None
-    decision = gate_decide(ag, threshold=judge.threshold, policy=judge.policy, min_n=judge.min_n, ci=ci)
+    conservative = conservative_agreement(measurement)
+    boot_conservative = conservative_bootstrap(measurement)
+    ci = tuple(boot_conservative) if boot_conservative else None
+    decision = gate_decide(conservative, threshold=judge.threshold, policy=judge.policy, min_n=judge.min_n, ci=ci)
     stale = stale_items(measurement)
     status = "stale" if stale else decision.status
     reasons = list(decision.reasons)
     if measurement.invalid:
-        reasons.append(f"{measurement.invalid} invalid judge output(s) counted as disagreements")
+        # The decision's own line names the figure it read.
+        reasons = [
+            r.replace("kappa ", "conservative kappa ", 1) if r.startswith(("kappa ", "lower 95% bound of kappa")) else r
+            for r in reasons
+        ]
+        reasons.append(
+            f"decided on the conservative kappa ({_num(conservative.kappa)}): the {measurement.invalid} invalid "
+            "judge output(s) count as the judge label that disagrees with the human; counted as a third "
+            f"label instead they would give kappa {_num(ag.kappa)}"
+        )
+    coverage = coverage_warning(conservative.counts(), conservative.labels) if conservative.n else None
+    warnings = list(conservative.warnings) + ([coverage] if coverage else [])
     if stale:
         reasons.insert(0, f"{stale} final human label(s) in the sample changed after the measurement; recalibrate")
     per_stratum = {}
@@ -160,9 +208,17 @@ def _gate(version: JudgeVersion) -> dict:
         "status": status,
         "n": ag.n,
         "raw_agreement": ag.raw_agreement,
+        # `kappa` keeps its meaning (invalid outputs as a third judge label); the decision reads
+        # `kappa_conservative`, and the two are equal when no output was invalid.
         "kappa": ag.kappa,
         "kappa_ci95": list(ag.kappa_ci95) if ag.kappa_ci95 else None,
         "bootstrap_ci95": measurement.bootstrap_ci95,
+        "kappa_invalid_as_label": ag.kappa,
+        "kappa_conservative": conservative.kappa,
+        "kappa_conservative_ci95": list(conservative.kappa_ci95) if conservative.kappa_ci95 else None,
+        "bootstrap_ci95_conservative": boot_conservative,
+        "decided_on": "kappa_conservative",
+        "coverage_warning": coverage,
         "chance_agreement": ag.chance_agreement,
         "always_correct_agreement": ag.always_correct_agreement,
         "per_stratum": per_stratum,
@@ -174,8 +230,14 @@ def _gate(version: JudgeVersion) -> dict:
         "stale_items": stale,
         "run": measurement.run_id,
         "reasons": reasons,
-        "warnings": list(ag.warnings),
+        "warnings": warnings,
     }
     if ag.kappa is None:
         out["reason"] = ag.reason
+    elif conservative.kappa is None:
+        out["reason"] = conservative.reason
     return out
+
+
+def _num(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:.3f}"

@@ -190,3 +190,64 @@ def test_the_demo_judge_has_a_gate_with_its_kappa_and_disagreements(page, live_s
     page.click("button:has-text('Preview')")
     expect(page.get_by_test_id("preview-source")).to_contain_text("item 1 of stdlib-span's calibration sample")
     page.screenshot(path=str(screenshot_dir / "demo-judge-version-new.png"), full_page=True)
+
+
+def test_version_page_warns_of_a_small_skewed_sample_and_shows_the_conservative_kappa(
+    page, live_server, login, make_user, screenshot_dir
+):
+    from typing import cast
+
+    from django.utils import timezone
+
+    from annotation.models import Dataset
+    from calibration.models import CalibrationRun, CalibrationSample, Measurement
+    from tests.factories import DatasetFactory
+
+    v, _ = judge_version_create(judge_name="span-judge", backend="span", threshold=0.3)
+    sample = CalibrationSample.objects.create(judge=v.judge, dataset=cast(Dataset, DatasetFactory()), size=30, seed=0)
+    run = CalibrationRun.objects.create(judge_version=v, sample=sample, status="done", total=30)
+    # 30 items, 90% on "correct": 2 invalid judge outputs on items the humans call correct.
+    table = [[24, 1, 2], [1, 2, 0], [0, 0, 0]]
+    Measurement.objects.create(
+        judge_version=v,
+        run=run,
+        n=30,
+        labels=["correct", "incorrect", "invalid"],
+        confusion=table,
+        strata={"policy_lookup": table},
+        bootstrap_ci95=[0.1, 0.9],
+        invalid=2,
+        measured_at=timezone.now(),
+    )
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/judges/versions/{v.pk}/")
+    warning = page.get_by_test_id("coverage-warning")
+    expect(warning).to_contain_text("Small or skewed sample.")
+    expect(warning).to_contain_text(
+        "only about 4 item(s) off the most common label 'correct', which has 87% of the labels"
+    )
+    expect(warning).to_contain_text("gate on the interval's lower bound (policy lower_bound)")
+    assert page.get_by_text("only about 4 item(s) off").count() == 1  # not repeated among the other warnings
+    expect(page.get_by_test_id("kappa-conservative")).to_contain_text("The gate decides on the conservative kappa")
+    expect(page.get_by_test_id("kappa-conservative")).to_contain_text("the 2 invalid judge outputs count as the label")
+    page.goto(f"{live_server.url}/judges/")
+    expect(page.get_by_test_id(f"kappa-{v.pk}")).to_have_text("0.429")
+    expect(page.get_by_test_id(f"kappa-note-{v.pk}")).to_have_text(
+        "v1: kappa counts its 2 invalid outputs as disagreements (the conservative figure the gate decides on). "
+        "The sample is too small or too skewed for its kappa interval to be trusted; see the version."
+    )
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_sideways_scroll(page) == [], width
+        page.screenshot(path=str(screenshot_dir / f"judge-list-coverage-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/judges/versions/{v.pk}/")
+    # The scale marks the figure the gate decided on: [[24, 3], [1, 2]] gives 0.43.
+    expect(page.get_by_test_id("kappa-scale")).to_have_attribute(
+        "aria-label", "conservative kappa 0.43 with its interval, threshold 0.3"
+    )
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_sideways_scroll(page) == [], width
+        page.screenshot(path=str(screenshot_dir / f"judge-version-coverage-{width}.png"), full_page=True)

@@ -166,3 +166,21 @@ def test_stats_page_shows_multi_rater_agreement_under_the_pairwise_figures(
         violations = Axe().run(page, options=WCAG_AA).response["violations"]
         assert [v["id"] for v in violations] == []
         page.screenshot(path=str(shots / f"queue-stats-multi-rater-{width}.png"), full_page=True)
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_stats_page_warns_that_a_small_queue_cannot_be_trusted_to_cover(
+    page, live_server, login, three_rater_queue, screenshot_dir
+):
+    login(page, "erin", PASSWORD)
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/queues/{three_rater_queue.pk}/stats/")
+        warning = page.locator("p.warn", has_text="at least 30 are needed")
+        assert warning.count() == 1
+        text = warning.inner_text()
+        assert text.startswith("only 18 item(s) (at least 30 are needed)")
+        assert "Label more items" in text and "policy lower_bound" in text
+        assert page.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
+        page.screenshot(path=str(screenshot_dir / f"queue-stats-coverage-{width}.png"), full_page=True)

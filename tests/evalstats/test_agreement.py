@@ -399,3 +399,58 @@ def test_low_medium_high_with_its_order_equals_sklearn(weights):
 def test_unweighted_kappa_of_strings_needs_no_order():
     a, b = ["low", "high", "low"], ["low", "high", "high"]
     assert agreement(a, b).kappa == cohen_kappa_score(a, b)
+
+
+def test_one_item_is_null_with_a_sentence_never_zero():
+    ag = agreement(["correct"], ["incorrect"])
+    assert ag.kappa is None
+    assert ag.kappa_ci95 is None
+    assert ag.reason == (
+        "only one item: kappa needs at least two (with one, chance agreement is 0 or 1), so it is "
+        "undefined; label more items"
+    )
+
+
+def test_a_rater_with_one_label_has_kappa_zero_and_no_interval():
+    ag = agreement_from_counts([[7, 3], [0, 0]], ["correct", "incorrect"], raters=("the humans", "the judge"))
+    assert ag.kappa == 0.0
+    assert ag.kappa_se is None
+    assert ag.kappa_ci95 is None
+    assert ag.warnings[0].startswith("the humans gave every item the label 'correct', so kappa is 0 by construction")
+
+
+def test_closed_form_interval_beyond_one_is_clipped_with_a_note():
+    ag = agreement_from_counts([[9, 0], [1, 2]], ["correct", "incorrect"])
+    assert ag.kappa == 0.75
+    assert ag.kappa_ci95 == (0.2957661894716267, 1.0)
+    assert ag.warnings == (
+        "the closed-form 95% interval of kappa, [0.296, 1.204], reaches beyond [-1, 1], where kappa cannot "
+        "go; it is shown clipped to [0.296, 1.000]. The large-sample formula is off at this size; read the "
+        "bootstrap interval.",
+    )
+
+
+def test_labels_differing_by_case_or_whitespace_are_named():
+    ag = agreement(["correct", "Correct ", "incorrect", "incorrect"], ["correct", "correct", "incorrect", "in correct"])
+    assert ag.warnings[-1] == (
+        "labels that differ only by case or whitespace are counted as different labels: 'Correct ', 'correct'. "
+        "If they mean the same, write them the same way and measure again."
+    )
+    assert agreement(["a", "b"], ["a", "b"]).warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("table", "labels", "pabak", "ac1"),
+    [
+        # Both raters said correct on all 10: Gwet's pe = sum pi(1 - pi) / (q - 1) = 0, so AC1 = 1 (irrCAC's
+        # gwet.ac1.raw gives 1 on this table); PABAK = 2 * 1 - 1 = 1.
+        ([[10, 0], [0, 0]], ["correct", "incorrect"], 1.0, 1.0),
+        ([[10]], ["correct"], 1.0, 1.0),
+        # One rater one label: pi = (0.85, 0.15), pe = 0.255, AC1 = (0.7 - 0.255) / 0.745.
+        ([[7, 3], [0, 0]], ["correct", "incorrect"], 0.4, (0.7 - 0.255) / 0.745),
+    ],
+)
+def test_pabak_and_ac1_are_defined_with_one_observed_class(table, labels, pabak, ac1):
+    ag = agreement_from_counts(table, labels)
+    assert ag.pabak == pytest.approx(pabak, abs=1e-15)
+    assert ag.ac1 == pytest.approx(ac1, abs=1e-15)

@@ -223,3 +223,39 @@ def test_rater_rows_keep_ids_and_raters_as_strings_and_name_every_fault():
         "a file's labels must all be strings or all numbers",
         "line 6: expected a JSON object, got str",
     ]
+
+
+def test_report_carries_the_coverage_warning_among_its_warnings():
+    ids = [f"q{i}" for i in range(30)]
+    a = ["correct"] * 27 + ["incorrect"] * 3
+    b = ["correct"] * 26 + ["incorrect"] + ["incorrect", "incorrect", "correct"]
+    rep = agreement_report(ids, a, b, iters=2_000, seed=0)
+    assert rep["confusion"] == {
+        "correct/correct": 26,
+        "correct/incorrect": 1,
+        "incorrect/correct": 1,
+        "incorrect/incorrect": 2,
+    }
+    assert rep["coverage_warning"].startswith(
+        "only about 3 item(s) off the most common label 'correct', which has 90% of the labels"
+    )
+    assert rep["coverage_warning"] in rep["warnings"]
+
+
+def test_report_warns_when_undefined_replicates_pass_two_percent():
+    ids = [f"q{i}" for i in range(32)]
+    a = ["correct"] * 31 + ["incorrect"]
+    b = ["correct"] * 30 + ["incorrect", "incorrect"]
+    rep = agreement_report(ids, a, b, iters=10_000, seed=0)
+    share = rep["bootstrap"]["undefined_share"]
+    assert share == bootstrap_kappa_ci([[30, 1], [0, 1]], iters=10_000, seed=0).undefined_share
+    assert share > 0.02
+    assert f"{round(share * 10_000)} of 10000 bootstrap replicates" in rep["warnings"][-2]
+
+
+def test_report_of_one_item_has_no_kappa_and_no_interval():
+    rep = agreement_report(["q1"], ["correct"], ["incorrect"], iters=1_000)
+    assert rep["kappa"] is None
+    assert rep["kappa_ci95"] is None
+    assert rep["bootstrap_ci95"] is None
+    assert rep["reason"].startswith("only one item")

@@ -111,3 +111,13 @@ def test_open_items_and_blind_answers_stay_out_of_the_multi_rater_figures(make_q
     assert stats["multi_rater"]["fleiss_kappa"] is None
     assert stats["blind_excluded"] == 9
     assert HumanLabel.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_a_small_queue_carries_the_coverage_warning(make_queue, pool):
+    queue = make_queue(len(VERDICTS), overlap=3, annotators=ANNOTATORS)
+    label_everything(queue, pool)
+    ag = queue_stats(queue, iters=200, seed=1)["agreement"]
+    assert ag["n"] == 27
+    assert ag["coverage_warning"].startswith("only 27 item(s) (at least 30 are needed): at this size and prevalence")
+    assert ag["coverage_warning"] in ag["warnings"]

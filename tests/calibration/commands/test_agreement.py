@@ -365,3 +365,60 @@ def test_raters_refuses_weights_and_metric_without_raters(tmp_path, capsys):
     code, _out, err = run(capsys, str(pairs), "--metric", "ordinal")
     assert code == 2
     assert "--metric goes with --raters" in err
+
+
+def skewed_file(tmp_path):
+    # n = 30 at prevalence 0.9: 26 both correct, 1 each way, 2 both incorrect.
+    pairs = [("correct", "correct")] * 26 + [("correct", "incorrect"), ("incorrect", "correct")]
+    pairs += [("incorrect", "incorrect")] * 2
+    lines = [json.dumps({"id": f"q-{i:03d}", "a": a, "b": b}) + "\n" for i, (a, b) in enumerate(pairs)]
+    return write(tmp_path / "skewed.jsonl", lines)
+
+
+def test_small_skewed_sample_warns_in_json_and_text(tmp_path, capsys):
+    path = skewed_file(tmp_path)
+    code, out, _ = run(capsys, str(path), "--json", "--iters", "2000")
+    assert code == 0
+    payload = json.loads(out)
+    warning = payload["coverage_warning"]
+    assert warning.startswith(
+        "only about 3 item(s) off the most common label 'correct', which has 90% of the labels (at least 10 are needed)"
+    )
+    assert warning.endswith("gate on the interval's lower bound (policy lower_bound) rather than on kappa itself.")
+    assert warning in payload["warnings"]
+    code, out, _ = run(capsys, str(path), "--iters", "2000")
+    assert code == 0
+    assert f"  WARNING: {warning}" in out.splitlines()
+
+
+def test_balanced_sample_of_thirty_has_no_coverage_warning(tmp_path, capsys):
+    pairs = [("correct", "correct")] * 12 + [("correct", "incorrect"), ("incorrect", "correct")] * 3
+    pairs += [("incorrect", "incorrect")] * 12
+    lines = [json.dumps({"id": f"q-{i:03d}", "a": a, "b": b}) + "\n" for i, (a, b) in enumerate(pairs)]
+    code, out, _ = run(capsys, str(write(tmp_path / "even.jsonl", lines)), "--json", "--iters", "500")
+    assert code == 0
+    assert json.loads(out)["coverage_warning"] is None
+
+
+def test_one_item_prints_undefined_never_zero_with_zero_interval(tmp_path, capsys):
+    path = write(tmp_path / "one.jsonl", [json.dumps({"id": "q1", "a": "correct", "b": "incorrect"}) + "\n"])
+    code, out, _ = run(capsys, str(path), "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert (payload["kappa"], payload["kappa_ci95"], payload["bootstrap_ci95"]) == (None, None, None)
+    assert payload["reason"].startswith("only one item: kappa needs at least two")
+    assert payload["coverage_warning"].startswith("only 1 item(s) (at least 30 are needed)")
+    code, out, _ = run(capsys, str(path))
+    assert "  kappa: undefined (only one item: kappa needs at least two" in out
+    assert "[0.000, 0.000]" not in out and "kappa 0.000" not in out
+
+
+def test_labels_differing_by_case_are_warned_about(tmp_path, capsys):
+    pairs = [("correct", "Correct")] * 3 + [("incorrect", "incorrect")] * 3 + [("correct", "correct")] * 3
+    lines = [json.dumps({"id": str(i), "a": a, "b": b}) + "\n" for i, (a, b) in enumerate(pairs)]
+    code, out, _ = run(capsys, str(write(tmp_path / "case.jsonl", lines)), "--json", "--iters", "200")
+    assert code == 0
+    assert (
+        "labels that differ only by case or whitespace are counted as different labels: 'Correct', 'correct'. "
+        "If they mean the same, write them the same way and measure again."
+    ) in json.loads(out)["warnings"]
