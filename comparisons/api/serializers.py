@@ -341,6 +341,17 @@ class CeilingSerializer(serializers.Serializer):
     new_run = text()
     new_score = number()
     exceeds_ceiling = serializers.BooleanField()
+    differs = names(help_text="pinned fields in which the latest new run differs (then no new score is set against it)")
+
+
+class UnpairedSerializer(serializers.Serializer):
+    """A system whose runs on the two versions never agree on their pinned fields: nothing is compared."""
+
+    system = serializers.CharField(allow_blank=True)
+    old_run = serializers.CharField()
+    new_run = serializers.CharField()
+    differs = names()
+    words = serializers.CharField()
 
 
 class RelabelAuditLinkSerializer(serializers.Serializer):
@@ -366,6 +377,7 @@ class HistoryVersionSerializer(serializers.Serializer):
     runs = RunPointSerializer(many=True)
     ceilings = CeilingSerializer(many=True)
     movements = MovementSerializer(many=True)
+    unpaired = UnpairedSerializer(many=True)
 
 
 class HistorySerializer(serializers.Serializer):

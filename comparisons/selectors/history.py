@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from annotation.models import Dataset, RelabelAudit, Run
+from annotation.models import PINNED, Dataset, RelabelAudit, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import dataset_get, version_diff, version_get
 from calibration.selectors.grades import (
@@ -35,12 +35,40 @@ def relabel_audits_by_version(dataset: Dataset) -> dict[int, list[dict]]:
     return out
 
 
+def pinned_differences(a: Run, b: Run) -> list[str]:
+    """The pinned fields (annotation.models.PINNED order) on which two runs disagree; the dataset is not one."""
+    return [k for k in PINNED if getattr(a, k) != getattr(b, k)]
+
+
+def pair_runs(old_runs: list[Run], new_runs: list[Run]) -> tuple[Run | None, Run | None, list[str]]:
+    """The latest run on the new version with the latest run on the old one whose pinned fields all
+    agree, and []; when no pair agrees, (latest old, latest new, the fields they differ in). Runs are
+    given oldest first; an empty side gives (…, None, [])."""
+    if not old_runs or not new_runs:
+        return (old_runs[-1] if old_runs else None), (new_runs[-1] if new_runs else None), []
+    for new in reversed(new_runs):
+        for old in reversed(old_runs):
+            if not pinned_differences(old, new):
+                return old, new, []
+    return old_runs[-1], new_runs[-1], pinned_differences(old_runs[-1], new_runs[-1])
+
+
+def _unpaired_words(system: str, old_number: int, new_number: int, old: Run, new: Run, differs: list[str]) -> str:
+    fields = ", ".join(f"{k} ({getattr(old, k) or '(none)'} → {getattr(new, k) or '(none)'})" for k in differs)
+    return (
+        f"{system}: no run on v{old_number} and v{new_number} agree on their pinned fields, so none is compared; "
+        f"{old.run_id} → {new.run_id} differ in {fields}."
+    )
+
+
 def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
     """The dataset's versions, oldest first, with hashes, counts, the runs scored on each, and for a
-    grown version the ceiling: the best aggregate the added examples alone could produce from a system's
-    score on the previous version (evalstats.manifest.ceiling_after_adding). A newer score above
-    the ceiling cannot be explained by the additions. Runs in the viewer's blind `scope` are listed
-    without a score and take part in no movement or ceiling."""
+        grown version the ceiling: the best aggregate the added examples alone could produce from a system's
+        score on the previous version (evalstats.manifest.ceiling_after_adding). A newer score above
+        the ceiling cannot be explained by the additions. A system's runs on two versions are paired only when
+    their pinned fields (model, prompt, evaluator, harness, index) agree; when none do, `unpaired` names the
+    fields the latest runs differ in and no movement or new score is shown. Runs in the viewer's blind `scope` are listed
+        without a score and take part in no movement or ceiling."""
     dataset = dataset_get(name)
     versions = list(dataset.versions.order_by("number"))
     runs_by_version: dict[int, list[Run]] = defaultdict(list)
@@ -77,16 +105,35 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
             ],
             "ceilings": [],
             "movements": [],
+            "unpaired": [],
         }
+        pairs: dict[str, tuple[Run | None, Run | None, list[str]]] = {}
         if prev is not None:
-            # The movement of each system's latest score from the previous version, decomposed by partition
-            # (intersection re-score; contributions that sum to the delta), when both runs cover their versions.
-            latest_old = {r.system: r for r in runs_by_version.get(prev.pk, []) if r.pk not in scope.run_ids}
-            for system, new_run in {
-                r.system: r for r in runs_by_version.get(v.pk, []) if r.pk not in scope.run_ids
-            }.items():
-                old_run = latest_old.get(system)
-                if old_run is None:
+            old_by_system: dict[str, list[Run]] = defaultdict(list)
+            new_by_system: dict[str, list[Run]] = defaultdict(list)
+            for r in runs_by_version.get(prev.pk, []):
+                if r.pk not in scope.run_ids:
+                    old_by_system[r.system].append(r)
+            for r in runs_by_version.get(v.pk, []):
+                if r.pk not in scope.run_ids:
+                    new_by_system[r.system].append(r)
+            for system in sorted(old_by_system.keys() | new_by_system.keys()):
+                pairs[system] = pair_runs(old_by_system.get(system, []), new_by_system.get(system, []))
+            # The movement of each system from the previous version, decomposed by partition (intersection
+            # re-score; contributions that sum to the delta), for a pair of runs whose pinned fields agree.
+            for system, (old_run, new_run, differs) in pairs.items():
+                if old_run is None or new_run is None:
+                    continue
+                if differs:
+                    entry["unpaired"].append(
+                        {
+                            "system": system,
+                            "old_run": old_run.run_id,
+                            "new_run": new_run.run_id,
+                            "differs": differs,
+                            "words": _unpaired_words(system, prev.number, v.number, old_run, new_run, differs),
+                        }
+                    )
                     continue
                 try:
                     moved = dataset_diff(dataset, str(prev.number), str(v.number), run_old=old_run, run_new=new_run)[
@@ -103,16 +150,16 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
         if prev is not None and v.added:
             diff = version_diff(prev, v)
             kept = diff.unchanged + diff.modified
-            latest_new = {r.system: r for r in runs_by_version.get(v.pk, []) if r.pk not in scope.run_ids}
-            for old_run in {
-                r.system: r for r in runs_by_version.get(prev.pk, []) if r.pk not in scope.run_ids
-            }.values():
+            for old_run, paired_new, differs in pairs.values():
+                if old_run is None:
+                    continue
                 right, wrong = grades_of(old_run).tally(kept)
                 if not right + wrong:
                     continue
                 old_score = right / (right + wrong)
                 ceiling = ceiling_after_adding(right + wrong, old_score, len(diff.added))
-                new_run = latest_new.get(old_run.system)
+                # A new score is set against the ceiling only from a run whose pinned fields agree.
+                new_run = None if differs else paired_new
                 new_score = grades_of(new_run).score() if new_run else None
                 entry["ceilings"].append(
                     {
@@ -125,6 +172,7 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
                         "new_run": new_run.run_id if new_run else None,
                         "new_score": new_score,
                         "exceeds_ceiling": (new_score is not None and new_score > ceiling + 1e-12),
+                        "differs": differs,
                     }
                 )
         out.append(entry)

@@ -155,3 +155,86 @@ def test_grown_set_ceiling_disqualifies_the_obvious_explanation(tmp_path):
         ceiling["new_score"],
         ceiling["exceeds_ceiling"],
     ) == ("r-1400", "r-1600", 1306 / 1600, 0.85, True)
+
+
+def _two_versions_with_runs(tmp_path, new_runs):
+    """v1: 10 questions; v2: the same 10 and 2 added. rag-v2 scored 6/10 on v1 under cfg1; `new_runs` on v2."""
+    ids = qids(12)
+    v1 = import_questions(tmp_path, "support", [q(i) for i in ids[:10]], "v1")
+    v2 = import_questions(tmp_path, "support", [q(i) for i in ids], "v2")
+    import_run(
+        tmp_path,
+        run_id="old",
+        system="rag-v2",
+        dataset="support",
+        dataset_hash=v1["dataset_hash"],
+        correct={i: n < 6 for n, i in enumerate(ids[:10])},
+    )
+    for run_id, right, at, pinned in new_runs:
+        import_run(
+            tmp_path,
+            run_id=run_id,
+            system="rag-v2",
+            dataset="support",
+            dataset_hash=v2["dataset_hash"],
+            correct={i: n < right for n, i in enumerate(ids)},
+            started_at=at,
+            **pinned,
+        )
+
+
+def test_history_pairs_only_runs_whose_pinned_fields_agree(tmp_path):
+    """The latest v2 run was scored by another evaluator config: the pair is the earlier run on cfg1."""
+    _two_versions_with_runs(
+        tmp_path,
+        [
+            ("same-cfg", 7, "2026-06-08T02:00:00Z", {}),
+            ("other-cfg", 12, "2026-06-09T02:00:00Z", {"evaluator_config_hash": "sha256:cfg2"}),
+        ],
+    )
+    from comparisons.selectors.history import dataset_history
+
+    v2 = dataset_history("support")["versions"][1]
+    (movement,) = v2["movements"]
+    assert (movement["old_run"], movement["new_run"], movement["new_aggregate"]) == ("old", "same-cfg", 7 / 12)
+    (ceiling,) = v2["ceilings"]
+    assert (ceiling["old_run"], ceiling["new_run"], ceiling["new_score"], ceiling["ceiling"]) == (
+        "old",
+        "same-cfg",
+        7 / 12,
+        8 / 12,
+    )
+    assert (ceiling["exceeds_ceiling"], ceiling["differs"]) == (False, [])
+    assert v2["unpaired"] == []
+
+
+def test_history_names_the_differing_pinned_fields_when_no_run_qualifies(tmp_path):
+    _two_versions_with_runs(
+        tmp_path,
+        [("other-cfg", 12, "2026-06-09T02:00:00Z", {"evaluator_config_hash": "sha256:cfg2", "prompt_hash": "p2"})],
+    )
+    from comparisons.selectors.history import dataset_history
+
+    v2 = dataset_history("support")["versions"][1]
+    assert v2["movements"] == []
+    (ceiling,) = v2["ceilings"]
+    # The ceiling stands on the old run alone; no new score is printed against it.
+    assert (ceiling["ceiling"], ceiling["new_run"], ceiling["new_score"], ceiling["exceeds_ceiling"]) == (
+        8 / 12,
+        None,
+        None,
+        False,
+    )
+    assert ceiling["differs"] == ["prompt_hash", "evaluator_config_hash"]
+    assert v2["unpaired"] == [
+        {
+            "system": "rag-v2",
+            "old_run": "old",
+            "new_run": "other-cfg",
+            "differs": ["prompt_hash", "evaluator_config_hash"],
+            "words": (
+                "rag-v2: no run on v1 and v2 agree on their pinned fields, so none is compared; "
+                "old → other-cfg differ in prompt_hash (p1 → p2), evaluator_config_hash (sha256:cfg1 → sha256:cfg2)."
+            ),
+        }
+    ]
