@@ -35,4 +35,6 @@ class DatasetDiffView(DeclaredOutput, APIView):
         scope = blind_scope(request.user)
         run_old = run_get(f["run_old"], scope=scope) if f.get("run_old") else None
         run_new = run_get(f["run_new"], scope=scope) if f.get("run_new") else None
-        return Response(dataset_diff(dataset_get(name), f["old"], f["new"], run_old=run_old, run_new=run_new))
+        return Response(
+            dataset_diff(dataset_get(name), f["old"], f["new"], run_old=run_old, run_new=run_new, scope=scope)
+        )

@@ -312,11 +312,32 @@ def _decomposition_fields(**kwargs) -> dict:
     }
 
 
+class PartitionPointsSerializer(serializers.Serializer):
+    modified = serializers.FloatField()
+    added = serializers.FloatField()
+    removed = serializers.FloatField()
+
+
+class MovementReadingSerializer(serializers.Serializer):
+    """The intersection re-score in words: against the run-to-run band, and whether the dataset's own
+    partitions account for the movement (points are percentage points)."""
+
+    band = BandSerializer(allow_null=True)
+    intersection_points = number(help_text="the score's movement on the unchanged questions")
+    intersection_beyond_band = serializers.BooleanField(allow_null=True)
+    dataset_points = serializers.FloatField(help_text="modified + added + removed contributions")
+    partition_points = PartitionPointsSerializer()
+    unexplained_points = serializers.FloatField(help_text="the unchanged questions' contribution to the movement")
+    explained_within_band = serializers.BooleanField(allow_null=True)
+    differs = names(help_text="pinned fields in which the two runs differ")
+    words = serializers.CharField()
+
+
 class DecompositionSerializer(serializers.Serializer):
     """How an aggregate moved between two versions, partition by partition (the contributions sum to delta)."""
 
 
-declare(DecompositionSerializer, **_decomposition_fields())
+declare(DecompositionSerializer, **_decomposition_fields(), reading=MovementReadingSerializer(required=False))
 
 
 class MovementSerializer(serializers.Serializer):
@@ -328,7 +349,7 @@ class MovementSerializer(serializers.Serializer):
     error = serializers.CharField(required=False)
 
 
-declare(MovementSerializer, **_decomposition_fields(required=False))
+declare(MovementSerializer, **_decomposition_fields(required=False), reading=MovementReadingSerializer(required=False))
 
 
 class CeilingSerializer(serializers.Serializer):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from annotation.models import Dataset, Run
+from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import versions_partition
 from calibration.selectors.grades import run_grades
+from comparisons.selectors.compare import run_band_for
+from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
 from evalapp.errors import Problem, ServiceError
 from evalstats.manifest import (
     NEW_PARTITIONS,
@@ -40,11 +45,100 @@ def movement_ceiling(decomposition, diff) -> dict:
     }
 
 
+def _points(x: float) -> str:
+    return f"{x + 0.0:+.1f}"  # + 0.0: no "-0.0"
+
+
+def movement_reading(decomposition, diff, run_old: Run, run_new: Run, *, scope: BlindScope = OPERATOR) -> dict:
+    """The intersection re-score in words: whether the score on the unchanged questions moved beyond the
+    run-to-run band (repeats of the old run, else of the new one), whether the dataset's own partitions
+    (modified, added, removed) account for the aggregate's movement within the band, and when they do not,
+    that something outside the dataset moved, naming the pinned fields in which the two runs differ.
+    Points are percentage points; `unexplained_points` is the unchanged questions' contribution."""
+    band = None
+    for side, run in (("old", run_old), ("new", run_new)):
+        band = run_band_for(repeat_runs(run, scope=scope))
+        if band is not None:
+            band["from"] = f"repeats of the {side} run"
+            break
+    width = band["width_points"] if band else None
+    d = decomposition
+    old_s, new_s = d.old_sums, d.new_sums
+    # From the sums rather than 100 * contribution, so whole counts give whole points exactly.
+    parts = {
+        "modified": 100 * (new_s["modified"] - old_s["modified"]) / d.n_new,
+        "added": 100 * (new_s["added"] - len(diff.added) * d.old_aggregate) / d.n_new,
+        "removed": 100 * (len(diff.removed) * d.old_aggregate - old_s["removed"]) / d.n_new,
+    }
+    dataset_points = math.fsum(parts.values())
+    unexplained = 100 * (new_s["unchanged"] - old_s["unchanged"]) / d.n_new
+    delta_points = 100 * d.delta
+    differs = pinned_differences(run_old, run_new)
+    n_int = d.n_intersection
+    intersection_points = 100 * (new_s["unchanged"] - old_s["unchanged"]) / n_int if n_int else None
+    beyond = None if width is None or intersection_points is None else abs(intersection_points) > width + 1e-9
+    explained = None if width is None else abs(unexplained) <= width + 1e-9
+    words = []
+    if intersection_points is None:
+        words.append("No question is unchanged between the versions, so there is no like-for-like re-score.")
+    else:
+        moved = f"({d.intersection_old:.3f} → {d.intersection_new:.3f}, {_points(intersection_points)} points)"
+        if width is None:
+            words.append(
+                f"On the {n_int} unchanged questions the score went {d.intersection_old:.3f} → "
+                f"{d.intersection_new:.3f} ({_points(intersection_points)} points); no run-to-run band is measured "
+                "(import two or more repeat runs of an unchanged system), so rerun noise is not ruled out."
+            )
+        else:
+            verb = "moved beyond" if beyond else "held within"
+            words.append(
+                f"On the {n_int} unchanged questions the score {verb} the {width:.1f}-point run-to-run band {moved}."
+            )
+    changes = (
+        f"The dataset's changes (modified {_points(parts['modified'])}, added {_points(parts['added'])}, "
+        f"removed {_points(parts['removed'])} points)"
+    )
+    outside = ""
+    if differs:
+        outside = f"the runs differ in {pinned_changes_words(run_old, run_new, differs)}."
+    if width is None:
+        words.append(
+            f"{changes} give {dataset_points + 0.0:.1f} of the {delta_points + 0.0:.1f}-point movement; "
+            f"{_points(unexplained)} points come from outside the dataset." + (f" The {outside[4:]}" if outside else "")
+        )
+    elif explained:
+        words.append(f"{changes} account for the {delta_points + 0.0:.1f}-point movement within the band.")
+    else:
+        words.append(
+            f"{changes} do not account for the {delta_points + 0.0:.1f}-point movement: {_points(unexplained)} points "
+            "come from outside the dataset; "
+            + (outside or "no pinned field differs between the runs, so the system or something it does not pin moved.")
+        )
+    return {
+        "band": band,
+        "intersection_points": intersection_points,
+        "intersection_beyond_band": beyond,
+        "dataset_points": dataset_points,
+        "partition_points": parts,
+        "unexplained_points": unexplained,
+        "explained_within_band": explained,
+        "differs": differs,
+        "words": " ".join(words),
+    }
+
+
 def dataset_diff(
-    dataset: Dataset, old_ref: str, new_ref: str, *, run_old: Run | None = None, run_new: Run | None = None
+    dataset: Dataset,
+    old_ref: str,
+    new_ref: str,
+    *,
+    run_old: Run | None = None,
+    run_new: Run | None = None,
+    scope: BlindScope = OPERATOR,
 ) -> dict:
     """The four partitions between two versions and, given a run on each, the movement decomposed by
-    partition (and, when questions were added, the ceiling on what they can move)."""
+    partition with its reading in words (movement_reading; the band leaves out runs in the viewer's blind
+    `scope`), and, when questions were added, the ceiling on what they can move."""
     old, new, diff, out = versions_partition(dataset, old_ref, new_ref)
     if run_old is not None and run_new is not None:
         # Graded by the question's rule where the harness gave no score (calibration.selectors.grades).
@@ -70,7 +164,10 @@ def dataset_diff(
                 )
                 raise ServiceError(f"cannot decompose the movement: {problem}", [Problem(problem, field="run")])
         decomposition = decompose_sums(sums["old"], sums["new"], diff)
-        out["movement"] = decomposition.to_dict()
+        out["movement"] = {
+            **decomposition.to_dict(),
+            "reading": movement_reading(decomposition, diff, run_old, run_new, scope=scope),
+        }
         if diff.added:
             out["ceiling"] = movement_ceiling(decomposition, diff)
     return out

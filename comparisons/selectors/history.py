@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from annotation.models import PINNED, Dataset, RelabelAudit, Run
+from annotation.models import Dataset, RelabelAudit, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import dataset_get, version_diff, version_get
 from calibration.selectors.grades import (
@@ -13,6 +13,7 @@ from calibration.selectors.grades import (
     run_grades,
 )
 from comparisons.selectors.diff import dataset_diff
+from comparisons.selectors.runs import pinned_changes_words, pinned_differences
 from comparisons.selectors.series import _run_point
 from evalapp.errors import ServiceError
 from evalstats.manifest import ceiling_after_adding
@@ -35,11 +36,6 @@ def relabel_audits_by_version(dataset: Dataset) -> dict[int, list[dict]]:
     return out
 
 
-def pinned_differences(a: Run, b: Run) -> list[str]:
-    """The pinned fields (annotation.models.PINNED order) on which two runs disagree; the dataset is not one."""
-    return [k for k in PINNED if getattr(a, k) != getattr(b, k)]
-
-
 def pair_runs(old_runs: list[Run], new_runs: list[Run]) -> tuple[Run | None, Run | None, list[str]]:
     """The latest run on the new version with the latest run on the old one whose pinned fields all
     agree, and []; when no pair agrees, (latest old, latest new, the fields they differ in). Runs are
@@ -54,7 +50,7 @@ def pair_runs(old_runs: list[Run], new_runs: list[Run]) -> tuple[Run | None, Run
 
 
 def _unpaired_words(system: str, old_number: int, new_number: int, old: Run, new: Run, differs: list[str]) -> str:
-    fields = ", ".join(f"{k} ({getattr(old, k) or '(none)'} → {getattr(new, k) or '(none)'})" for k in differs)
+    fields = pinned_changes_words(old, new, differs)
     return (
         f"{system}: no run on v{old_number} and v{new_number} agree on their pinned fields, so none is compared; "
         f"{old.run_id} → {new.run_id} differ in {fields}."
@@ -136,9 +132,9 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
                     )
                     continue
                 try:
-                    moved = dataset_diff(dataset, str(prev.number), str(v.number), run_old=old_run, run_new=new_run)[
-                        "movement"
-                    ]
+                    moved = dataset_diff(
+                        dataset, str(prev.number), str(v.number), run_old=old_run, run_new=new_run, scope=scope
+                    )["movement"]
                 except ServiceError as exc:
                     entry["movements"].append(
                         {"system": system, "old_run": old_run.run_id, "new_run": new_run.run_id, "error": exc.message}

@@ -22,6 +22,16 @@ def run_summary(run: Run) -> dict:
     }
 
 
+def pinned_differences(a: Run, b: Run) -> list[str]:
+    """The pinned fields (annotation.models.PINNED order) on which two runs disagree; the dataset is not one."""
+    return [k for k in PINNED if getattr(a, k) != getattr(b, k)]
+
+
+def pinned_changes_words(a: Run, b: Run, fields: list[str]) -> str:
+    """`field (old → new), …` for the given pinned fields of two runs."""
+    return ", ".join(f"{k} ({getattr(a, k) or '(none)'} → {getattr(b, k) or '(none)'})" for k in fields)
+
+
 def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = None) -> dict | None:
     """The stale-gold check of a version (annotation.selectors.stale_gold), with how many of the
     given (paired, failing…) questions it touches. None when the run has no dataset version."""

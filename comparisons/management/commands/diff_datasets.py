@@ -26,4 +26,6 @@ class Command(EvalCommand):
             lines.append(f"  {part:9} {len(p[part])}")
         if "movement" in p:
             lines.append(f"  movement {p['movement']}")
+            if "reading" in p["movement"]:
+                lines.append(f"  {p['movement']['reading']['words']}")
         return "\n".join(lines)

@@ -71,3 +71,127 @@ def test_diff_datasets_lists_the_four_partitions(tmp_path, questions_file):
     }
     code, _, err = run_cmd("diff_datasets", "--dataset", "support", v1.dataset_hash, "sha256:deadbeef")
     assert code == 2 and "unknown version" in err
+
+
+def _relabelled_with_band(tmp_path):
+    """100 questions, 10 relabelled in v2 (q-0000..q-0009). rag-v2 on v1: 70 right (all 10 relabelled and
+    60 of the 90 unchanged), repeats at 69 and 71: band 70 ± 2 sd = 4.0 points wide."""
+    ids = [f"q-{i:04d}" for i in range(100)]
+    v1 = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
+    v2 = import_questions(
+        tmp_path, "support", [q(i, expected=f"corrected {i}") if n < 10 else q(i) for n, i in enumerate(ids)], "v2"
+    )
+    for run_id, right, at in (("old", 70, "2026-06-07T02:00:00Z"), ("old-r1", 69, "2026-06-07T03:00:00Z")):
+        import_run(
+            tmp_path,
+            run_id=run_id,
+            system="rag-v2",
+            dataset="support",
+            dataset_hash=v1["dataset_hash"],
+            correct={i: n < right for n, i in enumerate(ids)},
+            started_at=at,
+        )
+    import_run(
+        tmp_path,
+        run_id="old-r2",
+        system="rag-v2",
+        dataset="support",
+        dataset_hash=v1["dataset_hash"],
+        correct={i: n < 71 for n, i in enumerate(ids)},
+        started_at="2026-06-07T04:00:00Z",
+    )
+    return ids, v1, v2
+
+
+def _diff(v1, v2, new_run):
+    return run_command(
+        "diff_datasets",
+        "--dataset",
+        "support",
+        v1["dataset_hash"],
+        v2["dataset_hash"],
+        "--run-old",
+        "old",
+        "--run-new",
+        new_run,
+    )
+
+
+def test_intersection_rescore_in_words_flat_and_explained_by_the_relabelled_batch(tmp_path):
+    ids, v1, v2 = _relabelled_with_band(tmp_path)
+    # Same pins; the 10 relabelled now wrong, the 90 unchanged answered as before (60 right).
+    import_run(
+        tmp_path,
+        run_id="new",
+        system="rag-v2",
+        dataset="support",
+        dataset_hash=v2["dataset_hash"],
+        correct={i: 10 <= n < 70 for n, i in enumerate(ids)},
+        started_at="2026-06-08T02:00:00Z",
+    )
+    r = _diff(v1, v2, "new")["movement"]["reading"]
+    assert (r["band"]["runs"], r["band"]["width_points"]) == (["old", "old-r1", "old-r2"], 4.0)
+    assert (r["intersection_points"], r["intersection_beyond_band"]) == (0.0, False)
+    assert (r["dataset_points"], r["unexplained_points"], r["explained_within_band"]) == (-10.0, 0.0, True)
+    assert r["differs"] == []
+    assert r["words"] == (
+        "On the 90 unchanged questions the score held within the 4.0-point run-to-run band "
+        "(0.667 → 0.667, +0.0 points). The dataset's changes (modified -10.0, added +0.0, removed +0.0 points) "
+        "account for the -10.0-point movement within the band."
+    )
+
+
+def test_intersection_rescore_in_words_names_what_moved_outside_the_dataset(tmp_path):
+    ids, v1, v2 = _relabelled_with_band(tmp_path)
+    # Another prompt: 9 more of the 90 unchanged right (69), the 10 relabelled wrong.
+    import_run(
+        tmp_path,
+        run_id="new",
+        system="rag-v2",
+        dataset="support",
+        dataset_hash=v2["dataset_hash"],
+        correct={i: 10 <= n < 79 for n, i in enumerate(ids)},
+        started_at="2026-06-08T02:00:00Z",
+        prompt_hash="p2",
+    )
+    r = _diff(v1, v2, "new")["movement"]["reading"]
+    assert (r["intersection_points"], r["intersection_beyond_band"]) == (10.0, True)
+    assert (r["dataset_points"], r["unexplained_points"], r["explained_within_band"]) == (-10.0, 9.0, False)
+    assert r["differs"] == ["prompt_hash"]
+    assert r["words"] == (
+        "On the 90 unchanged questions the score moved beyond the 4.0-point run-to-run band "
+        "(0.667 → 0.767, +10.0 points). The dataset's changes (modified -10.0, added +0.0, removed +0.0 points) "
+        "do not account for the -1.0-point movement: +9.0 points come from outside the dataset; "
+        "the runs differ in prompt_hash (p1 → p2)."
+    )
+
+
+def test_intersection_rescore_in_words_without_a_band(tmp_path):
+    ids = [f"q-{i:04d}" for i in range(4)]
+    v1 = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
+    v2 = import_questions(tmp_path, "support", [q(i) for i in ids] + [q("q-0004")], "v2")
+    import_run(
+        tmp_path,
+        run_id="old",
+        system="s",
+        dataset="support",
+        dataset_hash=v1["dataset_hash"],
+        correct=dict.fromkeys(ids, True),
+    )
+    import_run(
+        tmp_path,
+        run_id="new",
+        system="s",
+        dataset="support",
+        dataset_hash=v2["dataset_hash"],
+        correct={**dict.fromkeys(ids, True), "q-0004": False},
+        started_at="2026-06-08T02:00:00Z",
+    )
+    r = _diff(v1, v2, "new")["movement"]["reading"]
+    assert (r["band"], r["intersection_beyond_band"], r["explained_within_band"]) == (None, None, None)
+    assert r["words"] == (
+        "On the 4 unchanged questions the score went 1.000 → 1.000 (+0.0 points); no run-to-run band is "
+        "measured (import two or more repeat runs of an unchanged system), so rerun noise is not ruled out. "
+        "The dataset's changes (modified +0.0, added -20.0, removed +0.0 points) give -20.0 of the "
+        "-20.0-point movement; +0.0 points come from outside the dataset."
+    )
