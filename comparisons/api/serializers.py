@@ -73,6 +73,10 @@ class StaleGoldReportSerializer(serializers.Serializer):
     stale_qids = names(help_text="the first 100")
     moved = serializers.IntegerField()
     stale_in_paired = serializers.IntegerField(allow_null=True)
+    stale_in_discordant = serializers.IntegerField(
+        required=False,
+        help_text="stale labels on questions the two runs answer differently: those can move the difference",
+    )
 
 
 class BandSerializer(serializers.Serializer):

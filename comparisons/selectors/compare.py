@@ -224,12 +224,16 @@ def compare_runs(
         warnings.append(disputed["words"] + " (settle them on the adjudication list)")
     stale = {}
     for report in stale_reports:
-        report["stale_in_paired"] = len(outcomes["paired"].intersection(report.pop("_stale_all")))
+        stale_all = report.pop("_stale_all")
+        report["stale_in_paired"] = len(outcomes["paired"].intersection(stale_all))
+        # Only a question the two runs answer differently can move the paired difference when its gold changes.
+        report["stale_in_discordant"] = len((outcomes["a_only"] | outcomes["b_only"]).intersection(stale_all))
         stale[report["dataset_hash"]] = report
         if report["stale"]:
             warnings.append(
                 f"{report['stale']} gold label(s) of {report['dataset_hash'][:19]}… are stale "
-                f"({report['stale_in_paired']} among the paired questions): their gold_text "
+                f"({report['stale_in_paired']} among the paired questions, {report['stale_in_discordant']} on "
+                f"discordant ones, where a stale label can move the difference): their gold_text "
                 f"is no longer in the live corpus"
             )
 

@@ -145,11 +145,43 @@ def test_compare_checks_stale_gold_first_and_reports_it(tmp_path, corpus_file):
         ["q-0001"],
         1,
     )
+    assert report["stale_in_discordant"] == 1  # q-0001: A right, B wrong
     assert out["warnings"] == [
-        f"1 gold label(s) of {v['dataset_hash'][:19]}… are stale (1 among the paired "
-        f"questions): their gold_text is no longer in the live corpus"
+        f"1 gold label(s) of {v['dataset_hash'][:19]}… are stale (1 among the paired questions, 1 on "
+        f"discordant ones, where a stale label can move the difference): their gold_text is no longer in "
+        f"the live corpus"
     ]
     assert run_command("compare", "A", "B", "--iters", "100", "--no-stale-check")["stale_gold"] == {}
+
+
+def test_stale_gold_on_concordant_questions_only_cannot_move_the_difference(tmp_path, corpus_file):
+    run_command("import_corpus", str(corpus_file))
+    gone = {"gold_doc_id": "confluence:SEC/12", "gold_chunk_id": "confluence:SEC/12#0000"}
+    v = import_questions(
+        tmp_path,
+        "support",
+        [
+            q("q-0000", gold_text="Passwords never expire.", **gone),  # stale, both right
+            q("q-0001", gold_text="Passwords expire hourly.", **gone),  # stale, both wrong
+            q("q-0002", gold_doc_id=None, gold_chunk_id=None, stratum="no_answer"),  # B only
+        ],
+        "v1",
+    )
+    for run_id, right in (
+        ("A", {"q-0000": True, "q-0001": False, "q-0002": False}),
+        ("B", {"q-0000": True, "q-0001": False, "q-0002": True}),
+    ):
+        import_run(
+            tmp_path, run_id=run_id, system=run_id, dataset="support", dataset_hash=v["dataset_hash"], correct=right
+        )
+    out = run_command("compare", "A", "B", "--iters", "100")
+    report = out["stale_gold"][v["dataset_hash"]]
+    assert (report["stale"], report["stale_in_paired"], report["stale_in_discordant"]) == (2, 2, 0)
+    assert out["warnings"] == [
+        f"2 gold label(s) of {v['dataset_hash'][:19]}… are stale (2 among the paired questions, 0 on "
+        f"discordant ones, where a stale label can move the difference): their gold_text is no longer in "
+        f"the live corpus"
+    ]
 
 
 STRATA = ["policy_lookup", "procedural", "no_answer"]
