@@ -399,6 +399,11 @@ class HistoryVersionSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
     audit_url = text()
     relabel_audits = RelabelAuditLinkSerializer(many=True)
+    modified_by = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="how many modified questions changed each scored field, or only metadata",
+    )
+    modified_words = serializers.CharField(allow_blank=True, help_text="modified_by in words, zeros left out")
     runs = RunPointSerializer(many=True)
     ceilings = CeilingSerializer(many=True)
     movements = MovementSerializer(many=True)
@@ -424,6 +429,19 @@ class DiffCeilingSerializer(serializers.Serializer):
     words = serializers.CharField(required=False)
 
 
+class ModifiedBySerializer(serializers.Serializer):
+    """The modified qids by what changed: the scored fields, or only metadata (sorted qids)."""
+
+    expected = names()
+    gold_chunk_id = names()
+    gold_doc_id = names()
+    gold_text = names()
+    grading = names()
+    question = names()
+    stratum = names()
+    metadata_only = names(help_text="none of the fields above changed: no score can move")
+
+
 class DatasetDiffSerializer(serializers.Serializer):
     """The `diff_datasets` object: the four partitions (sorted qids) and, given a run on each version,
     the movement and (when questions were added) its ceiling."""
@@ -435,6 +453,10 @@ class DatasetDiffSerializer(serializers.Serializer):
     removed = names()
     modified = names()
     unchanged = names()
+    modified_fields = serializers.DictField(
+        child=names(), help_text="qid -> the record keys whose value changed (a key on one side only counts)"
+    )
+    modified_by = ModifiedBySerializer()
     movement = DecompositionSerializer(required=False)
     ceiling = DiffCeilingSerializer(required=False)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from annotation.models import Dataset, Run
+from annotation.models import Dataset, DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import versions_partition
-from calibration.selectors.grades import run_grades
+from calibration.selectors.grades import run_grades, version_records_for
 from comparisons.selectors.compare import run_band_for
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
 from evalapp.errors import Problem, ServiceError
@@ -43,6 +43,33 @@ def movement_ceiling(decomposition, diff) -> dict:
             + ("exceeds it: the additions alone cannot explain the rise." if exceeds else "is within it.")
         ),
     }
+
+
+# The fields of a question record that change what is scored; any other key is metadata.
+SCORED_FIELDS = ("expected", "gold_chunk_id", "gold_doc_id", "gold_text", "grading", "question", "stratum")
+_ABSENT = object()
+
+
+def modified_fields(
+    old: DatasetVersion, new: DatasetVersion, qids
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What changed in each modified question: qid -> the keys whose value differs (sorted; a key present on
+    one side only counts), and SCORED_FIELDS + `metadata_only` -> the sorted qids that changed there
+    (`metadata_only`: none of SCORED_FIELDS changed, so no score can move)."""
+    wanted = set(qids)
+    olds, news = version_records_for(old, wanted), version_records_for(new, wanted)
+    fields: dict[str, list[str]] = {}
+    by: dict[str, list[str]] = {k: [] for k in (*SCORED_FIELDS, "metadata_only")}
+    for qid in sorted(wanted):
+        a, b = olds.get(qid) or {}, news.get(qid) or {}
+        changed = sorted(k for k in a.keys() | b.keys() if a.get(k, _ABSENT) != b.get(k, _ABSENT))
+        fields[qid] = changed
+        scored = [k for k in SCORED_FIELDS if k in changed]
+        for k in scored:
+            by[k].append(qid)
+        if not scored:
+            by["metadata_only"].append(qid)
+    return fields, by
 
 
 def _points(x: float) -> str:
@@ -137,9 +164,10 @@ def dataset_diff(
     scope: BlindScope = OPERATOR,
 ) -> dict:
     """The four partitions between two versions and, given a run on each, the movement decomposed by
-    partition with its reading in words (movement_reading; the band leaves out runs in the viewer's blind
+    partition with its reading in words (and each modified question's changed fields, modified_fields) (movement_reading; the band leaves out runs in the viewer's blind
     `scope`), and, when questions were added, the ceiling on what they can move."""
     old, new, diff, out = versions_partition(dataset, old_ref, new_ref)
+    out["modified_fields"], out["modified_by"] = modified_fields(old, new, diff.modified)
     if run_old is not None and run_new is not None:
         # Graded by the question's rule where the harness gave no score (calibration.selectors.grades).
         sums = {}

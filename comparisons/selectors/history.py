@@ -12,7 +12,7 @@ from calibration.selectors.grades import (
     RunGrades,
     run_grades,
 )
-from comparisons.selectors.diff import dataset_diff
+from comparisons.selectors.diff import dataset_diff, modified_fields
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences
 from comparisons.selectors.series import _run_point
 from evalapp.errors import ServiceError
@@ -93,6 +93,11 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
             "removed": v.removed,
             "modified": v.modified,
             "unchanged": v.unchanged,
+            "modified_by": (
+                {k: len(q) for k, q in modified_fields(prev, v, version_diff(prev, v).modified)[1].items()}
+                if prev is not None and v.modified
+                else {}
+            ),
             "audit_url": f"/api/datasets/{dataset.name}/audit/" if v.modified else None,
             "relabel_audits": audits.get(v.pk, []) if v.modified else [],
             "runs": [
@@ -104,6 +109,7 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
             "unpaired": [],
         }
         pairs: dict[str, tuple[Run | None, Run | None, list[str]]] = {}
+        entry["modified_words"] = " · ".join(f"{k.replace('_', ' ')} {n}" for k, n in entry["modified_by"].items() if n)
         if prev is not None:
             old_by_system: dict[str, list[Run]] = defaultdict(list)
             new_by_system: dict[str, list[Run]] = defaultdict(list)

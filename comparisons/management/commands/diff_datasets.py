@@ -24,6 +24,9 @@ class Command(EvalCommand):
         lines = [f"{p['old']} -> {p['new']}"]
         for part in ("added", "removed", "modified", "unchanged"):
             lines.append(f"  {part:9} {len(p[part])}")
+        changed = [f"{k} {len(q)}" for k, q in p["modified_by"].items() if q]
+        if changed:
+            lines.append(f"  modified by field: {', '.join(changed)}")
         if "movement" in p:
             lines.append(f"  movement {p['movement']}")
             if "reading" in p["movement"]:

@@ -195,3 +195,56 @@ def test_intersection_rescore_in_words_without_a_band(tmp_path):
         "The dataset's changes (modified +0.0, added -20.0, removed +0.0 points) give -20.0 of the "
         "-20.0-point movement; +0.0 points come from outside the dataset."
     )
+
+
+def test_diff_datasets_narrows_modified_field_by_field(tmp_path, api_client_for):
+    base = [q(f"q-{i:04d}", labelled_by="a.lee") for i in range(6)]
+    v1 = import_questions(tmp_path, "support", base, "v1")
+    changes = {
+        "q-0000": {"expected": "a corrected answer"},
+        "q-0001": {"gold_chunk_id": "doc:A#0099"},
+        "q-0002": {"gold_doc_id": "doc:B", "gold_text": "moved passage"},
+        "q-0003": {"grading": "span"},
+        "q-0004": {"labelled_by": "j.okafor", "source": "review"},
+    }
+    v2 = import_questions(tmp_path, "support", [dict(r, **changes.get(r["qid"], {})) for r in base], "v2")
+    out = run_command("diff_datasets", "--dataset", "support", v1["dataset_hash"], v2["dataset_hash"])
+    assert out["modified"] == ["q-0000", "q-0001", "q-0002", "q-0003", "q-0004"]
+    assert out["modified_fields"] == {
+        "q-0000": ["expected"],
+        "q-0001": ["gold_chunk_id"],
+        "q-0002": ["gold_doc_id", "gold_text"],
+        "q-0003": ["grading"],
+        "q-0004": ["labelled_by", "source"],
+    }
+    assert out["modified_by"] == {
+        "expected": ["q-0000"],
+        "gold_chunk_id": ["q-0001"],
+        "gold_doc_id": ["q-0002"],
+        "gold_text": ["q-0002"],
+        "grading": ["q-0003"],
+        "question": [],
+        "stratum": [],
+        "metadata_only": ["q-0004"],
+    }
+    api = api_client_for("eng", "engineer")
+    res = api.get("/api/datasets/support/diff/", {"old": "1", "new": "2"})
+    assert res.status_code == 200
+    assert (res.json()["modified_fields"], res.json()["modified_by"]) == (out["modified_fields"], out["modified_by"])
+
+    from comparisons.selectors.history import dataset_history
+
+    history = dataset_history("support")["versions"][1]
+    assert history["modified_words"] == (
+        "expected 1 · gold chunk id 1 · gold doc id 1 · gold text 1 · grading 1 · metadata only 1"
+    )
+    assert history["modified_by"] == {
+        "expected": 1,
+        "gold_chunk_id": 1,
+        "gold_doc_id": 1,
+        "gold_text": 1,
+        "grading": 1,
+        "question": 0,
+        "stratum": 0,
+        "metadata_only": 1,
+    }
