@@ -16,6 +16,11 @@ def _normalise(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def gold_text_in(gold_text: str, text: str) -> bool:
+    """Whether a passage holds the gold text, whitespace and case aside (the rule of the stale-gold check)."""
+    return _normalise(gold_text) in _normalise(text)
+
+
 GOLD_BATCH = 2000
 
 

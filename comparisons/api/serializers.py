@@ -198,6 +198,10 @@ class FailureSerializer(serializers.Serializer):
     category = serializers.CharField()
     rank = serializers.IntegerField(allow_null=True)
     gold_chunk_id = text()
+    gold_chunk_gone = serializers.BooleanField(
+        help_text="no live chunk holds the gold text under gold_chunk_id: the gold document and text decided"
+    )
+    matched_by = text(help_text="chunk_id, gold_text or gold_document: how the gold passage was found; null if not")
 
 
 class FailuresSerializer(serializers.Serializer):

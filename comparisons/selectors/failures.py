@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Collection
 
+from annotation.models import Chunk, Document
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import version_strata
+from annotation.selectors.gold import gold_text_in
 from calibration.selectors.grades import (
     answer_values,
     run_grades,
@@ -24,27 +27,91 @@ FAILURE_LABELS = {
 }
 
 
-def classify_failure(gold_chunk_id: str | None, retrieved: list, prompt_chunks: list) -> tuple[str, int | None]:
-    """(category, rank) of one failing answer from its fields; rank where the gold chunk was retrieved."""
+def classify_failure(
+    gold_chunk_id: str | None, retrieved: list, prompt_chunks: list, *, gold_ids: Collection[str] | None = None
+) -> tuple[str, int | None]:
+    """(category, rank) of one failing answer from its fields; rank where the gold chunk was retrieved.
+    `gold_ids`, when given, are the chunk ids that stand for the gold passage instead of `gold_chunk_id`
+    (after a re-chunk, gold_fallback_ids)."""
     if not gold_chunk_id:
         return "no_gold", None
+    gold = {gold_chunk_id} if gold_ids is None else set(gold_ids)
     rank = None
     for item in retrieved or []:
-        if isinstance(item, dict) and item.get("chunk_id") == gold_chunk_id:
+        if isinstance(item, dict) and item.get("chunk_id") in gold:
             r = item.get("rank")
             rank = r if rank is None or (isinstance(r, int) and r < rank) else rank
-    if gold_chunk_id in (prompt_chunks or []):
+    if gold.intersection(c for c in prompt_chunks or [] if isinstance(c, str)):
         return "generation", rank
     if rank is None:
         return "not_retrieved", None
     return "retrieved_not_in_prompt", rank
 
 
+def _chunk_ids(retrieved: list, prompt_chunks: list) -> set[str]:
+    ids = {i.get("chunk_id") for i in retrieved or [] if isinstance(i, dict) and isinstance(i.get("chunk_id"), str)}
+    return ids | {c for c in prompt_chunks or [] if isinstance(c, str)}
+
+
+def gold_fallback_ids(records: dict[str, dict], used: dict[str, set[str]]) -> dict[str, tuple[set[str], str]]:
+    """For each question whose gold chunk is gone (retired, or never in a corpus that holds its gold document,
+    or the live chunk of that id no longer holds its gold_text), the chunk ids among those its answer `used` that stand for the gold passage, and by
+    what: "gold_text" (a chunk of the gold document, live or retired, that holds the gold text; any
+    document when the record names none) or "gold_document" (a chunk of the gold document, when the
+    record has no gold_text). The same fallback as check_labels. Questions whose gold chunk is live and
+    holds its text are left out (their chunk id decides)."""
+    gold_ids = {r["gold_chunk_id"] for r in records.values() if r.get("gold_chunk_id")}
+    live = dict(Chunk.objects.filter(retired=False, chunk_id__in=gold_ids).values_list("chunk_id", "text"))
+    # A chunk id the corpus never held, of a document it does not hold either, is not known to be gone:
+    # without a corpus to ask, the run's chunk ids are all there is.
+    known_ids = set(Chunk.objects.filter(chunk_id__in=gold_ids - live.keys()).values_list("chunk_id", flat=True))
+    known_docs = set(
+        Document.objects.filter(doc_id__in={r.get("gold_doc_id") for r in records.values()} - {None}).values_list(
+            "doc_id", flat=True
+        )
+    )
+    gone = {}
+    for qid, r in records.items():
+        chunk_id, gold_text = r.get("gold_chunk_id"), r.get("gold_text")
+        gold_text = gold_text if isinstance(gold_text, str) and gold_text.strip() else None
+        if not chunk_id or not (gold_text or r.get("gold_doc_id")):
+            continue
+        if chunk_id in live:
+            if gold_text is None or gold_text_in(gold_text, live[chunk_id]):
+                continue
+        elif chunk_id not in known_ids and r.get("gold_doc_id") not in known_docs:
+            continue
+        gone[qid] = (gold_text, r.get("gold_doc_id"))
+    wanted = set().union(*(used.get(q, set()) for q in gone)) if gone else set()
+    # A used chunk id is read as its live passage; one that is no longer live, as its retired passages.
+    rows: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    retired_rows: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for chunk_id, doc_id, text, retired in Chunk.objects.filter(chunk_id__in=wanted).values_list(
+        "chunk_id", "document__doc_id", "text", "retired"
+    ):
+        (retired_rows if retired else rows)[chunk_id].append((doc_id, text))
+    for chunk_id, passages in retired_rows.items():
+        rows.setdefault(chunk_id, passages)
+    out = {}
+    for qid, (gold_text, doc_id) in gone.items():
+        ids = {
+            c
+            for c in used.get(qid, set())
+            if any(
+                (doc_id is None or d == doc_id) and (gold_text is None or gold_text_in(gold_text, t))
+                for d, t in rows.get(c, [])
+            )
+        }
+        out[qid] = (ids, "gold_text" if gold_text else "gold_document")
+    return out
+
+
 def failure_attribution(
     run_id: str, *, stratum: str | None = None, limit: int | None = None, scope: BlindScope = OPERATOR
 ) -> dict:
     """Each failing answer of a run classified: gold chunk not retrieved; retrieved at rank r but not in
-    the prompt; in the prompt and still wrong (generation); no gold passage. Counts per stratum.
+    the prompt; in the prompt and still wrong (generation); no gold passage. Counts per stratum. When the
+    gold chunk is gone (re-chunked corpus) the gold document and text decide (gold_fallback_ids).
     Refused for a run in the viewer's blind `scope`."""
     run = _run_by_id(run_id, scope)
     grades = run_grades(run)
@@ -62,9 +129,17 @@ def failure_attribution(
         all_strata = version_strata(run.dataset_version)
         for q in grades.scores:
             scored_by_stratum[all_strata.get(q, "(unknown)")] += 1
-    for qid, retrieved, prompt_chunks in answer_values(run, failing, "retrieved", "prompt_chunks"):
+    answers = list(answer_values(run, failing, "retrieved", "prompt_chunks"))
+    fallback = gold_fallback_ids(
+        {q: records[q] for q, _, _ in answers if q in records},
+        {q: _chunk_ids(retrieved, prompt_chunks) for q, retrieved, prompt_chunks in answers},
+    )
+    for qid, retrieved, prompt_chunks in answers:
         record = records.get(qid) or {}
-        category, rank = classify_failure(record.get("gold_chunk_id"), retrieved, prompt_chunks)
+        gold_ids, matched_by = fallback.get(qid, (None, "chunk_id"))
+        category, rank = classify_failure(record.get("gold_chunk_id"), retrieved, prompt_chunks, gold_ids=gold_ids)
+        if category in ("no_gold", "not_retrieved"):
+            matched_by = None
         counts[category] += 1
         s = strata[qid]
         bucket = per.setdefault(
@@ -75,7 +150,15 @@ def failure_attribution(
         if category == "retrieved_not_in_prompt" and rank is not None:
             ranks[rank] += 1
         items.append(
-            {"qid": qid, "stratum": s, "category": category, "rank": rank, "gold_chunk_id": record.get("gold_chunk_id")}
+            {
+                "qid": qid,
+                "stratum": s,
+                "category": category,
+                "rank": rank,
+                "gold_chunk_id": record.get("gold_chunk_id"),
+                "gold_chunk_gone": qid in fallback,
+                "matched_by": matched_by,
+            }
         )
     items.sort(key=lambda i: i["qid"])
     return {

@@ -86,3 +86,54 @@ def test_failure_attribution_by_fields_and_stratum(tmp_path):
     only = run_command("failures", "A", "--stratum", "how_to")
     assert [f["qid"] for f in only["failures"]] == ["q-0005"]
     assert run_command("failures", "nope", expect=2)["error"] == "unknown run 'nope'"
+
+
+def test_failure_attribution_after_a_rechunk_falls_back_to_gold_document_and_text(tmp_path):
+    from tests.comparisons.support import write_jsonl
+
+    def corpus(tag, paragraphs):
+        doc = {"doc_id": "doc:P", "title": "Plans", "text": "\n\n".join(paragraphs), "source": "confluence"}
+        return str(write_jsonl(tmp_path / f"corpus-{tag}.jsonl", [doc]))
+
+    run_command("import_corpus", corpus("1", ["Alpha intro.", "Trials run thirty days.", "Refunds take a week."]))
+    gold = {"gold_doc_id": "doc:P"}
+    v = import_questions(
+        tmp_path,
+        "support",
+        [
+            q("q-0000", gold_chunk_id="doc:P#0001", gold_text="Trials run thirty days.", **gold),
+            q("q-0001", gold_chunk_id="doc:P#0002", gold_text="Refunds take a week.", **gold),
+            q("q-0002", gold_chunk_id="doc:P#0000", gold_text="Alpha intro.", **gold),
+            q("q-0003", gold_chunk_id="doc:P#0009", **gold),  # no gold_text; its document holds no #0009
+        ],
+        "v1",
+    )
+    # Re-chunked: a paragraph inserted, so #0001 now holds "New notice." and the trials text is #0002.
+    out = run_command(
+        "import_corpus",
+        corpus("2", ["Alpha intro.", "New notice.", "Trials run thirty days.", "Refunds take a week."]),
+    )
+    assert (out["chunks"], out["retired"]) == (3, 2)  # #0000 kept, #0001 and #0002 retired
+    rows = {
+        "q-0000": {"retrieved": [{"chunk_id": "doc:P#0002", "rank": 1}], "prompt_chunks": ["doc:P#0002"]},
+        "q-0001": {"retrieved": [{"chunk_id": "doc:P#0002", "rank": 1}], "prompt_chunks": []},
+        "q-0002": {"retrieved": [{"chunk_id": "doc:P#0000", "rank": 2}], "prompt_chunks": []},
+        "q-0003": {"retrieved": [{"chunk_id": "doc:P#0003", "rank": 4}], "prompt_chunks": ["doc:P#0003"]},
+    }
+    import_run(
+        tmp_path,
+        run_id="A",
+        system="s",
+        dataset="support",
+        dataset_hash=v["dataset_hash"],
+        rows=rows,
+        correct=dict.fromkeys(rows, False),
+    )
+    out = run_command("failures", "A")
+    assert [(f["qid"], f["category"], f["rank"], f["matched_by"]) for f in out["failures"]] == [
+        ("q-0000", "generation", 1, "gold_text"),  # the trials text, in its new chunk
+        ("q-0001", "not_retrieved", None, None),  # #0002 no longer holds the refunds text
+        ("q-0002", "retrieved_not_in_prompt", 2, "chunk_id"),
+        ("q-0003", "generation", 4, "gold_document"),
+    ]
+    assert out["counts"] == {"not_retrieved": 1, "retrieved_not_in_prompt": 1, "generation": 2, "no_gold": 0}
