@@ -163,9 +163,10 @@ def dataset_diff(
     run_new: Run | None = None,
     scope: BlindScope = OPERATOR,
 ) -> dict:
-    """The four partitions between two versions and, given a run on each, the movement decomposed by
-    partition with its reading in words (and each modified question's changed fields, modified_fields) (movement_reading; the band leaves out runs in the viewer's blind
-    `scope`), and, when questions were added, the ceiling on what they can move."""
+    """The four partitions between two versions with each modified question's changed fields
+    (modified_fields) and, given a run on each, the movement decomposed by partition with its reading in
+    words (movement_reading; the band leaves out runs in the viewer's blind `scope`), and, when questions
+    were added, the ceiling on what they can move."""
     old, new, diff, out = versions_partition(dataset, old_ref, new_ref)
     out["modified_fields"], out["modified_by"] = modified_fields(old, new, diff.modified)
     if run_old is not None and run_new is not None:

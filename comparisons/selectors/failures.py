@@ -49,7 +49,7 @@ def classify_failure(
 
 
 def _chunk_ids(retrieved: list, prompt_chunks: list) -> set[str]:
-    ids = {i.get("chunk_id") for i in retrieved or [] if isinstance(i, dict) and isinstance(i.get("chunk_id"), str)}
+    ids: set[str] = {c for i in retrieved or [] if isinstance(i, dict) and isinstance(c := i.get("chunk_id"), str)}
     return ids | {c for c in prompt_chunks or [] if isinstance(c, str)}
 
 
@@ -93,12 +93,12 @@ def gold_fallback_ids(records: dict[str, dict], used: dict[str, set[str]]) -> di
     for chunk_id, passages in retired_rows.items():
         rows.setdefault(chunk_id, passages)
     out = {}
-    for qid, (gold_text, doc_id) in gone.items():
+    for qid, (gold_text, gold_doc) in gone.items():
         ids = {
             c
             for c in used.get(qid, set())
             if any(
-                (doc_id is None or d == doc_id) and (gold_text is None or gold_text_in(gold_text, t))
+                (gold_doc is None or d == gold_doc) and (gold_text is None or gold_text_in(gold_text, t))
                 for d, t in rows.get(c, [])
             )
         }
@@ -136,7 +136,8 @@ def failure_attribution(
     )
     for qid, retrieved, prompt_chunks in answers:
         record = records.get(qid) or {}
-        gold_ids, matched_by = fallback.get(qid, (None, "chunk_id"))
+        gold_ids, found_by = fallback.get(qid, (None, "chunk_id"))
+        matched_by: str | None = found_by
         category, rank = classify_failure(record.get("gold_chunk_id"), retrieved, prompt_chunks, gold_ids=gold_ids)
         if category in ("no_gold", "not_retrieved"):
             matched_by = None

@@ -4,6 +4,7 @@ the ceiling bound on what the new questions can move."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from annotation.models import Dataset, RelabelAudit, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
@@ -82,7 +83,7 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
         return grades_cache[run.pk]
 
     for v in versions:
-        entry = {
+        entry: dict[str, Any] = {
             "number": v.number,
             "dataset_hash": v.dataset_hash,
             "source": v.source,
