@@ -198,3 +198,50 @@ def build_stratum_regression(tmp_path):
             **common,
         )
     return v
+
+
+def build_rechunk(tmp_path: Path) -> dict:
+    """Corpus doc:P re-chunked after the gold was tagged (a paragraph inserted: #0001 now holds "New
+    notice.", the trials text moved to #0002, the refunds text to #0003), and run A's four failing answers
+    retrieved against the new chunks: q-0000 the trials text in the prompt, q-0001 #0002 (no longer the
+    refunds text), q-0002 the unchanged #0000 at rank 2, q-0003 (gold document only) #0003 in the prompt."""
+
+    def corpus(tag, paragraphs):
+        doc = {"doc_id": "doc:P", "title": "Plans", "text": "\n\n".join(paragraphs), "source": "confluence"}
+        return str(write_jsonl(tmp_path / f"corpus-{tag}.jsonl", [doc]))
+
+    run_command("import_corpus", corpus("1", ["Alpha intro.", "Trials run thirty days.", "Refunds take a week."]))
+    gold = {"gold_doc_id": "doc:P"}
+    v = import_questions(
+        tmp_path,
+        "support",
+        [
+            q("q-0000", gold_chunk_id="doc:P#0001", gold_text="Trials run thirty days.", **gold),
+            q("q-0001", gold_chunk_id="doc:P#0002", gold_text="Refunds take a week.", **gold),
+            q("q-0002", gold_chunk_id="doc:P#0000", gold_text="Alpha intro.", **gold),
+            q("q-0003", gold_chunk_id="doc:P#0009", **gold),  # no gold_text; its document holds no #0009
+        ],
+        "v1",
+    )
+    # Re-chunked: a paragraph inserted, so #0001 now holds "New notice." and the trials text is #0002.
+    out = run_command(
+        "import_corpus",
+        corpus("2", ["Alpha intro.", "New notice.", "Trials run thirty days.", "Refunds take a week."]),
+    )
+    assert (out["chunks"], out["retired"]) == (3, 2), out  # #0000 kept, #0001 and #0002 retired
+    rows = {
+        "q-0000": {"retrieved": [{"chunk_id": "doc:P#0002", "rank": 1}], "prompt_chunks": ["doc:P#0002"]},
+        "q-0001": {"retrieved": [{"chunk_id": "doc:P#0002", "rank": 1}], "prompt_chunks": []},
+        "q-0002": {"retrieved": [{"chunk_id": "doc:P#0000", "rank": 2}], "prompt_chunks": []},
+        "q-0003": {"retrieved": [{"chunk_id": "doc:P#0003", "rank": 4}], "prompt_chunks": ["doc:P#0003"]},
+    }
+    import_run(
+        tmp_path,
+        run_id="A",
+        system="s",
+        dataset="support",
+        dataset_hash=v["dataset_hash"],
+        rows=rows,
+        correct=dict.fromkeys(rows, False),
+    )
+    return v

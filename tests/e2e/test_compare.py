@@ -4,17 +4,26 @@ from pathlib import Path
 
 import pytest
 
-from tests.comparisons.support import build_300, build_series, build_stratum_regression
+from tests.comparisons.support import (
+    build_300,
+    build_rechunk,
+    build_series,
+    build_stratum_regression,
+    import_run,
+    qids,
+    run_command,
+    write_jsonl,
+)
 
 SHOTS = Path("/work/shots/paired")
 
 
-def _shoot(page, name: str):
+def _shoot(page, name: str, shots: Path = SHOTS):
     """Screenshots at 1280 and 800 px wide; at 800 px nothing scrolls sideways."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots.mkdir(parents=True, exist_ok=True)
     for width in (1280, 800):
         page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+        page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), width
     page.set_viewport_size({"width": 1280, "height": 900})
 
@@ -116,6 +125,71 @@ def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, p
     assert page.text_content("[data-testid=failing]") == "2"
     assert page.locator("[data-testid=cause-not_retrieved] td").nth(1).text_content() == "2"
     page.screenshot(path=str(screenshot_dir / "run.png"), full_page=True)
+
+
+def test_versions_page_pairs_by_pinned_fields_and_reads_the_movement(tmp_path, live_server, page, login, make_user):
+    v = build_series(tmp_path)
+    # Another system whose run on v3 used another prompt: nothing of it is compared across v2 -> v3.
+    for run_id, version, ids, pinned in (("o1", "v2", qids(10), {}), ("o2", "v3", qids(12), {"prompt_hash": "p2"})):
+        import_run(
+            tmp_path,
+            run_id=run_id,
+            system="other",
+            dataset="support",
+            dataset_hash=v[version]["dataset_hash"],
+            correct=dict.fromkeys(ids, True),
+            started_at="2026-06-06T02:00:00Z",
+            **pinned,
+        )
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/datasets/support/history/")
+    assert page.text_content("[data-testid='unpaired-3-other']").strip() == (
+        "other: no run on v2 and v3 agree on their pinned fields, so none is compared; "
+        "o1 → o2 differ in prompt_hash (p1 → p2)."
+    )
+    assert page.locator("[data-testid='movement-3-other']").count() == 0
+    assert "no run on v3 shares its pinned fields (differs in prompt_hash)" in page.text_content(
+        "[data-testid='ceiling-3-other']"
+    )
+    # r3 -> r4 share their pins; r5 (another evaluator config) is not the one compared.
+    assert "r3 0.800 → r4 0.750" in page.text_content("[data-testid='movement-3-rag-v2']")
+    assert page.text_content("[data-testid='reading-2-rag-v2']").startswith(
+        "On the 9 unchanged questions the score held within the 28.3-point run-to-run band (0.667 → 0.778, +11.1 points)."
+    )
+    assert page.text_content("[data-testid='modified-by-2']") == "changed: expected 1"
+    _shoot(page, "versions", Path("/work/shots/history"))
+
+
+def test_run_page_after_a_rechunk_and_stale_gold_on_discordant_questions(tmp_path, live_server, page, login, make_user):
+    v = build_rechunk(tmp_path)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/runs/A/")
+    gone = page.locator("[data-testid=gold-gone]")
+    assert [t.strip() for t in gone.all_text_contents()] == [
+        "(gone; found by its text)",
+        "(gone; none of the chunks it used matches by document and text)",
+        "(gone; found by its document)",
+    ]
+    assert page.locator("[data-testid=cause-generation] td").nth(1).text_content() == "2"
+    _shoot(page, "run-rechunk", Path("/work/shots/history"))
+
+    # The refunds paragraph is dropped: q-0001's gold is stale, and A and B answer it differently.
+    doc = {"doc_id": "doc:P", "title": "Plans", "text": "Alpha intro.\n\nNew notice.\n\nTrials run thirty days."}
+    run_command("import_corpus", str(write_jsonl(tmp_path / "corpus-3.jsonl", [doc])))
+    import_run(
+        tmp_path,
+        run_id="B",
+        system="s2",
+        dataset="support",
+        dataset_hash=v["dataset_hash"],
+        correct={"q-0000": False, "q-0001": True, "q-0002": False, "q-0003": False},
+        started_at="2026-06-08T02:00:00Z",
+    )
+    page.goto(f"{live_server.url}/compare/?a=A&b=B")
+    assert "1 on discordant questions, where a stale label can move the difference: q-0001" in page.text_content("body")
+    _shoot(page, "compare-stale", Path("/work/shots/history"))
 
 
 def test_a_stratum_regression_is_shown_first(tmp_path, live_server, page, login, make_user):

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.comparisons.support import (
+    build_rechunk,
     import_questions,
     import_run,
     q,
@@ -89,46 +90,7 @@ def test_failure_attribution_by_fields_and_stratum(tmp_path):
 
 
 def test_failure_attribution_after_a_rechunk_falls_back_to_gold_document_and_text(tmp_path):
-    from tests.comparisons.support import write_jsonl
-
-    def corpus(tag, paragraphs):
-        doc = {"doc_id": "doc:P", "title": "Plans", "text": "\n\n".join(paragraphs), "source": "confluence"}
-        return str(write_jsonl(tmp_path / f"corpus-{tag}.jsonl", [doc]))
-
-    run_command("import_corpus", corpus("1", ["Alpha intro.", "Trials run thirty days.", "Refunds take a week."]))
-    gold = {"gold_doc_id": "doc:P"}
-    v = import_questions(
-        tmp_path,
-        "support",
-        [
-            q("q-0000", gold_chunk_id="doc:P#0001", gold_text="Trials run thirty days.", **gold),
-            q("q-0001", gold_chunk_id="doc:P#0002", gold_text="Refunds take a week.", **gold),
-            q("q-0002", gold_chunk_id="doc:P#0000", gold_text="Alpha intro.", **gold),
-            q("q-0003", gold_chunk_id="doc:P#0009", **gold),  # no gold_text; its document holds no #0009
-        ],
-        "v1",
-    )
-    # Re-chunked: a paragraph inserted, so #0001 now holds "New notice." and the trials text is #0002.
-    out = run_command(
-        "import_corpus",
-        corpus("2", ["Alpha intro.", "New notice.", "Trials run thirty days.", "Refunds take a week."]),
-    )
-    assert (out["chunks"], out["retired"]) == (3, 2)  # #0000 kept, #0001 and #0002 retired
-    rows = {
-        "q-0000": {"retrieved": [{"chunk_id": "doc:P#0002", "rank": 1}], "prompt_chunks": ["doc:P#0002"]},
-        "q-0001": {"retrieved": [{"chunk_id": "doc:P#0002", "rank": 1}], "prompt_chunks": []},
-        "q-0002": {"retrieved": [{"chunk_id": "doc:P#0000", "rank": 2}], "prompt_chunks": []},
-        "q-0003": {"retrieved": [{"chunk_id": "doc:P#0003", "rank": 4}], "prompt_chunks": ["doc:P#0003"]},
-    }
-    import_run(
-        tmp_path,
-        run_id="A",
-        system="s",
-        dataset="support",
-        dataset_hash=v["dataset_hash"],
-        rows=rows,
-        correct=dict.fromkeys(rows, False),
-    )
+    build_rechunk(tmp_path)
     out = run_command("failures", "A")
     assert [(f["qid"], f["category"], f["rank"], f["matched_by"]) for f in out["failures"]] == [
         ("q-0000", "generation", 1, "gold_text"),  # the trials text, in its new chunk
