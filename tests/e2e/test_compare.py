@@ -130,7 +130,7 @@ def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, p
 def test_versions_page_pairs_by_pinned_fields_and_reads_the_movement(tmp_path, live_server, page, login, make_user):
     v = build_series(tmp_path)
     # Another system whose run on v3 used another prompt: nothing of it is compared across v2 -> v3.
-    for run_id, version, ids, pinned in (("o1", "v2", qids(10), {}), ("o2", "v3", qids(12), {"prompt_hash": "p2"})):
+    for run_id, version, ids, prompt in (("o1", "v2", qids(10), "p1"), ("o2", "v3", qids(12), "p2")):
         import_run(
             tmp_path,
             run_id=run_id,
@@ -139,7 +139,7 @@ def test_versions_page_pairs_by_pinned_fields_and_reads_the_movement(tmp_path, l
             dataset_hash=v[version]["dataset_hash"],
             correct=dict.fromkeys(ids, True),
             started_at="2026-06-06T02:00:00Z",
-            **pinned,
+            prompt_hash=prompt,
         )
     make_user("eng", "engineer", password="pw-engineer")
     login(page, "eng", "pw-engineer")
