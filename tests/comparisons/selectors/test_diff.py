@@ -227,6 +227,12 @@ def test_diff_datasets_narrows_modified_field_by_field(tmp_path, api_client_for)
         "stratum": [],
         "metadata_only": ["q-0004"],
     }
+    code, text, _ = run_cmd("diff_datasets", "--dataset", "support", "1", "2")
+    assert code == 0
+    assert (
+        "  modified by field: expected 1, gold_chunk_id 1, gold_doc_id 1, gold_text 1, grading 1, metadata_only 1\n"
+        in text + "\n"
+    )
     api = api_client_for("eng", "engineer")
     res = api.get("/api/datasets/support/diff/", {"old": "1", "new": "2"})
     assert res.status_code == 200
