@@ -40,10 +40,11 @@ def agreement_report(
     (``per_stratum``): resampling within them would treat their sizes as fixed by design and narrow the
     interval for a sample that was never drawn by strata. Only with ``stratified=True`` (the sample was
     drawn by strata) does it resample within each stratum (observed shares, so its centre is the pooled
-    kappa). ``bootstrap_method`` says which was used: ``"plain"`` or ``"stratified"``. ``coverage_warning`` (also among ``warnings``) is evalstats.coverage's sentence when the
-    sample is too small or too skewed for the intervals' nominal coverage, else None; a bootstrap with
-    more than 2% undefined replicates adds a warning too. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
-    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
+    kappa). ``bootstrap_method`` says which was used: ``"plain"`` or ``"stratified"``.
+    ``coverage_warning`` (also among ``warnings``) is evalstats.coverage's sentence when the sample is too
+    small or too skewed for the intervals' nominal coverage, else None; a bootstrap with more than 2%
+    undefined replicates adds a warning too. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and
+    too_small (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
     skips the bootstrap (``bootstrap_ci95`` None).
     ``labels`` fixes the label order (weighted kappa's positions); every label must be in it.
     Without it labels sort (numbers numerically), and ``weights`` on string labels is refused.

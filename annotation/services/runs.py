@@ -102,12 +102,12 @@ def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
     `strict` it is refused instead."""
     path = require_file(path)
     problems: list[Problem] = []
-    header = None
+    header: tuple[int, dict] | None = None
     answers: list[tuple[int, dict]] = []
     seen: dict[str, int] = {}
     for line, obj, problem in read_jsonl(path, allow_empty=True):
-        if problem:
-            problems.append(problem)
+        if problem or obj is None:
+            problems.extend([problem] if problem else [])
             continue
         if header is None:
             header = (line, obj)
@@ -187,7 +187,7 @@ def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     with transaction.atomic():
         run = Run.objects.create(
-            run_id=run_id,
+            run_id=record["run_id"],
             system=record["system"],
             dataset=dataset,
             dataset_version=version,

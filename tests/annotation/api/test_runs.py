@@ -7,7 +7,6 @@ from tests.annotation.services.conftest import ANSWERS, run_record
 from tests.conftest import jsonl
 
 
-
 @pytest.mark.django_db
 def test_the_api_import_warns_and_strict_refuses(loaded, api_client_for):
     api = api_client_for("eng", "engineer")

@@ -4,8 +4,8 @@ the scores a run's answers carry."""
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from annotation.selectors.blind import blind_scope
 from annotation.models import Run
+from annotation.selectors.blind import blind_scope
 from annotation.selectors.runs import final_labels, pins_complete, repeats_of, run_get, run_scores
 from evalapp.errors import NotFound
 from tests.annotation.services.conftest import ANSWERS, run_record

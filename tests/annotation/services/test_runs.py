@@ -101,7 +101,7 @@ def test_a_fully_pinned_run_has_no_warnings(tmp_path, loaded):
 def test_strict_refuses_a_run_missing_pins_and_writes_nothing(tmp_path, loaded):
     record = run_record(model_snapshot="")
     path = write_jsonl(tmp_path / "r.jsonl", [record, ANSWERS[0]])
-    code, out, err = run_cmd("import_run", str(path), "--strict", "--json")
+    code, out, _ = run_cmd("import_run", str(path), "--strict", "--json")
     assert code == 2
     assert [(p["line"], p["field"], p["message"]) for p in json.loads(out)["problems"]] == [
         (1, "model_snapshot", "missing pinned field; --strict refuses a run record without it"),
@@ -111,4 +111,3 @@ def test_strict_refuses_a_run_missing_pins_and_writes_nothing(tmp_path, loaded):
     record.update(model_snapshot="m-2026-05", dataset_hash=loaded.dataset_hash)
     code, out, _ = run_cmd("import_run", str(write_jsonl(tmp_path / "ok.jsonl", [record, ANSWERS[0]])), "--strict")
     assert code == 0 and Run.objects.count() == 1
-

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.models import Answer, Dataset
+from annotation.models import Dataset
 from annotation.services.label_import import labels_import
 from calibration.models import CalibrationRun, Measurement
 from calibration.selectors.diagnostics import human_ceiling
@@ -66,4 +66,3 @@ def test_the_ceiling_counts_unresolved_disagreements_too(tmp_path, make_user):
     assert ceiling["raw_agreement"] == 60 / 64
     assert ceiling["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
     assert ceiling["kappa"] < 1.0
-
