@@ -108,7 +108,7 @@ def sample_weighting(measurement: Measurement) -> dict | None:
                 f"{', '.join(plan.short)} had fewer labelled answers than {'its' if len(plan.short) == 1 else 'their'} share"
             )
         out["words"] = (
-            f"the sample does not follow the strata budget ({'; '.join(why) or 'it was drawn under other shares'}): "
+            f"The sample does not follow the strata budget ({'; '.join(why) or 'it was drawn under other shares'}): "
             f"{', '.join(parts)}; weighted back to the budget, kappa is {_num(out['kappa_weighted'])} and raw "
             f"agreement {_num(out['raw_agreement_weighted'])}"
         )

@@ -149,7 +149,7 @@ def test_a_floor_that_changed_the_shares_is_said_and_the_kappa_weighted_back_to_
         == stratified_bootstrap_kappa_ci(strata, {"big": 98, "tiny": 2}, iters=2000, seed=5).as_list()
     )
     assert w["words"] == (
-        "the sample does not follow the strata budget (the floor of one answer per stratum raised tiny): "
+        "The sample does not follow the strata budget (the floor of one answer per stratum raised tiny): "
         "big drew 19 (budget share 20), tiny drew 1 (budget share 0); weighted back to the budget, kappa is "
         "0.579 and raw agreement 0.825"
     )
