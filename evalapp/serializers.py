@@ -52,6 +52,12 @@ class AgreementSerializer(serializers.Serializer[Any]):
         help_text="why kappa's intervals may cover less than 95% here (too few items, too skewed) and what to do",
     )
     bootstrap = BootstrapSerializer(required=False, help_text="how bootstrap_ci95 was drawn (absent with no items)")
+    bootstrap_method = serializers.ChoiceField(
+        choices=["plain", "stratified"],
+        required=False,
+        help_text="plain: resampled over all items (strata are descriptive); stratified: within the strata a "
+        "sample was drawn by",
+    )
 
 
 class LeftOutSerializer(serializers.Serializer[Any]):

@@ -32,15 +32,19 @@ def agreement_report(
     seed: int = 0,
     positive: str | None = "correct",
     min_n: int = 30,
+    stratified: bool = False,
 ) -> dict[str, Any]:
     """Every agreement figure for two label columns, as the INTERFACES ``agreement`` object.
 
-    ``bootstrap_ci95`` is the count bootstrap; with ``strata`` it resamples within each stratum
-    (observed shares, so its centre is the pooled kappa), the right scheme for a stratified
-    sample. ``coverage_warning`` (also among ``warnings``) is evalstats.coverage's sentence when the
-    sample is too small or too skewed for the intervals' nominal coverage, else None; a bootstrap with
-    more than 2% undefined replicates adds a warning too. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and too_small
-    (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
+    ``bootstrap_ci95`` is the plain count bootstrap over all items. ``strata`` alone are descriptive
+    (``per_stratum``): resampling within them would treat their sizes as fixed by design and narrow the
+    interval for a sample that was never drawn by strata. Only with ``stratified=True`` (the sample was
+    drawn by strata) does it resample within each stratum (observed shares, so its centre is the pooled
+    kappa). ``bootstrap_method`` says which was used: ``"plain"`` or ``"stratified"``.
+    ``coverage_warning`` (also among ``warnings``) is evalstats.coverage's sentence when the sample is too
+    small or too skewed for the intervals' nominal coverage, else None; a bootstrap with more than 2%
+    undefined replicates adds a warning too. ``per_stratum`` entries carry n, raw_agreement, kappa, reason and
+    too_small (n < ``min_n``). Extra keys: ``bootstrap`` (method, iters, seed, undefined_share). ``iters=0``
     skips the bootstrap (``bootstrap_ci95`` None).
     ``labels`` fixes the label order (weighted kappa's positions); every label must be in it.
     Without it labels sort (numbers numerically), and ``weights`` on string labels is refused.
@@ -52,6 +56,8 @@ def agreement_report(
         raise ValueError(f"ids, a and b must have the same length, got {len(ids)}, {a.shape[0]}, {b.shape[0]}")
     if len(set(ids)) != len(ids):
         raise ValueError("ids must be distinct")
+    if stratified and strata is None:
+        raise ValueError("a stratified bootstrap needs strata")
 
     given = labels
     labels, counts = confusion_matrix(a, b, labels)
@@ -81,13 +87,15 @@ def agreement_report(
                 agreement=st,
             )
             out["per_stratum"][name] = entry.to_dict()
-        if ag.kappa is not None and iters > 0:
+    if ag.kappa is not None and iters > 0:
+        if stratified:
             ci = stratified_bootstrap_kappa_ci(tables, None, iters=iters, seed=seed, weights=weights)
             method = "stratified counts"
-    elif ag.kappa is not None and iters > 0:
-        ci = bootstrap_kappa_ci(counts, iters=iters, seed=seed, weights=weights)
+        else:
+            ci = bootstrap_kappa_ci(counts, iters=iters, seed=seed, weights=weights)
 
     out["bootstrap_ci95"] = ci.as_list() if ci is not None else None
+    out["bootstrap_method"] = "stratified" if stratified else "plain"
     out["bootstrap"] = {
         "method": method,
         "iters": iters,

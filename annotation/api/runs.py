@@ -1,6 +1,6 @@
 """REST endpoints of the system runs and their answers, under the viewer's blind scope."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,7 +14,6 @@ from annotation.services.runs import run_import
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
-    UploadSerializer,
     uploaded_path,
 )
 from evalapp.roles import ENGINEER, HasRole
@@ -31,14 +30,25 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
 
     @extend_schema(
         summary="Import a run (first line the run record)",
-        request={"multipart/form-data": UploadSerializer},
+        description="A run record missing pinned fields or its dataset hash is imported with `warnings` naming "
+        "them, or refused (400) with strict=true.",
+        parameters=[OpenApiParameter("strict", bool, description="as the form field, for a raw JSON Lines body")],
+        request={
+            "multipart/form-data": s.RunImportUploadSerializer,
+            "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"},
+        },
         responses={201: s.RunImportResultSerializer, 400: ErrorSerializer},
     )
     def post(self, request):
         if not HasRole(ENGINEER)().has_permission(request, self):
             return Response({"detail": "Importing runs needs the engineer role."}, status=403)
+        raw = request.query_params.dict()
+        if hasattr(request.data, "get") and "strict" in request.data:
+            raw["strict"] = request.data["strict"]
+        options = s.RunImportOptionsSerializer(data=raw)
+        options.is_valid(raise_exception=True)
         with uploaded_path(request) as path:
-            result = run_import(path=path)
+            result = run_import(path=path, strict=options.validated_data["strict"])
         return Response(s.RunImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
 
     parser_classes = UPLOAD_PARSERS

@@ -276,11 +276,31 @@ class WorkingEditResultSerializer(WorkingItemSerializer):
     replayed = serializers.BooleanField(help_text="true when this client_key had already landed")
 
 
+class RunImportOptionsSerializer(serializers.Serializer):
+    """How a run import treats a record missing pinned fields: form field beside the file, or query parameter."""
+
+    strict = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="refuse (400) a run record missing pinned fields or its dataset hash instead of warning",
+    )
+
+
+class RunImportUploadSerializer(RunImportOptionsSerializer):
+    file = serializers.FileField(help_text="JSON Lines, UTF-8, the run record on the first line")
+
+
 class RunImportResultSerializer(serializers.Serializer):
     run_id = serializers.CharField()
     answers = serializers.IntegerField()
     dataset = text()
     dataset_hash = text()
+    missing_pins = serializers.ListField(
+        child=serializers.CharField(), help_text="pinned fields (or dataset_hash) the run record left empty"
+    )
+    warnings = serializers.ListField(
+        child=serializers.CharField(), help_text="one sentence per missing pinned field; empty when fully pinned"
+    )
 
 
 class LabelExportLineSerializer(serializers.Serializer):

@@ -21,15 +21,18 @@ from annotation.models.queues import (
 )
 from annotation.models.runs import (
     PINNED,
+    REQUIRED_PINS,
     Adjudication,
     Answer,
     HumanLabel,
     LabelEvent,
     Run,
+    missing_pins,
 )
 
 __all__ = [
     "PINNED",
+    "REQUIRED_PINS",
     "Adjudication",
     "Answer",
     "Assignment",
@@ -51,4 +54,5 @@ __all__ = [
     "Run",
     "VersionEntry",
     "WorkingExample",
+    "missing_pins",
 ]

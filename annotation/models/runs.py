@@ -7,6 +7,14 @@ VERDICTS = [("correct", "correct"), ("incorrect", "incorrect")]
 # What a system run pins about the system that produced it; runs compare fairly when these agree.
 PINNED = ("model_snapshot", "prompt_hash", "evaluator_version", "evaluator_config_hash", "harness_commit", "index_id")
 
+# What a run record must carry for its score to be reproducible and for it to be a repeat of another run.
+REQUIRED_PINS = (*PINNED, "dataset_hash")
+
+
+def missing_pins(record: dict) -> tuple[str, ...]:
+    """The pinned fields (and the dataset hash) a run record leaves absent, null or empty, in REQUIRED_PINS order."""
+    return tuple(key for key in REQUIRED_PINS if record.get(key) in (None, ""))
+
 
 class Run(models.Model):
     """A system's answers to a labelled set, with the pinned inputs that make its score reproducible."""

@@ -1,6 +1,8 @@
 """System runs: lookup under the viewer's blind scope, final labels and harness scores."""
 
-from annotation.models import Answer, Run
+from collections.abc import Iterable
+
+from annotation.models import PINNED, Answer, Run, missing_pins
 from evalapp.errors import NotFound
 
 
@@ -32,3 +34,24 @@ def run_scores(run: Run) -> dict[str, float]:
         elif final:
             scores[qid] = 1.0 if final == "correct" else 0.0
     return scores
+
+
+def pins_complete(run: Run) -> bool:
+    """Whether the run's own record carried every pinned field and its dataset hash (a hash filled in
+    at import from the latest version does not count: nobody said which version the run answered)."""
+    return not missing_pins(run.record or {})
+
+
+def repeats_of(run: Run, *, exclude_pks: Iterable[int] = ()) -> list[Run]:
+    """Runs of the same system with every pinned input and the dataset hash unchanged (itself included),
+    oldest first. A run with empty pins is a repeat of nothing (two runs that both left `model_snapshot`
+    empty may differ in it), so it yields itself alone and is never one of another run's repeats."""
+    if not pins_complete(run):
+        return [run]
+    same = (
+        Run.objects.filter(system=run.system, dataset_hash=run.dataset_hash, **{k: getattr(run, k) for k in PINNED})
+        .exclude(pk__in=list(exclude_pks))
+        .select_related("dataset_version")
+        .order_by("started_at", "run_id")
+    )
+    return [r for r in same if r.pk == run.pk or pins_complete(r)]

@@ -11,6 +11,7 @@ from annotation.models import (
     Dataset,
     DatasetVersion,
     Run,
+    missing_pins,
 )
 from annotation.selectors.datasets import latest_version, version_manifest
 from evalapp.errors import Problem, ServiceError
@@ -63,6 +64,12 @@ class RunImportResult:
     answers: int
     dataset: str | None
     dataset_hash: str
+    missing_pins: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        """One sentence per pinned field (or the dataset hash) the run record left empty."""
+        return [missing_pin_warning(key) for key in self.missing_pins]
 
     def as_dict(self):
         return {
@@ -70,19 +77,37 @@ class RunImportResult:
             "answers": self.answers,
             "dataset": self.dataset,
             "dataset_hash": self.dataset_hash,
+            "missing_pins": list(self.missing_pins),
+            "warnings": self.warnings,
         }
 
 
-def run_import(*, path: str | Path) -> RunImportResult:
-    """Import a run: the first line is the run record, every later line one answer. Atomic; never overwrites."""
+def missing_pin_warning(key: str) -> str:
+    """The sentence a run import says about one missing pinned field."""
+    if key == "dataset_hash":
+        return (
+            "the run record has no 'dataset_hash': it was pinned to the dataset's latest version at import, "
+            "and it never counts as a repeat of another run in the run-to-run band"
+        )
+    return (
+        f"the run record has no {key!r}: the run cannot be reproduced from its record, and it never counts "
+        "as a repeat of another run in the run-to-run band"
+    )
+
+
+def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
+    """Import a run: the first line is the run record, every later line one answer. Atomic; never overwrites.
+
+    A record missing pinned fields or its dataset hash is imported with a warning naming them; with
+    `strict` it is refused instead."""
     path = require_file(path)
     problems: list[Problem] = []
-    header = None
+    header: tuple[int, dict] | None = None
     answers: list[tuple[int, dict]] = []
     seen: dict[str, int] = {}
     for line, obj, problem in read_jsonl(path, allow_empty=True):
-        if problem:
-            problems.append(problem)
+        if problem or obj is None:
+            problems.extend([problem] if problem else [])
             continue
         if header is None:
             header = (line, obj)
@@ -106,6 +131,12 @@ def run_import(*, path: str | Path) -> RunImportResult:
             problems.append(Problem("must be a string", line=hline, field=key))
         else:
             check_length(record, key, PINNED_MAX, hline, problems)
+    missing = missing_pins(record)
+    if strict:
+        problems.extend(
+            Problem("missing pinned field; --strict refuses a run record without it", line=hline, field=key)
+            for key in missing
+        )
     started_at = parse_time(record.get("started_at"), problems, field="started_at", line=hline)
     dataset = version = None
     if record.get("dataset") is None and isinstance(record.get("dataset_hash"), str):
@@ -156,7 +187,7 @@ def run_import(*, path: str | Path) -> RunImportResult:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     with transaction.atomic():
         run = Run.objects.create(
-            run_id=run_id,
+            run_id=record["run_id"],
             system=record["system"],
             dataset=dataset,
             dataset_version=version,
@@ -180,4 +211,4 @@ def run_import(*, path: str | Path) -> RunImportResult:
         ]
         for start in range(0, len(rows), BATCH):
             Answer.objects.bulk_create(rows[start : start + BATCH])
-    return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash)
+    return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash, missing)

@@ -114,6 +114,23 @@ class GateStratumSerializer(serializers.Serializer):
     reason = serializers.CharField(required=False, help_text="when kappa is undefined")
 
 
+class SampleWeightingSerializer(serializers.Serializer):
+    """How the calibration sample stands to the strata budget, and the estimate weighted back to it."""
+
+    follows_budget = serializers.BooleanField(help_text="every stratum drew exactly its budget share")
+    budget_counts = counts(help_text="stratum -> the budget's own largest-remainder share of the sample")
+    drawn = counts(help_text="stratum -> answers drawn")
+    raised = names(help_text="strata a floor of one answer raised above their share")
+    short = names(help_text="strata with fewer labelled answers than their share")
+    weights = serializers.DictField(
+        child=serializers.FloatField(), help_text="stratum -> per-answer weight back to the budget"
+    )
+    raw_agreement_weighted = number()
+    kappa_weighted = number(help_text="conservative kappa of the budget-weighted table")
+    kappa_weighted_ci95 = interval(allow_null=True, help_text="stratified bootstrap with the budget's shares")
+    words = text(help_text="the sentence said when the sample does not follow the budget; null when it does")
+
+
 class GateSerializer(serializers.Serializer):
     """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
     figures are null (empty maps), `blind` is true and `blind_reason` says why."""
@@ -140,8 +157,16 @@ class GateSerializer(serializers.Serializer):
         allow_null=True, required=False, help_text="the lower_bound policy reads this one"
     )
     decided_on = serializers.CharField(required=False, help_text='"kappa_conservative", once measured')
+    bootstrap_method = serializers.ChoiceField(
+        choices=["stratified"],
+        required=False,
+        help_text="once measured: the bootstrap intervals resample within the strata the sample was drawn by",
+    )
     coverage_warning = text(
         help_text="why the intervals may cover less than 95% here (too few items, too skewed) and what to do"
+    )
+    sample_weighting = SampleWeightingSerializer(
+        allow_null=True, help_text="null when unmeasured, for a sample drawn without stored shares, or when blind"
     )
     chance_agreement = number()
     always_correct_agreement = number()

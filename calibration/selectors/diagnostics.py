@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from itertools import combinations
 
-from annotation.models import HumanLabel, VersionEntry
+from annotation.models import Answer, HumanLabel, VersionEntry
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import latest_version
+from annotation.selectors.disputes import disputed_answers
 from calibration.models import (
     Measurement,
     SampleItem,
@@ -94,26 +96,44 @@ def disagreements(
     return out
 
 
-def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR):
-    """Human-human agreement on the sample's answers (first two annotators per answer): the judge's ceiling.
+def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> dict | None:
+    """Human-human agreement, the judge's ceiling, over the sample's double-labelled answers and the
+    dataset's unresolved disagreements (disputed answers: labels disagree, nobody settled them). A sample
+    never draws those (they carry no final label), so without them the ceiling would count only the
+    disagreements someone resolved. Every pair of labels on an answer counts once (first label first).
 
-    None when fewer than two annotators labelled any sample answer, or when the sample holds an answer
-    in the viewer's blind `scope`.
+    {"kappa", "raw_agreement", "n" (pairs), "answers", "unresolved", "agreement"}; None when no answer
+    has two labels, or when the sample holds an answer in the viewer's blind `scope` (disputed answers
+    in it are left out).
     """
     if sample_is_blind(measurement, scope):
         return None
-    answers = SampleItem.objects.filter(sample_id=measurement.run.sample_id).values_list("answer_id", flat=True)
+    sample = measurement.run.sample
+    answers = set(SampleItem.objects.filter(sample_id=sample.pk).values_list("answer_id", flat=True))
+    unresolved = {
+        d.answer_id
+        for d in disputed_answers(answers=Answer.objects.filter(run__dataset_id=sample.dataset_id))
+        if d.answer_id not in answers and scope.can_read_answer(d.answer_id, d.run_pk, shows_run=True)
+    }
     by_answer: dict[int, list[str]] = {}
     for answer_id, verdict in (
-        HumanLabel.objects.filter(answer_id__in=answers)
+        HumanLabel.objects.filter(answer_id__in=answers | unresolved)
         .order_by("answer_id", "labelled_at", "annotator_id")
         .values_list("answer_id", "verdict")
     ):
         by_answer.setdefault(answer_id, []).append(verdict)
-    pairs = [v[:2] for v in by_answer.values() if len(v) >= 2]
+    pairs = [p for verdicts in by_answer.values() for p in combinations(verdicts, 2)]
     if not pairs:
         return None
-    return agreement([p[0] for p in pairs], [p[1] for p in pairs], labels=["correct", "incorrect"], positive="correct")
+    ag = agreement([p[0] for p in pairs], [p[1] for p in pairs], labels=["correct", "incorrect"], positive="correct")
+    return {
+        "kappa": ag.kappa,
+        "raw_agreement": ag.raw_agreement,
+        "n": ag.n,
+        "answers": sum(1 for v in by_answer.values() if len(v) >= 2),
+        "unresolved": sum(1 for a in unresolved if len(by_answer.get(a, ())) >= 2),
+        "agreement": ag,
+    }
 
 
 def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> list[dict]:

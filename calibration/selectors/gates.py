@@ -16,6 +16,7 @@ from calibration.models import (
 from evalstats import agreement_from_counts, gate_decide, stratified_bootstrap_kappa_ci
 from evalstats.coverage import coverage_warning
 from evalstats.invalid import invalid_as_disagreement
+from evalstats.sampling import budget_weights, plan_allocation
 
 # Draws of the conservative table's bootstrap, as many as calibration_close draws for the stored one.
 BOOTSTRAP_ITERS = 2000
@@ -57,6 +58,63 @@ def conservative_bootstrap(measurement: Measurement) -> list | None:
     return stratified_bootstrap_kappa_ci(tables, iters=BOOTSTRAP_ITERS, seed=measurement.run.sample.seed).as_list()
 
 
+def sample_weighting(measurement: Measurement) -> dict | None:
+    """How the measured sample stands to the strata budget it was drawn for, and the estimate weighted
+    back to the budget: the budget-weighted conservative kappa (evalstats.stratified_bootstrap_kappa_ci
+    with the budget's shares) and raw agreement. `follows_budget` is false when a floor raised a stratum
+    above its share (`raised`) or a stratum had fewer answers than its share (`short`); then `words`
+    says so. None for a sample with no stored allocation."""
+    sample = measurement.run.sample
+    allocation = {s: int(n) for s, n in (sample.allocation or {}).items()}
+    if not allocation:
+        return None
+    plan = plan_allocation(sample.size, sample.available or {}, sample.budget or None)
+    tables = {
+        s: t
+        for s, t in ((s, invalid_as_disagreement(t, measurement.labels)[1]) for s, t in measurement.strata.items())
+        if int(t.sum()) > 0 and plan.shares.get(s, 0) > 0
+    }
+    measured_n = {s: int(t.sum()) for s, t in tables.items()}
+    follows = allocation == plan.exact
+    raised = sorted(s for s, n in allocation.items() if n > plan.exact.get(s, 0) and s not in plan.short)
+    out: dict = {
+        "follows_budget": follows,
+        "budget_counts": plan.exact,
+        "drawn": allocation,
+        "raised": raised,
+        "short": list(plan.short),
+        "weights": budget_weights(measured_n, plan.shares),
+        "raw_agreement_weighted": None,
+        "kappa_weighted": None,
+        "kappa_weighted_ci95": None,
+        "words": None,
+    }
+    if tables:
+        total = sum(plan.shares[s] for s in tables)
+        out["raw_agreement_weighted"] = sum(
+            plan.shares[s] / total * float(t.trace()) / measured_n[s] for s, t in tables.items()
+        )
+        boot = stratified_bootstrap_kappa_ci(
+            tables, {s: plan.shares[s] for s in tables}, iters=BOOTSTRAP_ITERS, seed=sample.seed
+        )
+        out["kappa_weighted"], out["kappa_weighted_ci95"] = boot.kappa, boot.as_list()
+    if not follows:
+        parts = [f"{s} drew {allocation.get(s, 0)} (budget share {plan.exact[s]})" for s in sorted(plan.exact)]
+        why = []
+        if raised:
+            why.append(f"the floor of one answer per stratum raised {', '.join(raised)}")
+        if plan.short:
+            why.append(
+                f"{', '.join(plan.short)} had fewer labelled answers than {'its' if len(plan.short) == 1 else 'their'} share"
+            )
+        out["words"] = (
+            f"The sample does not follow the strata budget ({'; '.join(why) or 'it was drawn under other shares'}): "
+            f"{', '.join(parts)}; weighted back to the budget, kappa is {_num(out['kappa_weighted'])} and raw "
+            f"agreement {_num(out['raw_agreement_weighted'])}"
+        )
+    return out
+
+
 def stale_items(measurement: Measurement) -> int:
     """How many items under a measurement's sample changed their final human label after it was measured."""
     run = measurement.run
@@ -96,6 +154,7 @@ GATE_WITHHELD = (
     "kappa_conservative_ci95",
     "bootstrap_ci95_conservative",
     "coverage_warning",
+    "sample_weighting",
 )
 
 
@@ -158,6 +217,7 @@ def _gate(version: JudgeVersion) -> dict:
             "kappa_conservative_ci95": None,
             "bootstrap_ci95_conservative": None,
             "coverage_warning": None,
+            "sample_weighting": None,
             "invalid": 0,
             "chance_agreement": None,
             "always_correct_agreement": None,
@@ -190,7 +250,10 @@ def _gate(version: JudgeVersion) -> dict:
             f"label instead they would give kappa {_num(ag.kappa)}"
         )
     coverage = coverage_warning(conservative.counts(), conservative.labels) if conservative.n else None
+    weighting = sample_weighting(measurement)
     warnings = list(conservative.warnings) + ([coverage] if coverage else [])
+    if weighting and weighting["words"]:
+        warnings.append(weighting["words"])
     if stale:
         reasons.insert(0, f"{stale} final human label(s) in the sample changed after the measurement; recalibrate")
     per_stratum = {}
@@ -218,7 +281,10 @@ def _gate(version: JudgeVersion) -> dict:
         "kappa_conservative_ci95": list(conservative.kappa_ci95) if conservative.kappa_ci95 else None,
         "bootstrap_ci95_conservative": boot_conservative,
         "decided_on": "kappa_conservative",
+        # The calibration sample is drawn by strata, so its bootstraps resample within them.
+        "bootstrap_method": "stratified",
         "coverage_warning": coverage,
+        "sample_weighting": weighting,
         "chance_agreement": ag.chance_agreement,
         "always_correct_agreement": ag.always_correct_agreement,
         "per_stratum": per_stratum,

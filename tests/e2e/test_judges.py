@@ -1,6 +1,7 @@
 """The judge pages in Chromium: a version's evidence, and a run's progress refreshing live."""
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -251,3 +252,68 @@ def test_version_page_warns_of_a_small_skewed_sample_and_shows_the_conservative_
         page.set_viewport_size({"width": width, "height": 900})
         assert no_sideways_scroll(page) == [], width
         page.screenshot(path=str(screenshot_dir / f"judge-version-coverage-{width}.png"), full_page=True)
+
+
+def test_the_ceiling_counts_unresolved_disagreements(page, live_server, login, make_user, tmp_path, eager):
+    from annotation.services.label_import import labels_import
+    from tests.calibration.world import human_verdict
+    from tests.conftest import write_jsonl
+
+    load_world(tmp_path / "w", n=60)
+    make_user("ann-c", "annotator")
+    lines = [
+        {
+            "run_id": "run-a",
+            "qid": f"q-{i:04d}",
+            "annotator": "ann-c",
+            "verdict": "correct" if human_verdict(i) == "incorrect" else "incorrect",
+        }
+        for i in (12, 40)
+    ]
+    labels_import(path=write_jsonl(tmp_path / "third.jsonl", lines))
+    v, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.5)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/judges/versions/{v.pk}/")
+    page.select_option("select[name=dataset]", "support")
+    page.fill("input[name=sample]", "60")
+    page.click("button:has-text('Calibrate')")
+    expect(page.get_by_test_id("run-status")).to_have_text("done")
+    page.click("text=See the measurement and the gate")
+    # 58 sampled answers agree; the 2 disputed ones add 4 disagreeing label pairs out of 6.
+    expect(page.get_by_test_id("ceiling")).not_to_have_text("1.000")
+    expect(page.get_by_test_id("ceiling-unresolved")).to_have_text("2 of them unresolved disagreements")
+    shots = Path("/work/shots/runsamp")
+    shots.mkdir(parents=True, exist_ok=True)
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.get_by_test_id("ceiling").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"judge-version-ceiling-{width}.png"))
+
+
+def test_a_sample_off_its_budget_says_so_on_the_version_page(page, live_server, login, make_user, tmp_path, eager):
+    from tests.conftest import run_cmd
+
+    load_world(tmp_path / "w", n=60)
+    assert run_cmd("set_strata", "--dataset", "support", "policy_lookup=98", "numeric=1", "howto=1")[0] == 0
+    v, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.5)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/judges/versions/{v.pk}/")
+    page.select_option("select[name=dataset]", "support")
+    page.fill("input[name=sample]", "20")
+    page.click("button:has-text('Calibrate')")
+    expect(page.get_by_test_id("run-status")).to_have_text("done")
+    page.click("text=See the measurement and the gate")
+    # 20 on 98/1/1: the budget's shares are 20/0/0; the floor of one answer drew 18/1/1.
+    warning = page.locator("p.warn", has_text="The sample does not follow the strata budget")
+    expect(warning).to_contain_text(
+        "(the floor of one answer per stratum raised howto, numeric): howto drew 1 (budget share 0), "
+        "numeric drew 1 (budget share 0), policy_lookup drew 18 (budget share 20); weighted back to the budget"
+    )
+    shots = Path("/work/shots/runsamp")
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.screenshot(path=str(shots / f"judge-version-weighting-{width}.png"))

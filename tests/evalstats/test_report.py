@@ -61,13 +61,26 @@ def test_report_without_strata():
     json.dumps(rep, allow_nan=False)
 
 
-def test_report_with_strata_resamples_within_them():
+def test_descriptive_strata_keep_the_plain_bootstrap():
     ids, a, b, s = columns()
-    rep = agreement_report(ids, a, b, s, iters=2_000, seed=0)
+    rep = agreement_report(ids, a, b, s, iters=2_000, seed=3)
+    labels = ["correct", "incorrect"]
+    counts = np.array([[rep["confusion"][f"{x}/{y}"] for y in labels] for x in labels])
+    assert rep["bootstrap_ci95"] == bootstrap_kappa_ci(counts, iters=2_000, seed=3).as_list()
+    assert (rep["bootstrap_method"], rep["bootstrap"]["method"]) == ("plain", "counts")
+    assert set(rep["per_stratum"]) == {"how_to", "policy_lookup"}
+    assert agreement_report(ids, a, b, iters=2_000, seed=3)["bootstrap_method"] == "plain"
+    with pytest.raises(ValueError, match="a stratified bootstrap needs strata"):
+        agreement_report(ids, a, b, iters=2_000, stratified=True)
+
+
+def test_report_with_strata_drawn_by_design_resamples_within_them():
+    ids, a, b, s = columns()
+    rep = agreement_report(ids, a, b, s, iters=2_000, seed=0, stratified=True)
     _, tables = strata_tables(a, b, s)
     expected = stratified_bootstrap_kappa_ci(tables, None, iters=2_000, seed=0)
     assert rep["bootstrap_ci95"] == expected.as_list()
-    assert rep["bootstrap"]["method"] == "stratified counts"
+    assert (rep["bootstrap_method"], rep["bootstrap"]["method"]) == ("stratified", "stratified counts")
     assert set(rep["per_stratum"]) == {"how_to", "policy_lookup"}
     for name, entry in rep["per_stratum"].items():
         mask = s == name

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from evalstats.sampling import allocate, draw, stratified_sample
+from evalstats.sampling import allocate, budget_weights, draw, plan_allocation, stratified_sample
 
 
 def test_budget_shares_by_largest_remainder():
@@ -65,3 +65,35 @@ def test_stratified_sample_spreads_by_stratum_and_respects_small_strata():
     chosen = stratified_sample(strata, 8, seed=0, budget={"a": 25, "b": 25, "c": 50})
     assert Counter(strata[q] for q in chosen) == {"a": 4, "b": 3, "c": 1}
     assert len(stratified_sample(strata, 50, seed=0)) == 10
+
+
+SIX = {"a": 40, "b": 20, "c": 15, "d": 10, "e": 10, "f": 5}
+
+
+def test_a_stratified_100_follows_the_budget_exactly_when_every_share_clears_the_floor():
+    assert allocate(100, {s: 1000 for s in SIX}, SIX) == SIX
+    plan = plan_allocation(100, {s: 1000 for s in SIX}, SIX)
+    assert plan.counts == {"a": 40, "b": 20, "c": 15, "d": 10, "e": 10, "f": 5}
+    assert (plan.exact, plan.raised, plan.short, plan.follows_budget) == (plan.counts, (), (), True)
+    assert budget_weights(plan.counts, plan.shares) == {s: 1.0 for s in SIX}
+
+
+def test_a_floor_that_changes_the_shares_is_named_and_weighted_back():
+    budget = {"big": 97, "mid": 2.5, "tiny": 0.5}
+    plan = plan_allocation(40, {"big": 1000, "mid": 1000, "tiny": 1000}, budget, floor=2)
+    # Exact shares 38.8 / 1.0 / 0.2 give 39 / 1 / 0; the floor of 2 lifts mid and tiny, big pays.
+    assert (plan.exact, plan.counts) == ({"big": 39, "mid": 1, "tiny": 0}, {"big": 36, "mid": 2, "tiny": 2})
+    assert (plan.raised, plan.short, plan.follows_budget) == (("mid", "tiny"), (), False)
+    assert budget_weights(plan.counts, plan.shares) == pytest.approx(
+        {"big": 0.97 / (36 / 40), "mid": 0.025 / (2 / 40), "tiny": 0.005 / (2 / 40)}
+    )
+
+
+def test_a_stratum_short_of_its_share_is_named():
+    plan = plan_allocation(100, {"a": 50, "b": 50, "c": 5}, {"a": 50, "b": 30, "c": 20})
+    assert (plan.counts, plan.exact, plan.raised, plan.short) == (
+        {"a": 50, "b": 45, "c": 5},
+        {"a": 50, "b": 30, "c": 20},
+        (),
+        ("c",),
+    )

@@ -14,6 +14,7 @@ from annotation.selectors.queue_stats import queue_stats
 from annotation.services.claims import queue_next
 from annotation.services.labelling import label_submit
 from annotation.services.queues import queue_create
+from evalstats import bootstrap_kappa_ci
 
 ANNOTATORS = ("ann1", "ann2", "ann3")
 # Per item (in the order the queue hands them out), the three annotators' verdicts.
@@ -121,3 +122,15 @@ def test_a_small_queue_carries_the_coverage_warning(make_queue, pool):
     assert ag["n"] == 27
     assert ag["coverage_warning"].startswith("only 27 item(s) (at least 30 are needed): at this size and prevalence")
     assert ag["coverage_warning"] in ag["warnings"]
+
+
+@pytest.mark.django_db
+def test_queue_strata_are_descriptive_so_the_bootstrap_is_plain(make_queue, pool):
+    queue = make_queue(len(VERDICTS), overlap=3, annotators=ANNOTATORS)
+    label_everything(queue, pool)
+    ag = queue_stats(queue, iters=500, seed=1)["agreement"]
+    labels = ["correct", "incorrect"]
+    pooled = [[ag["confusion"][f"{x}/{y}"] for y in labels] for x in labels]
+    assert len(ag["per_stratum"]) > 1
+    assert ag["bootstrap_method"] == "plain"
+    assert ag["bootstrap_ci95"] == bootstrap_kappa_ci(pooled, iters=500, seed=1).as_list()

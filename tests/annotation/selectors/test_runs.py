@@ -4,9 +4,12 @@ the scores a run's answers carry."""
 import pytest
 from django.core.exceptions import PermissionDenied
 
+from annotation.models import Run
 from annotation.selectors.blind import blind_scope
-from annotation.selectors.runs import final_labels, run_get, run_scores
+from annotation.selectors.runs import final_labels, pins_complete, repeats_of, run_get, run_scores
 from evalapp.errors import NotFound
+from tests.annotation.services.conftest import ANSWERS, run_record
+from tests.conftest import run_cmd, write_jsonl
 from tests.factories import AnswerFactory, QueueItemFactory, QueueMemberFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -48,3 +51,23 @@ def test_run_get_names_an_unknown_run_and_refuses_a_blind_one(nightly):
     with pytest.raises(PermissionDenied):
         run_get("nightly", scope=blind_scope(eng))
     assert run_get("nightly") == nightly  # commands run as the operator
+
+
+def _import(tmp_path, record):
+    path = write_jsonl(tmp_path / f"{record['run_id']}.jsonl", [record, ANSWERS[0]])
+    assert run_cmd("import_run", str(path))[0] == 0
+    return Run.objects.get(run_id=record["run_id"])
+
+
+def test_runs_with_empty_pins_never_count_as_repeats_of_one_another(tmp_path, loaded):
+    h = loaded.dataset_hash
+    full = [_import(tmp_path, run_record(f"full-{i}", dataset_hash=h)) for i in range(2)]
+    empty = [_import(tmp_path, run_record(f"empty-{i}", dataset_hash=h, index_id="")) for i in range(2)]
+    # No dataset hash in the record: the import fills in the latest version's, which matches the full runs'.
+    unhashed = _import(tmp_path, run_record("unhashed"))
+    assert unhashed.dataset_hash == h
+    assert [pins_complete(r) for r in (*full, *empty, unhashed)] == [True, True, False, False, False]
+    assert [r.run_id for r in repeats_of(full[0])] == ["full-0", "full-1"]
+    assert [r.run_id for r in repeats_of(empty[0])] == ["empty-0"]
+    assert [r.run_id for r in repeats_of(unhashed)] == ["unhashed"]
+    assert [r.run_id for r in repeats_of(full[1], exclude_pks=[full[0].pk])] == ["full-1"]

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
-from evalstats import agreement_report
+from evalstats import agreement_report, bootstrap_kappa_ci
 
 
 def write(path, lines):
@@ -422,3 +422,12 @@ def test_labels_differing_by_case_are_warned_about(tmp_path, capsys):
         "labels that differ only by case or whitespace are counted as different labels: 'Correct', 'correct'. "
         "If they mean the same, write them the same way and measure again."
     ) in json.loads(out)["warnings"]
+
+
+def test_strata_in_the_file_are_descriptive_so_the_bootstrap_is_plain(tmp_path, capsys):
+    path, _ = rows_file(tmp_path)
+    code, out, _ = run(capsys, str(path), "--json", "--iters", "2000", "--seed", "3")
+    payload = json.loads(out)
+    assert code == 0 and len(payload["per_stratum"]) == 2
+    assert payload["bootstrap_method"] == "plain"
+    assert payload["bootstrap_ci95"] == bootstrap_kappa_ci([[20, 3], [2, 5]], iters=2000, seed=3).as_list()

@@ -111,3 +111,57 @@ def test_every_new_figure_is_withheld_from_a_blind_viewer():
         "coverage_warning",
     }
     assert new <= set(GATE_WITHHELD)
+
+
+def _sampled(allocation, available, budget, strata):
+    version = measured(
+        [
+            [sum(t[0][0] for t in strata.values()), sum(t[0][1] for t in strata.values())],
+            [sum(t[1][0] for t in strata.values()), sum(t[1][1] for t in strata.values())],
+        ],
+        ["correct", "incorrect"],
+        strata=strata,
+    )
+    CalibrationSample.objects.filter(judge=version.judge).update(
+        size=sum(allocation.values()), allocation=allocation, available=available, budget=budget
+    )
+    return version
+
+
+def test_a_floor_that_changed_the_shares_is_said_and_the_kappa_weighted_back_to_the_budget():
+    # 20 on 98/2: the budget's own shares are 20 and 0; the floor of one per stratum drew 19 and 1.
+    strata = {"big": [[12, 2], [1, 4]], "tiny": [[0, 0], [1, 0]]}
+    version = _sampled({"big": 19, "tiny": 1}, {"big": 100, "tiny": 5}, {"big": 98, "tiny": 2}, strata)
+    w = judge_gate(version)["sample_weighting"]
+    assert (w["follows_budget"], w["budget_counts"], w["drawn"], w["raised"], w["short"]) == (
+        False,
+        {"big": 20, "tiny": 0},
+        {"big": 19, "tiny": 1},
+        ["tiny"],
+        [],
+    )
+    assert w["weights"] == pytest.approx({"big": 0.98 / (19 / 20), "tiny": 0.02 / (1 / 20)})
+    # Hand-worked: P = 0.98 * big / 19 + 0.02 * tiny / 1; po = 0.82526, pe = 0.58463.
+    assert round(w["raw_agreement_weighted"], 5) == 0.82526
+    assert round(w["kappa_weighted"], 5) == 0.57932
+    assert (
+        w["kappa_weighted_ci95"]
+        == stratified_bootstrap_kappa_ci(strata, {"big": 98, "tiny": 2}, iters=2000, seed=5).as_list()
+    )
+    assert w["words"] == (
+        "The sample does not follow the strata budget (the floor of one answer per stratum raised tiny): "
+        "big drew 19 (budget share 20), tiny drew 1 (budget share 0); weighted back to the budget, kappa is "
+        "0.579 and raw agreement 0.825"
+    )
+    assert w["words"] in judge_gate(version)["warnings"]
+
+
+def test_a_sample_that_follows_the_budget_says_so_and_warns_of_nothing():
+    strata = {"a": [[30, 2], [3, 5]], "b": [[40, 5], [5, 10]]}
+    version = _sampled({"a": 40, "b": 60}, {"a": 100, "b": 100}, {"a": 40, "b": 60}, strata)
+    gate = judge_gate(version)
+    w = gate["sample_weighting"]
+    assert (w["follows_budget"], w["raised"], w["short"], w["words"]) == (True, [], [], None)
+    assert w["weights"] == {"a": 1.0, "b": 1.0}
+    assert w["kappa_weighted"] == pytest.approx(gate["kappa"])
+    assert not any("strata budget" in x for x in gate["warnings"])
