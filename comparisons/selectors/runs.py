@@ -6,6 +6,7 @@ from __future__ import annotations
 from annotation.models import PINNED, DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.gold import stale_gold
+from annotation.selectors.runs import repeats_of
 from evalapp.errors import Problem, ServiceError
 
 
@@ -53,13 +54,9 @@ def stale_gold_report(version: DatasetVersion | None, paired: set[str] | None = 
 
 def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:
     """Runs of the same system with every pinned input and the dataset hash unchanged (itself included),
-    leaving out runs in the viewer's blind `scope` (the band's mean would give their score away)."""
-    return list(
-        Run.objects.filter(system=run.system, dataset_hash=run.dataset_hash, **{k: getattr(run, k) for k in PINNED})
-        .exclude(pk__in=scope.run_ids)
-        .select_related("dataset_version")
-        .order_by("started_at", "run_id")
-    )
+    leaving out runs in the viewer's blind `scope` (the band's mean would give their score away). A run
+    with empty pins repeats nothing and is no other run's repeat (annotation.selectors.runs.repeats_of)."""
+    return repeats_of(run, exclude_pks=scope.run_ids)
 
 
 def _run_by_id(run_id: str, scope: BlindScope = OPERATOR) -> Run:

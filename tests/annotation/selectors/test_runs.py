@@ -71,3 +71,15 @@ def test_runs_with_empty_pins_never_count_as_repeats_of_one_another(tmp_path, lo
     assert [r.run_id for r in repeats_of(empty[0])] == ["empty-0"]
     assert [r.run_id for r in repeats_of(unhashed)] == ["unhashed"]
     assert [r.run_id for r in repeats_of(full[1], exclude_pks=[full[0].pk])] == ["full-1"]
+
+
+def test_the_run_to_run_band_never_takes_runs_with_empty_pins_as_repeats(tmp_path, loaded):
+    """comparisons' repeat_runs (the band's runs) follows repeats_of: two runs that both left index_id empty
+    may differ in it, so neither is the other's repeat; fully pinned runs still are."""
+    from comparisons.selectors.runs import repeat_runs
+
+    h = loaded.dataset_hash
+    full = [_import(tmp_path, run_record(f"full-{i}", dataset_hash=h)) for i in range(2)]
+    empty = [_import(tmp_path, run_record(f"empty-{i}", dataset_hash=h, index_id="")) for i in range(2)]
+    assert [r.run_id for r in repeat_runs(full[1])] == ["full-0", "full-1"]
+    assert [r.run_id for r in repeat_runs(empty[1])] == ["empty-1"]
