@@ -271,6 +271,15 @@ def _iso(moment: datetime | None) -> str:
     return moment.isoformat() if moment is not None else ""
 
 
+def _reason_response(request, queue_id, item_id, act, reason_field: str, at_field: str) -> Response:
+    """A skip or a flag over the API: the reason in, the row's reason and time out (201)."""
+    queue = queue_get(queue_id)
+    data = _valid(ReasonInSerializer, request)
+    row = act(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
+    payload = {"item_id": item_id, "reason": getattr(row, reason_field), "at": _iso(getattr(row, at_field))}
+    return Response(ReviewResultSerializer(payload).data, status=status.HTTP_201_CREATED)
+
+
 class SkipView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
@@ -280,13 +289,7 @@ class SkipView(DeclaredOutput, APIView):
         responses={201: ReviewResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
     )
     def post(self, request, queue_id, item_id):
-        queue = queue_get(queue_id)
-        data = _valid(ReasonInSerializer, request)
-        row = item_skip(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
-        return Response(
-            ReviewResultSerializer({"item_id": item_id, "reason": row.skip_reason, "at": _iso(row.skipped_at)}).data,
-            status=status.HTTP_201_CREATED,
-        )
+        return _reason_response(request, queue_id, item_id, item_skip, "skip_reason", "skipped_at")
 
 
 class FlagView(DeclaredOutput, APIView):
@@ -298,13 +301,7 @@ class FlagView(DeclaredOutput, APIView):
         responses={201: ReviewResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
     )
     def post(self, request, queue_id, item_id):
-        queue = queue_get(queue_id)
-        data = _valid(ReasonInSerializer, request)
-        row = item_flag(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user, reason=data["reason"])
-        return Response(
-            ReviewResultSerializer({"item_id": item_id, "reason": row.flag_reason, "at": _iso(row.flagged_at)}).data,
-            status=status.HTTP_201_CREATED,
-        )
+        return _reason_response(request, queue_id, item_id, item_flag, "flag_reason", "flagged_at")
 
 
 class MineView(DeclaredOutput, APIView):

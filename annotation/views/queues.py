@@ -212,27 +212,41 @@ def queue_label_submit(request, queue_id, item_id):
     return _next_item(request, queue, error=error, notice=notice, feedback=feedback)
 
 
-@never_cache
-@require_POST
-@role_required(*WORKERS)
-def queue_skip(request, queue_id, item_id):
-    """Skip the held item with a reason: it goes back to the pool for the others, then the next item."""
+def _with_reason(request, queue_id, item_id, *, act, refused: str, done: str, back_to_item: bool = False):
+    """A skip or a flag from the page: parse the reason, call `act`, then the next item (htmx) or a redirect."""
     queue = queue_get(queue_id)
     item = _item_or_404(queue, item_id)
     error = notice = None
     try:
-        f = ReasonForm(request.POST).parsed("the skip was not recorded")
-        item_skip(queue=queue, item_id=item.pk, annotator=request.user, reason=f["reason"])
+        f = ReasonForm(request.POST).parsed(refused)
+        act(queue=queue, item_id=item.pk, annotator=request.user, reason=f["reason"])
     except NotFound:
         raise
     except ServiceError as exc:
         error = page_text(exc)
     else:
-        notice = "Skipped: the item goes back to the pool for the others."
+        notice = done
     if not _is_htmx(request):
         _say(request, error, notice)
+        if back_to_item and request.POST.get("back") == "item":
+            return redirect("queue-item-mine", queue_id=queue.pk, item_id=item.key)
         return redirect("queue-label", queue_id=queue.pk)
     return _next_item(request, queue, error=error, notice=notice)
+
+
+@never_cache
+@require_POST
+@role_required(*WORKERS)
+def queue_skip(request, queue_id, item_id):
+    """Skip the held item with a reason: it goes back to the pool for the others, then the next item."""
+    return _with_reason(
+        request,
+        queue_id,
+        item_id,
+        act=item_skip,
+        refused="the skip was not recorded",
+        done="Skipped: the item goes back to the pool for the others.",
+    )
 
 
 @never_cache
@@ -240,24 +254,15 @@ def queue_skip(request, queue_id, item_id):
 @role_required(*WORKERS)
 def queue_flag(request, queue_id, item_id):
     """Flag an item for review with a reason (seen by the queue's adjudicators and engineers only)."""
-    queue = queue_get(queue_id)
-    item = _item_or_404(queue, item_id)
-    error = notice = None
-    try:
-        f = ReasonForm(request.POST).parsed("the flag was not recorded")
-        item_flag(queue=queue, item_id=item.pk, annotator=request.user, reason=f["reason"])
-    except NotFound:
-        raise
-    except ServiceError as exc:
-        error = page_text(exc)
-    else:
-        notice = "Flagged for review: an adjudicator or engineer will look at it. Label or skip it as usual."
-    if not _is_htmx(request):
-        _say(request, error, notice)
-        if request.POST.get("back") == "item":
-            return redirect("queue-item-mine", queue_id=queue.pk, item_id=item.key)
-        return redirect("queue-label", queue_id=queue.pk)
-    return _next_item(request, queue, error=error, notice=notice)
+    return _with_reason(
+        request,
+        queue_id,
+        item_id,
+        act=item_flag,
+        refused="the flag was not recorded",
+        done="Flagged for review: an adjudicator or engineer will look at it. Label or skip it as usual.",
+        back_to_item=True,
+    )
 
 
 @never_cache
