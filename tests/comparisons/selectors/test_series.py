@@ -1,8 +1,10 @@
 """Series keyed by (dataset hash, evaluator config hash): breaks, their explanation, backfill."""
 
+import json
+
 import pytest
 
-from tests.comparisons.support import build_series, run_command
+from tests.comparisons.support import build_series, import_questions, import_run, run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +70,85 @@ def test_series_system_filter_and_unknown(tmp_path):
     assert out["error"] == "no runs of system(s) 'nope' on dataset 'support'"
     out = run_command("series", "--dataset", "nope", expect=2)
     assert out["error"] == "unknown dataset 'nope'"
+
+
+def _judge_world(tmp_path, django_capture_on_commit_callbacks, *, calibrate: bool):
+    """run-a on v1 of `support` (12 judge-graded questions, two agreeing human labels each), optionally a
+    span judge whose gate passes (threshold 0.0); then v2 (q-0003's expected changed, q-0004 only moved
+    stratum) and run-b on v2, so run-a is backfilled onto v2."""
+    from calibration.services.calibration import calibration_run_here, calibration_start
+    from calibration.services.judges import judge_version_create
+    from tests.calibration.world import load_world
+
+    files = load_world(tmp_path / "world", n=12)
+    judge = None
+    if calibrate:
+        judge = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
+        run, _ = calibration_start(judge_version_id=judge.pk, dataset_name="support", size=12, dispatch=False)
+        calibration_run_here(run_id=run.pk)
+    records = [json.loads(line) for line in files["questions"].read_text().splitlines()]
+    for r in records:
+        if r["qid"] == "q-0003":
+            r["expected"] = "code 9999"
+        if r["qid"] == "q-0004":
+            r["stratum"] = "howto"
+    v2 = import_questions(tmp_path, "support", records, "judge-v2")
+    import_run(
+        tmp_path,
+        run_id="run-b",
+        system="rag-v2",
+        dataset="support",
+        dataset_hash=v2["dataset_hash"],
+        correct=dict.fromkeys(r["qid"] for r in records),
+        started_at="2026-06-09T02:00:00Z",
+        evaluator_config_hash="",  # as run-a's: the same evaluator, so run-a is backfilled
+    )
+    return judge
+
+
+def _run_a_backfill():
+    (seg,) = run_command("series", "--dataset", "support", "--backfill")["lines"][0]["segments"][1:]
+    (bf,) = seg["backfilled"]
+    assert bf["run_id"] == "run-a"
+    return bf
+
+
+EXPECTED_CHANGED = "the question's expected answer changed and no verdict on the new expected exists"
+
+
+def test_backfill_of_judge_questions_without_a_passing_judge_says_so(tmp_path, django_capture_on_commit_callbacks):
+    _judge_world(tmp_path, django_capture_on_commit_callbacks, calibrate=False)
+    bf = _run_a_backfill()
+    # The human labels were the run's grades; backfill re-grades judge questions only by a gated judge.
+    assert (bf["resolved"], bf["score"], bf["n"], bf["ungradable"], bf["rescored_by"]) == (False, None, 0, 12, [])
+    assert bf["not_rescored"] == [
+        {"qid": f"q-{i:04d}", "reason": EXPECTED_CHANGED if i == 3 else "no judge version passes its gate"}
+        for i in range(12)
+    ]
+
+
+def test_backfill_rescores_judge_questions_with_the_gated_judge(tmp_path, django_capture_on_commit_callbacks):
+    from annotation.models import Run
+    from calibration.selectors.grades import judge_rescore
+    from calibration.services.grading import grading_start
+    from tests.calibration.world import judge_truth
+
+    judge = _judge_world(tmp_path, django_capture_on_commit_callbacks, calibrate=True)
+    bf = _run_a_backfill()
+    never = f"the answer was never graded by span-judge v1; run grade_run run-a --judge-version {judge.pk}"
+    assert (bf["resolved"], bf["n"], bf["rescored_by"]) == (False, 0, [])
+    assert bf["not_rescored"] == [
+        {"qid": f"q-{i:04d}", "reason": EXPECTED_CHANGED if i == 3 else never} for i in range(12)
+    ]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        grading_start(judge_version_id=judge.pk, run_id="run-a", run_now=True)
+    bf = _run_a_backfill()
+    # 11 re-scored by the judge (q-0004's record changed, but not what the judge reads); q-0003 cannot be.
+    assert (bf["resolved"], bf["score"], bf["n"], bf["ungradable"]) == (False, None, 11, 1)
+    assert bf["rescored_by"] == [{"judge_version": judge.pk, "judge": "span-judge v1", "n": 11}]
+    assert bf["not_rescored"] == [{"qid": "q-0003", "reason": EXPECTED_CHANGED}]
+    # The verdicts counted are the judge's, not the human labels (which differ on q-0001 and q-0011).
+    rescored = judge_rescore(Run.objects.get(run_id="run-a"), {f"q-{i:04d}" for i in range(12) if i != 3})
+    assert rescored.verdicts == {f"q-{i:04d}": (judge_truth(i) == "correct", judge.pk) for i in range(12) if i != 3}
+    assert sum(ok for ok, _ in rescored.verdicts.values()) == 8
