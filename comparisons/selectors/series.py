@@ -12,8 +12,8 @@ from annotation.selectors.datasets import dataset_get, version_diff, version_man
 from calibration.selectors.grades import (
     JUDGE_INPUTS,
     RunGrades,
-    judge_rescore,
     answer_values,
+    judge_rescore,
     rule_verdict,
     run_grades,
     version_records_for,

@@ -1,10 +1,8 @@
 """Series keyed by (dataset hash, evaluator config hash): breaks, their explanation, backfill."""
 
-import json
-
 import pytest
 
-from tests.comparisons.support import build_series, import_questions, import_run, run_command
+from tests.comparisons.support import build_judge_series, build_series, run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -72,40 +70,6 @@ def test_series_system_filter_and_unknown(tmp_path):
     assert out["error"] == "unknown dataset 'nope'"
 
 
-def _judge_world(tmp_path, django_capture_on_commit_callbacks, *, calibrate: bool):
-    """run-a on v1 of `support` (12 judge-graded questions, two agreeing human labels each), optionally a
-    span judge whose gate passes (threshold 0.0); then v2 (q-0003's expected changed, q-0004 only moved
-    stratum) and run-b on v2, so run-a is backfilled onto v2."""
-    from calibration.services.calibration import calibration_run_here, calibration_start
-    from calibration.services.judges import judge_version_create
-    from tests.calibration.world import load_world
-
-    files = load_world(tmp_path / "world", n=12)
-    judge = None
-    if calibrate:
-        judge = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
-        run, _ = calibration_start(judge_version_id=judge.pk, dataset_name="support", size=12, dispatch=False)
-        calibration_run_here(run_id=run.pk)
-    records = [json.loads(line) for line in files["questions"].read_text().splitlines()]
-    for r in records:
-        if r["qid"] == "q-0003":
-            r["expected"] = "code 9999"
-        if r["qid"] == "q-0004":
-            r["stratum"] = "howto"
-    v2 = import_questions(tmp_path, "support", records, "judge-v2")
-    import_run(
-        tmp_path,
-        run_id="run-b",
-        system="rag-v2",
-        dataset="support",
-        dataset_hash=v2["dataset_hash"],
-        correct=dict.fromkeys(r["qid"] for r in records),
-        started_at="2026-06-09T02:00:00Z",
-        evaluator_config_hash="",  # as run-a's: the same evaluator, so run-a is backfilled
-    )
-    return judge
-
-
 def _run_a_backfill():
     (seg,) = run_command("series", "--dataset", "support", "--backfill")["lines"][0]["segments"][1:]
     (bf,) = seg["backfilled"]
@@ -116,8 +80,8 @@ def _run_a_backfill():
 EXPECTED_CHANGED = "the question's expected answer changed and no verdict on the new expected exists"
 
 
-def test_backfill_of_judge_questions_without_a_passing_judge_says_so(tmp_path, django_capture_on_commit_callbacks):
-    _judge_world(tmp_path, django_capture_on_commit_callbacks, calibrate=False)
+def test_backfill_of_judge_questions_without_a_passing_judge_says_so(tmp_path):
+    build_judge_series(tmp_path, calibrate=False)
     bf = _run_a_backfill()
     # The human labels were the run's grades; backfill re-grades judge questions only by a gated judge.
     assert (bf["resolved"], bf["score"], bf["n"], bf["ungradable"], bf["rescored_by"]) == (False, None, 0, 12, [])
@@ -133,7 +97,7 @@ def test_backfill_rescores_judge_questions_with_the_gated_judge(tmp_path, django
     from calibration.services.grading import grading_start
     from tests.calibration.world import judge_truth
 
-    judge = _judge_world(tmp_path, django_capture_on_commit_callbacks, calibrate=True)
+    judge = build_judge_series(tmp_path, calibrate=True)
     bf = _run_a_backfill()
     never = f"the answer was never graded by span-judge v1; run grade_run run-a --judge-version {judge.pk}"
     assert (bf["resolved"], bf["n"], bf["rescored_by"]) == (False, 0, [])
