@@ -141,6 +141,9 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
     }
 
 
+MIN_ALPHA_CI_ANSWERS = 10
+
+
 def _multi_rater(by_answer: dict[int, list[str]], raters: dict[int, list[int]]) -> dict | None:
     """Krippendorff's alpha (nominal) and Fleiss' kappa over the answers with three or more labels."""
     many = [a for a, verdicts in by_answer.items() if len(verdicts) >= 3]
@@ -156,7 +159,8 @@ def _multi_rater(by_answer: dict[int, list[str]], raters: dict[int, list[int]]) 
         "ratings": m.n_ratings,
         "metric": m.metric,
         "krippendorff_alpha": m.krippendorff_alpha,
-        "alpha_ci95": list(m.alpha_ci95) if m.alpha_ci95 else None,
+        # A bootstrap over a handful of answers only reshuffles them: no interval below ten.
+        "alpha_ci95": list(m.alpha_ci95) if m.alpha_ci95 and m.n_items >= MIN_ALPHA_CI_ANSWERS else None,
         "fleiss_kappa": m.fleiss_kappa,
     }
 

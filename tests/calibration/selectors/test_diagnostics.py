@@ -76,6 +76,7 @@ def test_the_ceiling_adds_krippendorffs_alpha_over_answers_with_three_or_more_la
     multi = ceiling["multi_rater"]
     assert (multi["answers"], multi["raters"], multi["ratings"], multi["metric"]) == (2, 3, 6, "nominal")
     assert multi["krippendorff_alpha"] == pytest.approx(-1 / 9, abs=1e-12)
+    assert multi["alpha_ci95"] is None  # two answers: too few for a bootstrap interval
 
 
 def test_no_multi_rater_figure_without_an_answer_with_three_labels(tmp_path, make_user):
