@@ -70,6 +70,7 @@ def test_the_ceiling_counts_unresolved_disagreements_too(tmp_path, make_user):
 
 def test_the_ceiling_adds_krippendorffs_alpha_over_answers_with_three_or_more_labels(tmp_path, make_user):
     ceiling = human_ceiling(_measured(tmp_path, make_user))
+    assert ceiling is not None
     # Only q-0012 (incorrect, incorrect, correct) and q-0040 (correct, correct, incorrect) carry three
     # labels. Coincidences, each pair weighted 1/(3-1): o(c,c) = o(i,i) = 1, o(c,i) = o(i,c) = 2, n = 6;
     # D_o = 4/6, D_e = 2 * 3 * 3 / (6 * 5) = 0.6, alpha = 1 - (4/6) / 0.6 = -1/9.
@@ -93,5 +94,6 @@ def test_no_multi_rater_figure_without_an_answer_with_three_labels(tmp_path, mak
         measured_at=timezone.now(),
     )
     ceiling = human_ceiling(measurement)
+    assert ceiling is not None
     assert (ceiling["answers"], ceiling["n"], ceiling["kappa"]) == (60, 60, 1.0)
     assert ceiling["multi_rater"] is None
