@@ -116,3 +116,18 @@ def test_backfill_rescores_judge_questions_with_the_gated_judge(tmp_path, django
     rescored = judge_rescore(Run.objects.get(run_id="run-a"), {f"q-{i:04d}" for i in range(12) if i != 3})
     assert rescored.verdicts == {f"q-{i:04d}": (judge_truth(i) == "correct", judge.pk) for i in range(12) if i != 3}
     assert sum(ok for ok, _ in rescored.verdicts.values()) == 8
+
+
+def test_series_text_names_the_questions_backfill_cannot_rescore(tmp_path):
+    import io
+
+    from django.core.management import call_command
+
+    build_judge_series(tmp_path, calibrate=False)
+    out = io.StringIO()
+    call_command("series", "--dataset", "support", "--backfill", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert "    2026-06-07T02:00  run-a                          not resolvable (0 unanswered, 12 ungradable)" in lines
+    assert "      not re-scored q-0000: no judge version passes its gate" in lines
+    assert f"      not re-scored q-0003: {EXPECTED_CHANGED}" in lines
+    assert sum(line.startswith("      not re-scored ") for line in lines) == 12
