@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -193,13 +193,16 @@ def passing_judge_versions() -> list[JudgeVersion]:
     return [v for v in versions if judge_gate(v)["status"] == "pass"]
 
 
-def judge_rescore(run: Run, qids: set[str]) -> JudgeRescore:
+def judge_rescore(
+    run: Run, qids: set[str], *, passing_versions: Callable[[], list[JudgeVersion]] = passing_judge_versions
+) -> JudgeRescore:
     """Re-score these answers of a run with the stored verdicts of gate-passing judge versions: for each
     answer the newest finished, unforced grading by such a version that gave it a verdict. A read: no
-    judge is called; an answer no such grading covers is named with the `grade_run` command that would."""
+    judge is called; an answer no such grading covers is named with the `grade_run` command that would.
+    `passing_versions` lets a caller re-scoring many runs work the gates out once."""
     if not qids:
         return JudgeRescore({}, {}, {})
-    passing = passing_judge_versions()
+    passing = passing_versions()
     if not passing:
         return JudgeRescore({}, {}, dict.fromkeys(qids, NO_PASSING_JUDGE))
     labels = {v.pk: _judge_label(v) for v in passing}

@@ -4,16 +4,19 @@ either changes, with the break explained; optional backfill onto the new populat
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 
 from annotation.models import DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import dataset_get, version_diff, version_manifest
+from calibration.models import JudgeVersion
 from calibration.selectors.grades import (
     JUDGE_INPUTS,
     RunGrades,
     answer_values,
     judge_rescore,
+    passing_judge_versions,
     rule_verdict,
     run_grades,
     version_records_for,
@@ -55,7 +58,13 @@ def _changed_judge_input(old: dict | None, new: dict) -> str | None:
     return f"the question's {' and '.join(changed)} changed and no verdict on the new record exists"
 
 
-def rescore_on_version(run: Run, version: DatasetVersion, grades: RunGrades | None = None) -> dict:
+def rescore_on_version(
+    run: Run,
+    version: DatasetVersion,
+    grades: RunGrades | None = None,
+    *,
+    passing_versions: Callable[[], list[JudgeVersion]] = passing_judge_versions,
+) -> dict:
     """Re-score a run on another version of its dataset where its inputs still resolve.
 
     Unchanged questions keep their grade; a modified or added question resolves only if the run
@@ -103,7 +112,7 @@ def rescore_on_version(run: Run, version: DatasetVersion, grades: RunGrades | No
             scores[q] = verdict == "correct"
         else:
             ungraded += 1
-    judged = judge_rescore(run, to_judge)
+    judged = judge_rescore(run, to_judge, passing_versions=passing_versions)
     scores.update((q, ok) for q, (ok, _) in judged.verdicts.items())
     not_rescored.update(judged.not_rescored)
     ungraded += len(not_rescored)
@@ -201,6 +210,7 @@ def series(
     by_system: dict[str, list[Run]] = defaultdict(list)
     for r in runs:
         by_system[r.system].append(r)
+    passing = cache(passing_judge_versions)  # the gates, worked out once for every backfilled run
     lines = []
     for system in sorted(by_system):
         segments, breaks = [], []
@@ -236,7 +246,7 @@ def series(
                     if p["blind"]:
                         continue
                     run = next(r for r in by_system[system] if r.run_id == p["run_id"])
-                    res = rescore_on_version(run, version)
+                    res = rescore_on_version(run, version, passing_versions=passing)
                     res["started_at"] = p["started_at"]
                     seg["backfilled"].append(res)
         lines.append({"system": system, "segments": segments, "breaks": breaks})
