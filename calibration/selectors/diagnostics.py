@@ -16,6 +16,7 @@ from calibration.models import (
 )
 from calibration.selectors.gates import sample_is_blind
 from evalstats import agreement
+from evalstats.multirater import multi_rater_agreement
 
 
 def question_records(answers) -> dict:
@@ -102,9 +103,10 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
     never draws those (they carry no final label), so without them the ceiling would count only the
     disagreements someone resolved. Every pair of labels on an answer counts once (first label first).
 
-    {"kappa", "raw_agreement", "n" (pairs), "answers", "unresolved", "agreement"}; None when no answer
-    has two labels, or when the sample holds an answer in the viewer's blind `scope` (disputed answers
-    in it are left out).
+    {"kappa", "raw_agreement", "n" (pairs), "answers", "unresolved", "agreement", "multi_rater"}; None
+    when no answer has two labels, or when the sample holds an answer in the viewer's blind `scope`
+    (disputed answers in it are left out). `multi_rater` is Krippendorff's alpha (nominal) over the
+    answers with three or more labels, where pairwise kappa mixes raters (None when there are none).
     """
     if sample_is_blind(measurement, scope):
         return None
@@ -116,12 +118,14 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
         if d.answer_id not in answers and scope.can_read_answer(d.answer_id, d.run_pk, shows_run=True)
     }
     by_answer: dict[int, list[str]] = {}
-    for answer_id, verdict in (
+    raters: dict[int, list[int]] = {}
+    for answer_id, verdict, annotator_id in (
         HumanLabel.objects.filter(answer_id__in=answers | unresolved)
         .order_by("answer_id", "labelled_at", "annotator_id")
-        .values_list("answer_id", "verdict")
+        .values_list("answer_id", "verdict", "annotator_id")
     ):
         by_answer.setdefault(answer_id, []).append(verdict)
+        raters.setdefault(answer_id, []).append(annotator_id)
     pairs = [p for verdicts in by_answer.values() for p in combinations(verdicts, 2)]
     if not pairs:
         return None
@@ -133,6 +137,31 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
         "answers": sum(1 for v in by_answer.values() if len(v) >= 2),
         "unresolved": sum(1 for a in unresolved if len(by_answer.get(a, ())) >= 2),
         "agreement": ag,
+        "multi_rater": _multi_rater(by_answer, raters),
+    }
+
+
+MIN_ALPHA_CI_ANSWERS = 10
+
+
+def _multi_rater(by_answer: dict[int, list[str]], raters: dict[int, list[int]]) -> dict | None:
+    """Krippendorff's alpha (nominal) and Fleiss' kappa over the answers with three or more labels."""
+    many = [a for a, verdicts in by_answer.items() if len(verdicts) >= 3]
+    if not many:
+        return None
+    items = [a for a in many for _ in by_answer[a]]
+    who = [r for a in many for r in raters[a]]
+    ratings = [v for a in many for v in by_answer[a]]
+    m = multi_rater_agreement(items, who, ratings, labels=["correct", "incorrect"], metric="nominal")
+    return {
+        "answers": m.n_items,
+        "raters": m.raters,
+        "ratings": m.n_ratings,
+        "metric": m.metric,
+        "krippendorff_alpha": m.krippendorff_alpha,
+        # A bootstrap over a handful of answers only reshuffles them: no interval below ten.
+        "alpha_ci95": list(m.alpha_ci95) if m.alpha_ci95 and m.n_items >= MIN_ALPHA_CI_ANSWERS else None,
+        "fleiss_kappa": m.fleiss_kappa,
     }
 
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from annotation.models import Answer, DatasetVersion, Run, VersionEntry
 from annotation.selectors.disputes import disputed_qids, left_out
 from calibration.backends import extraction_verdict, span_verdict
-from calibration.models import GradedAnswer, GradingRun
+from calibration.models import GradedAnswer, GradingRun, JudgeVersion
 from calibration.selectors.gates import judge_gate
 from evalapp.db import column_strings_by, raw_values
 
@@ -165,6 +165,81 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
                     verdicts[qid] = verdict == "correct"
         return verdicts, version.pk
     return {}, None
+
+
+# What a judge reads of a question record (calibration.services.grading._judge_item): a verdict on an
+# answer still holds on another version of the question while these are unchanged.
+JUDGE_INPUTS = ("question", "expected", "gold_text")
+NO_PASSING_JUDGE = "no judge version passes its gate"
+
+
+@dataclass(frozen=True)
+class JudgeRescore:
+    """Judge-graded answers re-scored by gate-passing judge versions: `verdicts` qid -> (correct,
+    judge version id), `by_version` judge version id -> (label, how many), `not_rescored` qid -> why not."""
+
+    verdicts: dict[str, tuple[bool, int]]
+    by_version: dict[int, tuple[str, int]]
+    not_rescored: dict[str, str]
+
+
+def _judge_label(version: JudgeVersion) -> str:
+    return f"{version.judge.name} v{version.number}"
+
+
+def passing_judge_versions() -> list[JudgeVersion]:
+    """Every judge version whose gate passes now, newest first."""
+    versions = JudgeVersion.objects.select_related("judge").order_by("-pk")
+    return [v for v in versions if judge_gate(v)["status"] == "pass"]
+
+
+def judge_rescore(
+    run: Run, qids: set[str], *, passing_versions: Callable[[], list[JudgeVersion]] = passing_judge_versions
+) -> JudgeRescore:
+    """Re-score these answers of a run with the stored verdicts of gate-passing judge versions: for each
+    answer the newest finished, unforced grading by such a version that gave it a verdict. A read: no
+    judge is called; an answer no such grading covers is named with the `grade_run` command that would.
+    `passing_versions` lets a caller re-scoring many runs work the gates out once."""
+    if not qids:
+        return JudgeRescore({}, {}, {})
+    passing = passing_versions()
+    if not passing:
+        return JudgeRescore({}, {}, dict.fromkeys(qids, NO_PASSING_JUDGE))
+    labels = {v.pk: _judge_label(v) for v in passing}
+    verdicts: dict[str, tuple[bool, int]] = {}
+    unreadable: dict[str, tuple[int, str]] = {}  # qid -> (version, "invalid"/"error") of the newest grading
+    gradings = GradingRun.objects.filter(
+        run=run, status="done", forced=False, judge_version_id__in=list(labels)
+    ).order_by("-finished_at", "-id")
+    for grading_id, version_id in gradings.values_list("pk", "judge_version_id"):
+        todo = qids.difference(verdicts)
+        if not todo:
+            break
+        for batch in chunked(sorted(todo)):
+            for qid, verdict in GradedAnswer.objects.filter(grading_id=grading_id, answer__qid__in=batch).values_list(
+                "answer__qid", "verdict"
+            ):
+                if verdict in ("correct", "incorrect"):
+                    verdicts[qid] = (verdict == "correct", version_id)
+                else:
+                    unreadable.setdefault(qid, (version_id, verdict))
+    newest = passing[0]
+    not_rescored = {}
+    for qid in qids.difference(verdicts):
+        if qid in unreadable:
+            version_id, verdict = unreadable[qid]
+            not_rescored[qid] = f"{labels[version_id]} gave no verdict on the answer ({verdict})"
+        else:
+            not_rescored[qid] = (
+                f"the answer was never graded by {labels[newest.pk]}; "
+                f"run grade_run {run.run_id} --judge-version {newest.pk}"
+            )
+    counts = Counter(version_id for _, version_id in verdicts.values())
+    return JudgeRescore(
+        verdicts=verdicts,
+        by_version={pk: (labels[pk], n) for pk, n in counts.items()},
+        not_rescored=not_rescored,
+    )
 
 
 def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:

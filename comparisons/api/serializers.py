@@ -241,6 +241,17 @@ class SeriesPointSerializer(RunPointSerializer):
     backfilled = serializers.BooleanField()
 
 
+class RescoredBySerializer(serializers.Serializer):
+    judge_version = serializers.IntegerField()
+    judge = serializers.CharField(help_text="judge name and version number, e.g. `span-judge v1`")
+    n = serializers.IntegerField(help_text="judge-graded questions re-scored by this version's stored verdicts")
+
+
+class NotRescoredSerializer(serializers.Serializer):
+    qid = serializers.CharField()
+    reason = serializers.CharField(help_text="why not, and the grade_run command that would fill the gap")
+
+
 class RescoreSerializer(serializers.Serializer):
     run_id = serializers.CharField()
     dataset_hash = serializers.CharField()
@@ -250,6 +261,8 @@ class RescoreSerializer(serializers.Serializer):
     missing_answers = serializers.IntegerField()
     ungradable = serializers.IntegerField()
     regraded_by_rule = serializers.IntegerField()
+    rescored_by = RescoredBySerializer(many=True)
+    not_rescored = NotRescoredSerializer(many=True)
     started_at = serializers.CharField()
 
 

@@ -4,14 +4,19 @@ either changes, with the break explained; optional backfill onto the new populat
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 
 from annotation.models import DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import dataset_get, version_diff, version_manifest
+from calibration.models import JudgeVersion
 from calibration.selectors.grades import (
+    JUDGE_INPUTS,
     RunGrades,
     answer_values,
+    judge_rescore,
+    passing_judge_versions,
     rule_verdict,
     run_grades,
     version_records_for,
@@ -41,22 +46,59 @@ def _version_key(run: Run) -> tuple[str, str]:
     return (run.dataset_hash, run.evaluator_config_hash)
 
 
-def rescore_on_version(run: Run, version: DatasetVersion, grades: RunGrades | None = None) -> dict:
+def _changed_judge_input(old: dict | None, new: dict) -> str | None:
+    """Why a verdict given against `old` does not hold against `new` (None when it does)."""
+    if old is None:
+        return "the question is not in the run's own version, so no verdict on this record exists"
+    changed = [k for k in JUDGE_INPUTS if old.get(k) != new.get(k)]
+    if not changed:
+        return None
+    if "expected" in changed:
+        return "the question's expected answer changed and no verdict on the new expected exists"
+    return f"the question's {' and '.join(changed)} changed and no verdict on the new record exists"
+
+
+def rescore_on_version(
+    run: Run,
+    version: DatasetVersion,
+    grades: RunGrades | None = None,
+    *,
+    passing_versions: Callable[[], list[JudgeVersion]] = passing_judge_versions,
+) -> dict:
     """Re-score a run on another version of its dataset where its inputs still resolve.
 
     Unchanged questions keep their grade; a modified or added question resolves only if the run
     answered it and its rule (span, extraction) can grade the answer against the new record: the
-    harness's score and the human labels were given against the old gold. Resolved only if every
-    question of the version resolves."""
+    harness's score and the human labels were given against the old gold. A `judge`-graded question
+    the harness did not score is re-scored by the stored verdicts of a judge version whose gate passes
+    (`rescored_by`), provided what the judge reads of the record is unchanged; else it is listed in
+    `not_rescored` with the reason (and the `grade_run` command that would fill the gap). Resolved
+    only if every question of the version resolves."""
     g = grades or run_grades(run)
     old_m = version_manifest(run.dataset_version) if run.dataset_version_id else {}
     new_m = version_manifest(version)
+    records = version_records_for(version, set(new_m).intersection(g.answered))
+    judge_graded = {q for q, r in records.items() if r.get("grading") == "judge"}
+    if judge_graded:
+        judge_graded.difference_update(
+            q for q, correct in answer_values(run, judge_graded, "correct") if correct is not None
+        )
     scores: dict[str, bool] = {}
     to_regrade = set()
+    to_judge: set[str] = set()
+    not_rescored: dict[str, str] = {}
+    modified_judge = {q for q in judge_graded if old_m.get(q) != new_m[q]}
+    old_records = version_records_for(run.dataset_version, modified_judge) if modified_judge else {}
     missing = ungraded = 0
     for q, sha in new_m.items():
         if q not in g.answered:
             missing += 1
+        elif q in judge_graded:
+            reason = _changed_judge_input(old_records.get(q), records[q]) if q in modified_judge else None
+            if reason:
+                not_rescored[q] = reason
+            else:
+                to_judge.add(q)
         elif old_m.get(q) == sha:
             if q in g.scores:
                 scores[q] = g.scores[q]
@@ -64,13 +106,16 @@ def rescore_on_version(run: Run, version: DatasetVersion, grades: RunGrades | No
                 ungraded += 1
         else:
             to_regrade.add(q)
-    records = version_records_for(version, to_regrade)
     for q, text in answer_values(run, to_regrade, "answer"):
         verdict = rule_verdict(records.get(q), text)
         if verdict in ("correct", "incorrect"):
             scores[q] = verdict == "correct"
         else:
             ungraded += 1
+    judged = judge_rescore(run, to_judge, passing_versions=passing_versions)
+    scores.update((q, ok) for q, (ok, _) in judged.verdicts.items())
+    not_rescored.update(judged.not_rescored)
+    ungraded += len(not_rescored)
     resolved = missing == 0 and ungraded == 0 and len(scores) == len(new_m)
     return {
         "run_id": run.run_id,
@@ -80,7 +125,11 @@ def rescore_on_version(run: Run, version: DatasetVersion, grades: RunGrades | No
         "n": len(scores),
         "missing_answers": missing,
         "ungradable": ungraded,
-        "regraded_by_rule": len(to_regrade) - ungraded if to_regrade else 0,
+        "regraded_by_rule": sum(q in scores for q in to_regrade),
+        "rescored_by": [
+            {"judge_version": pk, "judge": label, "n": n} for pk, (label, n) in sorted(judged.by_version.items())
+        ],
+        "not_rescored": [{"qid": q, "reason": not_rescored[q]} for q in sorted(not_rescored)],
     }
 
 
@@ -161,6 +210,7 @@ def series(
     by_system: dict[str, list[Run]] = defaultdict(list)
     for r in runs:
         by_system[r.system].append(r)
+    passing = cache(passing_judge_versions)  # the gates, worked out once for every backfilled run
     lines = []
     for system in sorted(by_system):
         segments, breaks = [], []
@@ -196,7 +246,7 @@ def series(
                     if p["blind"]:
                         continue
                     run = next(r for r in by_system[system] if r.run_id == p["run_id"])
-                    res = rescore_on_version(run, version)
+                    res = rescore_on_version(run, version, passing_versions=passing)
                     res["started_at"] = p["started_at"]
                     seg["backfilled"].append(res)
         lines.append({"system": system, "segments": segments, "breaks": breaks})

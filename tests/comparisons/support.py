@@ -133,6 +133,40 @@ def build_series(tmp_path: Path) -> dict:
     return {"v1": v1, "v2": v2, "v3": v3}
 
 
+def build_judge_series(tmp_path: Path, *, calibrate: bool):
+    """run-a on v1 of `support` (12 judge-graded questions, two agreeing human labels each), optionally a
+    span judge whose gate passes (threshold 0.0); then v2 (q-0003's expected changed, q-0004 only moved
+    stratum) and run-b on v2, so run-a is backfilled onto v2."""
+    from calibration.services.calibration import calibration_run_here, calibration_start
+    from calibration.services.judges import judge_version_create
+    from tests.calibration.world import load_world
+
+    files = load_world(tmp_path / "world", n=12)
+    judge = None
+    if calibrate:
+        judge = judge_version_create(judge_name="span-judge", backend="span", min_n=10, threshold=0.0)[0]
+        run, _ = calibration_start(judge_version_id=judge.pk, dataset_name="support", size=12, dispatch=False)
+        calibration_run_here(run_id=run.pk)
+    records = [json.loads(line) for line in files["questions"].read_text().splitlines()]
+    for r in records:
+        if r["qid"] == "q-0003":
+            r["expected"] = "code 9999"
+        if r["qid"] == "q-0004":
+            r["stratum"] = "howto"
+    v2 = import_questions(tmp_path, "support", records, "judge-v2")
+    import_run(
+        tmp_path,
+        run_id="run-b",
+        system="rag-v2",
+        dataset="support",
+        dataset_hash=v2["dataset_hash"],
+        correct=dict.fromkeys(r["qid"] for r in records),
+        started_at="2026-06-09T02:00:00Z",
+        evaluator_config_hash="",  # as run-a's: the same evaluator, so run-a is backfilled
+    )
+    return judge
+
+
 def build_300(tmp_path, *, repeats: bool = True):
     """300 questions; A right on 213 (0.71), B right on 237 (0.79): 38 only B, 14 only A."""
     ids = qids(300)

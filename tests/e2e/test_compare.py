@@ -6,6 +6,7 @@ import pytest
 
 from tests.comparisons.support import (
     build_300,
+    build_judge_series,
     build_rechunk,
     build_series,
     build_stratum_regression,
@@ -102,6 +103,27 @@ def test_series_page_breaks_the_line_and_explains_it(tmp_path, live_server, page
     assert chart.locator("g.segment[data-segment='2'] circle.backfilled").count() == 0
     assert page.locator("text=does not resolve: 2 unanswered").count() == 1
     page.screenshot(path=str(screenshot_dir / "series-backfill.png"), full_page=True)
+
+
+def test_series_backfill_shows_the_gated_judge_and_the_questions_it_cannot_rescore(
+    tmp_path, live_server, page, login, make_user
+):
+    from calibration.services.grading import grading_start
+
+    judge = build_judge_series(tmp_path, calibrate=True)
+    grading_start(judge_version_id=judge.pk, run_id="run-a", run_now=True)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/series/?dataset=support&backfill=1")
+    page.locator("[data-testid=series-chart]").wait_for()
+    assert page.locator("text=re-scored by span-judge v1 (gate passes): 11").count() == 1
+    details = page.locator("[data-testid=not-rescored]")
+    assert details.locator("summary").text_content() == "1 judge-graded question of run-a not re-scored"
+    details.locator("summary").click()
+    assert details.locator("li").all_text_contents() == [
+        "q-0003: the question's expected answer changed and no verdict on the new expected exists"
+    ]
+    _shoot(page, "series-backfill-judge", Path("/work/shots/backfill"))
 
 
 def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, page, login, make_user, screenshot_dir):

@@ -283,7 +283,13 @@ def test_the_ceiling_counts_unresolved_disagreements(page, live_server, login, m
     # 58 sampled answers agree; the 2 disputed ones add 4 disagreeing label pairs out of 6.
     expect(page.get_by_test_id("ceiling")).not_to_have_text("1.000")
     expect(page.get_by_test_id("ceiling-unresolved")).to_have_text("2 of them unresolved disagreements")
-    shots = Path("/work/shots/runsamp")
+    # Those two carry three labels each: Krippendorff's alpha over them is -1/9.
+    expect(page.get_by_test_id("ceiling-alpha")).to_have_text("-0.111")
+    expect(page.get_by_test_id("ceiling-multi")).to_contain_text(
+        "2 of these answers carry three or more human labels (3 annotators)"
+    )
+    expect(page.get_by_test_id("ceiling-multi")).to_contain_text("(too few answers for an interval)")
+    shots = Path("/work/shots/backfill")
     shots.mkdir(parents=True, exist_ok=True)
     for width in (1280, 800):
         page.set_viewport_size({"width": width, "height": 900})

@@ -37,4 +37,10 @@ class Command(EvalCommand):
                         else (f"not resolvable ({bf['missing_answers']} unanswered, {bf['ungradable']} ungradable)")
                     )
                     lines.append(f"    {bf['started_at'][:16]}  {bf['run_id']:30} {state}")
+                    for by in bf["rescored_by"]:
+                        lines.append(
+                            f"      re-scored by {by['judge']} (judge version {by['judge_version']}): {by['n']}"
+                        )
+                    for nr in bf["not_rescored"]:
+                        lines.append(f"      not re-scored {nr['qid']}: {nr['reason']}")
         return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.comparisons.support import build_300, build_series, build_stratum_regression, run_command
+from tests.comparisons.support import build_300, build_judge_series, build_series, build_stratum_regression, run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +132,14 @@ def test_compare_api_names_the_stratum_that_regressed(tmp_path, api_client_for):
     assert body["stratum_regressions"] == ["no_answer"]
     assert body["warnings"][0].startswith("REGRESSION IN A STRATUM: no_answer -33.3 points [-50.0, -16.7]")
     assert body["per_stratum"]["no_answer"]["mcnemar_p"] == 2 * 0.5**10
+
+
+def test_series_api_backfill_names_the_judge_questions_it_cannot_rescore(tmp_path, api_client_for):
+    build_judge_series(tmp_path, calibrate=False)
+    api = api_client_for("eng", "engineer")
+    res = api.get("/api/series/", {"dataset": "support", "backfill": "1"})
+    assert res.status_code == 200
+    assert res.json() == run_command("series", "--dataset", "support", "--backfill")
+    (bf,) = res.json()["lines"][0]["segments"][1]["backfilled"]
+    assert (bf["rescored_by"], len(bf["not_rescored"])) == ([], 12)
+    assert bf["not_rescored"][0] == {"qid": "q-0000", "reason": "no judge version passes its gate"}

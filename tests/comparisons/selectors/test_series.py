@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.comparisons.support import build_series, run_command
+from tests.comparisons.support import build_judge_series, build_series, run_command
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +68,66 @@ def test_series_system_filter_and_unknown(tmp_path):
     assert out["error"] == "no runs of system(s) 'nope' on dataset 'support'"
     out = run_command("series", "--dataset", "nope", expect=2)
     assert out["error"] == "unknown dataset 'nope'"
+
+
+def _run_a_backfill():
+    (seg,) = run_command("series", "--dataset", "support", "--backfill")["lines"][0]["segments"][1:]
+    (bf,) = seg["backfilled"]
+    assert bf["run_id"] == "run-a"
+    return bf
+
+
+EXPECTED_CHANGED = "the question's expected answer changed and no verdict on the new expected exists"
+
+
+def test_backfill_of_judge_questions_without_a_passing_judge_says_so(tmp_path):
+    build_judge_series(tmp_path, calibrate=False)
+    bf = _run_a_backfill()
+    # The human labels were the run's grades; backfill re-grades judge questions only by a gated judge.
+    assert (bf["resolved"], bf["score"], bf["n"], bf["ungradable"], bf["rescored_by"]) == (False, None, 0, 12, [])
+    assert bf["not_rescored"] == [
+        {"qid": f"q-{i:04d}", "reason": EXPECTED_CHANGED if i == 3 else "no judge version passes its gate"}
+        for i in range(12)
+    ]
+
+
+def test_backfill_rescores_judge_questions_with_the_gated_judge(tmp_path, django_capture_on_commit_callbacks):
+    from annotation.models import Run
+    from calibration.selectors.grades import judge_rescore
+    from calibration.services.grading import grading_start
+    from tests.calibration.world import judge_truth
+
+    judge = build_judge_series(tmp_path, calibrate=True)
+    bf = _run_a_backfill()
+    never = f"the answer was never graded by span-judge v1; run grade_run run-a --judge-version {judge.pk}"
+    assert (bf["resolved"], bf["n"], bf["rescored_by"]) == (False, 0, [])
+    assert bf["not_rescored"] == [
+        {"qid": f"q-{i:04d}", "reason": EXPECTED_CHANGED if i == 3 else never} for i in range(12)
+    ]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        grading_start(judge_version_id=judge.pk, run_id="run-a", run_now=True)
+    bf = _run_a_backfill()
+    # 11 re-scored by the judge (q-0004's record changed, but not what the judge reads); q-0003 cannot be.
+    assert (bf["resolved"], bf["score"], bf["n"], bf["ungradable"]) == (False, None, 11, 1)
+    assert bf["rescored_by"] == [{"judge_version": judge.pk, "judge": "span-judge v1", "n": 11}]
+    assert bf["not_rescored"] == [{"qid": "q-0003", "reason": EXPECTED_CHANGED}]
+    # The verdicts counted are the judge's, not the human labels (which differ on q-0001 and q-0011).
+    rescored = judge_rescore(Run.objects.get(run_id="run-a"), {f"q-{i:04d}" for i in range(12) if i != 3})
+    assert rescored.verdicts == {f"q-{i:04d}": (judge_truth(i) == "correct", judge.pk) for i in range(12) if i != 3}
+    assert sum(ok for ok, _ in rescored.verdicts.values()) == 8
+
+
+def test_series_text_names_the_questions_backfill_cannot_rescore(tmp_path):
+    import io
+
+    from django.core.management import call_command
+
+    build_judge_series(tmp_path, calibrate=False)
+    out = io.StringIO()
+    call_command("series", "--dataset", "support", "--backfill", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert "    2026-06-07T02:00  run-a                          not resolvable (0 unanswered, 12 ungradable)" in lines
+    assert "      not re-scored q-0000: no judge version passes its gate" in lines
+    assert f"      not re-scored q-0003: {EXPECTED_CHANGED}" in lines
+    assert sum(line.startswith("      not re-scored ") for line in lines) == 12
