@@ -15,6 +15,14 @@ from tests.calibration.world import load_world
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
+def preview(page):
+    """Press Preview once htmx has taken the page over: the button posts through htmx only (it has no
+    form to fall back on), so a click between the navigation and htmx's start does nothing."""
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => window.htmx !== undefined && document.readyState === 'complete'")
+    page.click("button:has-text('Preview')")
+
+
 @pytest.fixture
 def eager():
     """Page tests do not test Celery (tests/celery does): tasks sent by the pages run in this process."""
@@ -100,7 +108,7 @@ def test_an_engineer_creates_a_version_in_the_browser_after_previewing_its_promp
     page.get_by_label("Parameters (a JSON object)").fill('{"base_url": "http://127.0.0.1:8001/v1", "max_tokens": 200}')
     page.get_by_label("Prompt template").fill(PROMPT)
     page.get_by_label("Question id").fill("q-0004")
-    page.click("button:has-text('Preview')")
+    preview(page)
 
     expect(page.get_by_test_id("preview-user")).to_have_text(
         "Question: what is the code of item 4?\nGold passage: The code of item 4 is code 0004.\n"
@@ -139,7 +147,7 @@ def test_bad_parameters_and_an_unknown_placeholder_say_so_and_write_nothing(
     page.goto(f"{live_server.url}/judges/new/")
     page.get_by_label("Judge name").fill("faithfulness")
     page.get_by_label("Prompt template").fill("Question: $question\nAnswer: $anwser")
-    page.click("button:has-text('Preview')")
+    preview(page)
     expect(page.get_by_test_id("preview-error")).to_have_text(
         "the prompt template line 2, column 9: unknown placeholder $anwser (known: $question, $answer, $expected, "
         "$gold_text, $stratum; write $$ for a dollar sign)."
@@ -188,7 +196,7 @@ def test_the_demo_judge_has_a_gate_with_its_kappa_and_disagreements(page, live_s
         page.evaluate("window.scrollTo(0, 0)")
     page.click("text=New version from this one")
     expect(page.get_by_label("Judge name")).to_have_value("stdlib-span")
-    page.click("button:has-text('Preview')")
+    preview(page)
     expect(page.get_by_test_id("preview-source")).to_contain_text("item 1 of stdlib-span's calibration sample")
     page.screenshot(path=str(screenshot_dir / "demo-judge-version-new.png"), full_page=True)
 
