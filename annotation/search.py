@@ -5,6 +5,11 @@ index over live chunks (migration 0005), ranked by ts_rank_cd, snippets by ts_he
 of hits only. SQLite: an FTS5 table holding live chunks only (kept by index_add / index_remove, with
 prefix indexes), ranked by bm25, snippets by snippet(). Both treat the query as words (the last one
 as a prefix, for results as you type), all of which must match.
+
+Ranking reads every match it ranks, so it is bounded: up to RANK_WINDOW matches are ranked in full and the
+page is then exactly the full ranking (ties broken by chunk pk on both databases). A query with more matches
+than that (a word in most chunks) is ranked over the first RANK_WINDOW matches only, and the result says
+so (`partial`), so the page can ask for another word or a filter instead of passing a sample off as the best.
 """
 
 import re
@@ -20,6 +25,28 @@ _OPEN, _CLOSE = "\ue000", "\ue001"
 _PLACEHOLDERS = re.compile(f"([{_OPEN}{_CLOSE}])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 RANK_WINDOW = 5000
+
+
+class SearchResult(list):
+    """The page of hits (a list, as before) and how it was ranked: `matches` is the number of matches found,
+    counted up to RANK_WINDOW + 1 (so RANK_WINDOW + 1 reads "more than RANK_WINDOW"), `ranked` how many of
+    them were ranked, `partial` True when that was not all of them."""
+
+    def __init__(self, hits=(), *, matches: int = 0, ranked: int = 0):
+        super().__init__(hits)
+        self.matches = matches
+        self.ranked = ranked
+        self.partial = matches > ranked
+
+    @property
+    def advice(self) -> str:
+        """What the page says when the ranking is partial (empty otherwise)."""
+        if not self.partial:
+            return ""
+        return (
+            f"More than {self.ranked:,} chunks match: these are the best of the first {self.ranked:,} only. "
+            "Add a word, or filter by source or document, to rank every match."
+        )
 
 
 @dataclass(frozen=True)
@@ -95,11 +122,15 @@ def query_words(q: str) -> list[str]:
     return _WORD.findall(q or "")[:32]
 
 
-def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "", source: str = "") -> list[Hit]:
-    """Ranked live chunks matching every word of q (the last as a prefix), with highlighted snippets."""
+def search_chunks(
+    q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "", source: str = ""
+) -> SearchResult:
+    """Ranked live chunks matching every word of q (the last as a prefix), with highlighted snippets; exactly
+    the full ranking's page unless the result is marked partial (more matches than RANK_WINDOW)."""
     words = query_words(q)
     if not words:
-        return []
+        return SearchResult()
+    window = RANK_WINDOW
     filters, params = [], []
     if doc_id:
         filters.append("d.doc_id = %s")
@@ -109,21 +140,28 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         params.append(source)
     extra = "".join(f" AND {f}" for f in filters)
     if connection.vendor == "postgresql":
-        tsquery = " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+        tsquery = _tsquery(words)
         # Ranking reads every match; a word in most chunks would rank the whole corpus on each keystroke.
-        # So the rank is taken over the first RANK_WINDOW matches: exact for any query that finds a
-        # passage (distinctive words), a sample for words that are everywhere.
+        # So at most `window` + 1 matches are read: all of them are ranked when that is all there is (the
+        # exact full ranking); one more than the window means the ranking is partial and the extra is dropped.
         sql = f"""
             SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, hits.rank,
                    ts_headline('english', c.text, to_tsquery('english', %s),
-                               'StartSel={_OPEN}, StopSel={_CLOSE}, MaxWords=40, MinWords=15, MaxFragments=2')
+                               'StartSel={_OPEN}, StopSel={_CLOSE}, MaxWords=40, MinWords=15, MaxFragments=2'),
+                   hits.matches
             FROM (
-                SELECT m.id, ts_rank_cd(m.search_tsv, to_tsquery('english', %s)) AS rank
+                SELECT m.id, ts_rank_cd(m.search_tsv, to_tsquery('english', %s)) AS rank, m.matches
                 FROM (
-                    SELECT c.id, c.search_tsv FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id
-                    WHERE NOT c.retired AND c.search_tsv @@ to_tsquery('english', %s){extra}
-                    LIMIT {RANK_WINDOW}
+                    SELECT w.id, w.search_tsv, count(*) OVER () AS matches,
+                           row_number() OVER (ORDER BY w.id) AS nth
+                    FROM (
+                        SELECT c.id, c.search_tsv FROM annotation_chunk c
+                        JOIN annotation_document d ON d.id = c.document_id
+                        WHERE NOT c.retired AND c.search_tsv @@ to_tsquery('english', %s){extra}
+                        LIMIT {window + 1}
+                    ) w
                 ) m
+                WHERE m.nth <= {window}
                 ORDER BY rank DESC, m.id LIMIT %s OFFSET %s
             ) hits
             JOIN annotation_chunk c ON c.id = hits.id JOIN annotation_document d ON d.id = c.document_id
@@ -131,21 +169,23 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         """
         args = [tsquery, tsquery, tsquery, *params, limit, offset]
     else:
-        match = " ".join(
-            '"' + w.replace('"', "") + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words)
-        )
-        # Rank within the same bounded window as PostgreSQL, and take snippets for the page of hits only
-        # (in one statement SQLite would build a snippet for every match before sorting).
+        match = _fts_match(words)
+        # The same bounded window as PostgreSQL (window + 1 read, window ranked), and snippets for the page
+        # of hits only (in one statement SQLite would build a snippet for every match before sorting).
         sql = f"""
-            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, -m.score AS rank
+            SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, -m.score AS rank, m.matches
             FROM (
-                SELECT {FTS_TABLE}.rowid AS id, bm25({FTS_TABLE}) AS score
-                FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
-                JOIN annotation_document d ON d.id = c.document_id
-                WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
-                LIMIT {RANK_WINDOW}
+                SELECT w.id, w.score, count(*) OVER () AS matches, row_number() OVER (ORDER BY w.id) AS nth
+                FROM (
+                    SELECT {FTS_TABLE}.rowid AS id, bm25({FTS_TABLE}) AS score
+                    FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
+                    JOIN annotation_document d ON d.id = c.document_id
+                    WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
+                    LIMIT {window + 1}
+                ) w
             ) m
             JOIN annotation_chunk c ON c.id = m.id JOIN annotation_document d ON d.id = c.document_id
+            WHERE m.nth <= {window}
             ORDER BY m.score, c.id LIMIT %s OFFSET %s
         """
         args = [match, *params, limit, offset]
@@ -160,8 +200,12 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
                 [match, *ids],
             )
             snippets = dict(cur.fetchall())
-            rows = [(*r, snippets.get(r[0], "")) for r in rows]
-    return [
+            rows = [(*r[:6], snippets.get(r[0], ""), r[6]) for r in rows]
+    if rows:
+        matches = int(rows[0][7])
+    else:
+        matches = _count_matches(words, extra, params, window) if offset else 0
+    hits = [
         Hit(
             chunk_pk=r[0],
             chunk_id=r[1],
@@ -173,3 +217,37 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         )
         for r in rows
     ]
+    return SearchResult(hits, matches=matches, ranked=min(matches, window))
+
+
+def _count_matches(words: list[str], extra: str, params: list, window: int) -> int:
+    """How many live chunks match, counted up to window + 1 (a page past the last hit still says whether
+    the ranking it belongs to was partial)."""
+    if connection.vendor == "postgresql":
+        sql = f"""
+            SELECT count(*) FROM (
+                SELECT 1 FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id
+                WHERE NOT c.retired AND c.search_tsv @@ to_tsquery('english', %s){extra} LIMIT {window + 1}
+            ) m
+        """
+        args = [_tsquery(words), *params]
+    else:
+        sql = f"""
+            SELECT count(*) FROM (
+                SELECT 1 FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
+                JOIN annotation_document d ON d.id = c.document_id
+                WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra} LIMIT {window + 1}
+            ) m
+        """
+        args = [_fts_match(words), *params]
+    with connection.cursor() as cur:
+        cur.execute(sql, args)
+        return int(cur.fetchone()[0])
+
+
+def _tsquery(words: list[str]) -> str:
+    return " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+
+
+def _fts_match(words: list[str]) -> str:
+    return " ".join('"' + w.replace('"', "") + '"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))

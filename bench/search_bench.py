@@ -34,7 +34,6 @@ BENCH_DIR = ROOT / "var" / "bench"
 SQLITE_URL = f"sqlite:///{BENCH_DIR / 'search_bench.sqlite3'}"
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_NAME = "evalapp_bench_tagging"
-PG_URL = f"postgres://postgres@127.0.0.1:5432/{PG_NAME}"
 DOC_CHUNKS = 10
 QUESTIONS = 1000
 
@@ -291,8 +290,10 @@ def child(args):
         )
     )
 
+    from django.contrib.auth import get_user_model
+
     client = Client()
-    assert client.login(username="bench-expert", password="bench-pass-123")
+    client.force_login(get_user_model().objects.get(username="bench-expert"))
 
     def get(url):
         response = client.get(url)
@@ -342,12 +343,12 @@ def child(args):
     )
 
 
-def ensure_pg():
+def ensure_pg(name):
     import psycopg
 
     with psycopg.connect(PG_ADMIN.replace("postgres://", "postgresql://"), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [PG_NAME]).fetchone():
-            conn.execute(f'CREATE DATABASE "{PG_NAME}"')
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def main():
@@ -357,6 +358,7 @@ def main():
     parser.add_argument("--worst-queries", type=int, default=60, help="how many of the any-words queries to time")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--pg-name", default=PG_NAME, help="the PostgreSQL database to load (kept between runs)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -366,8 +368,8 @@ def main():
     backends = [("sqlite", SQLITE_URL)]
     if not args.no_postgres:
         try:
-            ensure_pg()
-            backends.append(("postgresql", PG_URL))
+            ensure_pg(args.pg_name)
+            backends.append(("postgresql", f"postgres://postgres@127.0.0.1:5432/{args.pg_name}"))
         except Exception as exc:  # noqa: BLE001  a laptop without PostgreSQL still gets the SQLite figures
             print(f"PostgreSQL skipped: {exc}", file=sys.stderr)
     cmd = [

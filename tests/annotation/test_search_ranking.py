@@ -1,0 +1,87 @@
+"""Search ranks the whole match set: the page of hits is exactly what a full ranking of the same query
+gives (computed here by an unbounded SQL query), or, when there are more matches than can be ranked in
+time, the result says so (partial, how many were ranked) instead of passing a sample off as the best."""
+
+import pytest
+from django.db import connection
+
+from annotation import search
+from annotation.search import search_chunks
+from annotation.services.corpus import corpus_import
+from tests.conftest import write_jsonl
+
+# 30 chunks, every one holding "plan" (1 to 5 times, so ranks differ), a third "trial", some "trials".
+TEXTS = [
+    " ".join(["plan"] * (1 + i % 5) + ["trial"] * (i % 3 == 0) + ["trials"] * (i % 4 == 0) + [f"filler{i}", "words"])
+    for i in range(30)
+]
+
+
+@pytest.fixture
+def corpus(db, tmp_path):
+    rows = [
+        {"doc_id": f"d{i:02d}", "chunk_id": f"d{i:02d}#0000", "title": f"D{i}", "source": f"s{i % 2}", "text": t}
+        for i, t in enumerate(TEXTS)
+    ]
+    corpus_import(path=write_jsonl(tmp_path / "c.jsonl", rows))
+
+
+def full_ranking(q: str, source: str = "") -> list[str]:
+    """Every live match of q ranked by the database's own rank function, no window: chunk ids in order."""
+    words = search.query_words(q)
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            tsquery = " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+            cur.execute(
+                "SELECT c.chunk_id FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id "
+                "WHERE NOT c.retired AND c.search_tsv @@ to_tsquery('english', %s) AND (%s = '' OR d.source = %s) "
+                "ORDER BY ts_rank_cd(c.search_tsv, to_tsquery('english', %s)) DESC, c.id",
+                [tsquery, source, source, tsquery],
+            )
+        else:
+            match = " ".join(f'"{w}"' + ("*" if i == len(words) - 1 else "") for i, w in enumerate(words))
+            cur.execute(
+                f"SELECT c.chunk_id FROM {search.FTS_TABLE} f JOIN annotation_chunk c ON c.id = f.rowid "
+                "JOIN annotation_document d ON d.id = c.document_id "
+                f"WHERE {search.FTS_TABLE} MATCH %s AND (%s = '' OR d.source = %s) ORDER BY bm25({search.FTS_TABLE}), c.id",
+                [match, source, source],
+            )
+        return [r[0] for r in cur.fetchall()]
+
+
+@pytest.mark.parametrize("q", ["plan", "pla", "trial", "plan tri", "plan trial wor"])
+def test_the_page_of_hits_is_the_full_ranking(corpus, q):
+    full = full_ranking(q)
+    assert full  # the query matches
+    first, second = search_chunks(q, limit=10), search_chunks(q, limit=10, offset=10)
+
+    assert [h.chunk_id for h in first] == full[:10]
+    assert [h.chunk_id for h in second] == full[10:20]
+    assert (first.partial, first.ranked, first.matches) == (False, len(full), len(full))
+
+
+def test_a_word_in_every_chunk_is_ranked_over_all_of_them_even_past_the_window(corpus, monkeypatch):
+    # The window is what can be ranked in time; with 30 matches and a window of 12, a full ranking of
+    # "plan" (in every chunk) is not possible in one pass and the result must say so.
+    monkeypatch.setattr(search, "RANK_WINDOW", 12)
+    hits = search_chunks("plan", limit=10)
+
+    assert hits.partial is True and hits.ranked == 12 and hits.matches == 13  # "more than 12"
+    assert len(hits) == 10
+    # Narrowed by a filter to 15 matches: still over the window, still flagged.
+    assert search_chunks("plan", limit=10, source="s0").partial is True
+    # Narrowed by a word to within the window: exact again.
+    narrowed = search_chunks("plan filler1", limit=10)  # filler1, filler10 … filler19: 11 matches
+    assert narrowed.partial is False and [h.chunk_id for h in narrowed] == full_ranking("plan filler1")[:10]
+
+
+def test_filters_rank_the_filtered_matches_fully(corpus):
+    hits = search_chunks("plan", limit=20, source="s1")
+
+    assert [h.chunk_id for h in hits] == full_ranking("plan", source="s1")
+    assert {h.source for h in hits} == {"s1"} and hits.partial is False
+
+
+def test_no_words_no_hits(corpus):
+    hits = search_chunks("  ")
+    assert hits == [] and hits.partial is False and hits.matches == 0
