@@ -49,7 +49,14 @@ class ChunkSearchView(DeclaredOutput, APIView):
         hits = search.search_chunks(
             f["q"], limit=f["limit"], offset=f["offset"], doc_id=f["doc_id"], source=f["source"]
         )
-        return Response(s.HitSerializer(hits, many=True).data)
+        rows = [{**vars(h), "partial": hits.partial} for h in hits]
+        # The body stays a list of hits; how the ranking went travels in headers (and in each hit's `partial`).
+        headers = {
+            "X-Search-Ranking": "partial" if hits.partial else "exact",
+            "X-Search-Ranked": str(hits.ranked),
+            "X-Search-Matches": str(hits.matches),
+        }
+        return Response(s.HitSerializer(rows, many=True).data, headers=headers)
 
 
 class ChunkDetailView(DeclaredOutput, APIView):

@@ -23,6 +23,10 @@ class HitSerializer(serializers.Serializer):
     source = serializers.CharField()
     rank = serializers.FloatField()
     snippet_html = serializers.CharField()
+    partial = serializers.BooleanField(
+        help_text="true when more chunks matched than could be ranked (the X-Search-* headers say how many): "
+        "these are the best of the first ones only; add a word or a filter to rank every match"
+    )
 
 
 class ChunkSerializer(serializers.Serializer):

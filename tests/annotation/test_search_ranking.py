@@ -85,3 +85,37 @@ def test_filters_rank_the_filtered_matches_fully(corpus):
 def test_no_words_no_hits(corpus):
     hits = search_chunks("  ")
     assert hits == [] and hits.partial is False and hits.matches == 0
+
+
+def test_the_pages_and_the_api_say_when_the_ranking_is_partial(corpus, monkeypatch, make_user, tmp_path):
+    from django.test import Client
+    from rest_framework.test import APIClient
+
+    from annotation.services.datasets import questions_import
+
+    questions_import(
+        path=write_jsonl(tmp_path / "q.jsonl", [{"qid": "q-1", "question": "?", "stratum": "s"}]),
+        dataset_name="support",
+    )
+    expert = make_user("eve", "expert")
+    page, api = Client(), APIClient()
+    page.force_login(expert)
+    api.force_authenticate(expert)
+    advice = "More than 12 chunks match: these are the best of the first 12 only."
+
+    exact = api.get("/api/chunks/", {"q": "plan", "limit": 5})
+    assert exact["X-Search-Ranking"] == "exact" and exact["X-Search-Matches"] == "30"
+    assert [h["partial"] for h in exact.json()] == [False] * 5
+    assert advice not in page.get("/corpus/", {"q": "plan"}).content.decode()
+
+    monkeypatch.setattr(search, "RANK_WINDOW", 12)
+    partial = api.get("/api/chunks/", {"q": "plan", "limit": 5})
+    assert (partial["X-Search-Ranking"], partial["X-Search-Ranked"], partial["X-Search-Matches"]) == (
+        "partial",
+        "12",
+        "13",
+    )
+    assert [h["partial"] for h in partial.json()] == [True] * 5
+    assert advice in page.get("/corpus/", {"q": "plan"}).content.decode()
+    assert advice in page.get("/tagging/support/search/", {"q": "plan"}).content.decode()
+    assert advice not in page.get("/tagging/support/search/", {"q": "plan filler1"}).content.decode()
