@@ -66,7 +66,9 @@ def item_content(item: QueueItem) -> dict:
     """
     answer = item.answer
     record = {}
-    if answer.run.dataset_version_id is not None:
+    if hasattr(item, "question_record"):  # read along with the claim (annotation.services.claims)
+        record = json.loads(item.question_record) if item.question_record else {}
+    elif answer.run.dataset_version_id is not None:
         text = (
             VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)
             .values_list("example__canonical", flat=True)
