@@ -236,12 +236,9 @@ def main():
         response = api.post(f"/api/queues/{queue.pk}/next/")
         ms.append((time.perf_counter() - t) * 1000)
         assert response.status_code == 200, response.status_code
-        label_submit(
-            queue=queue,
-            item_id=response.json()["item_id"],
-            annotator=user,
-            verdict=verdict(response.json()["item_id"], user.pk),
-        )
+        # The answer names the item by its key; the service takes the pk.
+        item_pk = QueueItem.objects.values_list("pk", flat=True).get(queue=queue, key=response.json()["item_id"])
+        label_submit(queue=queue, item_id=item_pk, annotator=user, verdict=verdict(item_pk, user.pk))
     print(summary("next, sequential (API)", ms))
 
     # Concurrent clients: separate processes (like web server workers: no shared GIL), each acting for its
@@ -265,14 +262,14 @@ def main():
                 user = mine[i % len(mine)]
                 t = time.perf_counter()
                 claim = queue_next(queue=queue, annotator=user)
-                payload = next_payload(claim)
+                next_payload(claim)
                 t2 = time.perf_counter()
                 with contextlib.suppress(Conflict):
                     label_submit(
                         queue=queue,
-                        item_id=payload["item_id"],
+                        item_id=claim.item.pk,
                         annotator=user,
-                        verdict=verdict(payload["item_id"], user.pk),
+                        verdict=verdict(claim.item.pk, user.pk),
                     )
                 t3 = time.perf_counter()
                 local_next.append((t2 - t) * 1000)
