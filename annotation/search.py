@@ -122,9 +122,7 @@ def query_words(q: str) -> list[str]:
     return _WORD.findall(q or "")[:32]
 
 
-def search_chunks(
-    q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "", source: str = ""
-) -> SearchResult:
+def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "", source: str = "") -> SearchResult:
     """Ranked live chunks matching every word of q (the last as a prefix), with highlighted snippets; exactly
     the full ranking's page unless the result is marked partial (more matches than RANK_WINDOW)."""
     words = query_words(q)
