@@ -12,7 +12,9 @@ created by the real service (timed). Then:
                       rendering), for a smaller count
   concurrent          20 client processes, each acting for its own annotators, loop next -> label for a fixed
                       number of submits; prints submits per second and the next-item percentiles under load,
-                      then checks that no item has more than 2 labels or a repeated annotator
+                      then checks that no item has more than 2 labels or a repeated annotator; each cycle
+                      also times a bare SELECT 1 (one round trip under the same load, timed alike), the
+                      yardstick next-item's p95 is divided by
 
     .venv/bin/python bench/queue_bench.py [--items 100000] [--annotators 50] [--clients 20]
         [--sequential 2000] [--api 300] [--submits 4000] [--database-url postgres://...] [--keep]
@@ -254,7 +256,7 @@ def main():
     def client(k):
         connection.close()
         mine = users[k :: args.clients]
-        local_next, local_submit, errors = [], [], []
+        local_next, local_submit, local_ping, errors = [], [], [], []
         start.wait()
         t0 = time.perf_counter()
         try:
@@ -272,11 +274,15 @@ def main():
                         verdict=verdict(claim.item.pk, user.pk),
                     )
                 t3 = time.perf_counter()
+                # The yardstick, timed alike under the same load: one round trip that does no work.
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT 1")
+                local_ping.append((time.perf_counter() - t3) * 1000)
                 local_next.append((t2 - t) * 1000)
                 local_submit.append((t3 - t2) * 1000)
         except Exception as exc:  # noqa: BLE001  reported by the parent
             errors.append(repr(exc))
-        results.put((local_next, local_submit, errors, time.perf_counter() - t0))
+        results.put((local_next, local_submit, local_ping, errors, time.perf_counter() - t0))
         connection.close()
 
     procs = [ctx.Process(target=client, args=(k,)) for k in range(args.clients)]
@@ -285,17 +291,23 @@ def main():
     time.sleep(1.0)
     t = time.perf_counter()
     start.set()
-    next_ms, submit_ms, errors = [], [], []
+    next_ms, submit_ms, ping_ms, errors = [], [], [], []
     for _ in procs:
-        n, sub, err, _secs = results.get()
+        n, sub, ping, err, _secs = results.get()
         next_ms += n
         submit_ms += sub
+        ping_ms += ping
         errors += err
     elapsed = time.perf_counter() - t
     for proc in procs:
         proc.join()
     print(summary(f"next, {args.clients} clients", next_ms))
     print(summary(f"submit, {args.clients} clients", submit_ms))
+    print(summary(f"SELECT 1, {args.clients} clients", ping_ms))
+    print(
+        f"  next p95 / target 30 ms = {pct(next_ms, 95) / 30:.2f}; next p95 / SELECT 1 p95 = "
+        f"{pct(next_ms, 95) / pct(ping_ms, 95):.1f} round trips' worth (the machine's load, measured alike)"
+    )
     print(
         f"throughput, {args.clients} clients      {len(submit_ms) / elapsed:7.1f} next+submit cycles/s "
         f"({len(submit_ms)} in {elapsed:.1f} s)"
