@@ -199,10 +199,9 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
             )
             snippets = dict(cur.fetchall())
             rows = [(*r[:6], snippets.get(r[0], ""), r[6]) for r in rows]
-    if rows:
-        matches = int(rows[0][7])
-    else:
-        matches = _count_matches(words, extra, params, window) if offset else 0
+    matches = int(rows[0][7]) if rows else 0
+    if not rows and offset:  # a page past the last hit: still say whether its ranking was partial
+        matches = _count_matches(words, extra, params, window)
     hits = [
         Hit(
             chunk_pk=r[0],

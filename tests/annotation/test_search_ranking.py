@@ -68,6 +68,9 @@ def test_a_word_in_every_chunk_is_ranked_over_all_of_them_even_past_the_window(c
 
     assert hits.partial is True and hits.ranked == 12 and hits.matches == 13  # "more than 12"
     assert len(hits) == 10
+    # A page past the ranked ones is empty and still says the ranking it belongs to was partial.
+    past = search_chunks("plan", limit=10, offset=20)
+    assert past == [] and (past.partial, past.ranked, past.matches) == (True, 12, 13)
     # Narrowed by a filter to 15 matches: still over the window, still flagged.
     assert search_chunks("plan", limit=10, source="s0").partial is True
     # Narrowed by a word to within the window: exact again.

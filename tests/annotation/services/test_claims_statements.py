@@ -8,6 +8,7 @@ from annotation.selectors.queues import next_payload
 from annotation.services.claims import queue_next
 from annotation.services.labelling import label_submit
 
+
 # Membership + own claim + lapsed leases (one), candidates at every fill level (one), lock (with the
 # question record for the payload), the assignment, the item's count; plus the savepoint pair the test's
 # transaction turns the atomic block into. SQLite cannot put LIMIT inside a UNION, so it reads the
@@ -17,7 +18,9 @@ def new_claim_bound() -> int:
 
 
 @pytest.mark.parametrize("size", [12, 80])
-def test_next_item_and_its_payload_in_a_fixed_number_of_statements(make_queue, pool, size, django_assert_max_num_queries):
+def test_next_item_and_its_payload_in_a_fixed_number_of_statements(
+    make_queue, pool, size, django_assert_max_num_queries
+):
     queue = make_queue(size, annotators=("ann1", "ann2", "ann3"))
     # Some items half labelled, so both fill levels have candidates.
     for user in ("ann1",):
