@@ -364,9 +364,7 @@ def run_one(label: str, url: str, args) -> None:
 
     client = Client()
     client.force_login(get_user_model().objects.get(username="engineer"))
-    trivial = statistics.median(
-        [measure(client, "/api/", 1)[0] for _ in range(max(args.repeat, 5))]
-    )
+    trivial = statistics.median([measure(client, "/api/", 1)[0] for _ in range(max(args.repeat, 5))])
     print(f"  trivial page /api/                    {trivial:7.1f} ms")
     print(f"  {'page':<28} {'stmts':>5} {'ms':>8} {'limit ms':>9} {'ratio':>6}  status")
     for name, path in pages(ids):
