@@ -127,10 +127,19 @@ def pair_counts(queue: Queue, scope: BlindScope = OPERATOR) -> list[tuple[str, i
 
 def queue_disagreement_items(queue: Queue, scope: BlindScope = OPERATOR) -> QuerySet:
     """The queue's complete items whose labels disagree (outside the viewer's blind `scope`), as value
-    rows in item order, for a caller to count and page; `disagreement_details` fills in the labels."""
-    sql, params = _pairs_sql(queue, scope, "a1.item_id", " AND l1.verdict <> l2.verdict")
+    rows in item order, for a caller to count and page; `disagreement_details` fills in the labels.
+    Labels disagree exactly when their smallest and largest verdict differ: one grouped scan of the
+    submitted labels, no pairing."""
+    assignment, item, label = (m._meta.db_table for m in (Assignment, QueueItem, HumanLabel))
+    blind, params = _blind_clause(scope, "qi.answer_id")
+    sql = (
+        f"SELECT a.item_id FROM {assignment} a JOIN {item} qi ON qi.id = a.item_id"
+        f" JOIN {label} l ON l.answer_id = qi.answer_id AND l.annotator_id = a.annotator_id"
+        f" WHERE a.queue_id = %s AND a.state = %s AND qi.status <> %s{blind}"
+        " GROUP BY a.item_id HAVING MIN(l.verdict) <> MAX(l.verdict)"
+    )
     return (
-        QueueItem.objects.filter(pk__in=RawSQL(sql, params))
+        QueueItem.objects.filter(pk__in=RawSQL(sql, (queue.pk, Assignment.DONE, QueueItem.OPEN, *params)))
         .order_by("pk")
         .values("pk", "key", "answer_id", "answer__qid", "stratum", "status", "answer__final_verdict")
     )
@@ -221,7 +230,7 @@ def queue_stats(
     above 2, every pair of labels on an item counts once) with `per_stratum`, plus `per_pair` (each
     annotator pair on the items both labelled, a = the name that sorts first), `disagreements` (every
     disagreeing item, unless `with_disagreements` is false: a page lists them a page at a time from
-    `queue_disagreement_items`) and `disagreements_count`.
+    `queue_disagreement_items`) and `disagreements_count` (None without the list).
     Items whose answer is in the viewer's blind `scope` are left out of the agreement and the list
     (`blind_excluded` counts them); progress counts stay whole, being counts of labels, not verdicts.
     `flags` and `skips` are queue_reviews'.
@@ -235,7 +244,8 @@ def queue_stats(
     report = _pairwise_report(queue, scope, iters=iters, seed=seed)
     found = queue_disagreement_items(queue, scope)
     report["disagreements"] = disagreement_details(found) if with_disagreements else []
-    report["disagreements_count"] = len(report["disagreements"]) if with_disagreements else found.count()
+    # A page that lists them a page at a time counts them with its paginator.
+    report["disagreements_count"] = len(report["disagreements"]) if with_disagreements else None
     hidden = (
         QueueItem.objects.filter(queue=queue, answer_id__in=scope.answer_ids_query())
         .exclude(status=QueueItem.OPEN)

@@ -334,6 +334,7 @@ def queue_stats_page(request, queue_id):
         found = found.filter(stratum=f["stratum"])
     page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
     page.object_list = disagreement_details(page.object_list)
+    ag["disagreements_count"] = page.paginator.count
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
     return render(
