@@ -18,7 +18,9 @@ bare (every statement the page issued, re-executed through the same connection c
 page / limit. Target: the judge version page and queue statistics under 300 ms.
 
     .venv/bin/python bench/pages_bench.py [--calibration 10000] [--queue 100000] [--runs 500]
-        [--repeat 5] [--no-postgres] [--only sqlite|postgres]
+        [--repeat 5] [--no-postgres] [--only sqlite|postgres] [--reuse]
+
+(PAGES_BENCH_DATABASE_URL names another PostgreSQL database; --reuse measures the last build again.)
 """
 
 import argparse
@@ -33,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PG_URL = "postgres://postgres@127.0.0.1:5432/evalapp_pages_bench"
+PG_URL = os.environ.get("PAGES_BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/evalapp_pages_bench")
 STRATA = ["policy_lookup", "how_to", "no_answer", "comparison"]
 WHEN = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 BATCH = 5000
@@ -351,14 +353,25 @@ def measure(client, url: str, repeat: int) -> tuple[float, int, float, int]:
 
 
 def run_one(label: str, url: str, args) -> None:
-    if label == "postgres":
-        fresh_postgres(url)
-    else:
-        db = Path(url.removeprefix("sqlite:///"))
-        db.parent.mkdir(parents=True, exist_ok=True)
-        db.unlink(missing_ok=True)
+    if not args.reuse:
+        if label == "postgres":
+            fresh_postgres(url)
+        else:
+            db = Path(url.removeprefix("sqlite:///"))
+            db.parent.mkdir(parents=True, exist_ok=True)
+            db.unlink(missing_ok=True)
     setup_django(url)
-    ids = build(args)
+    if args.reuse:
+        from annotation.models import Queue
+        from calibration.models import JudgeVersion
+
+        ids = {
+            "version": JudgeVersion.objects.get(judge__name="bench-judge").pk,
+            "queue": Queue.objects.get(name="bench queue").pk,
+        }
+        print("  reusing the world of the last run (its sizes, whatever the options say)")
+    else:
+        ids = build(args)
     from django.contrib.auth import get_user_model
     from django.test import Client
 
@@ -381,6 +394,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--only", choices=["sqlite", "postgres"])
+    parser.add_argument("--reuse", action="store_true", help="measure the world the last run built (no build)")
     args = parser.parse_args()
     if args.only:
         url = PG_URL if args.only == "postgres" else f"sqlite:///{ROOT / 'var' / 'bench' / 'pages.sqlite3'}"
@@ -394,7 +408,7 @@ def main() -> None:
     for label in ["sqlite"] + ([] if args.no_postgres else ["postgres"]):
         cmd = [sys.executable, __file__, "--only", label]
         cmd += ["--calibration", str(args.calibration), "--queue", str(args.queue), "--runs", str(args.runs)]
-        cmd += ["--repeat", str(args.repeat)]
+        cmd += ["--repeat", str(args.repeat)] + (["--reuse"] if args.reuse else [])
         subprocess.run(cmd, check=True)
 
 
