@@ -263,7 +263,7 @@ def build_runs(n_runs: int, per_run: int = 200) -> None:
     dataset = Dataset.objects.create(name="history")
     v1 = _version(dataset, 1, per_run, "h")
     v2 = _version(dataset, 2, per_run, "h", parent=v1)
-    answers = []
+    answers: list = []
     for r in range(n_runs):
         v = v1 if r < n_runs // 2 else v2
         run = Run.objects.create(

@@ -5,6 +5,7 @@ answer, the guideline, and their own label. Never the system, the run, a judge v
 annotator's label before all of the item's labels are in (policies.can_see_labels)."""
 
 import json
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
@@ -355,7 +356,7 @@ def queues_for_user(user) -> list[dict]:
     )
     out = []
     for queue in queues:
-        c = counts.get(queue.pk, {})
+        c: Any = counts.get(queue.pk, {})
         items, complete, disputed = c.get("items", 0), c.get("complete", 0), c.get("disputed", 0)
         n_mine = mine.get(queue.pk, 0)
         out.append(

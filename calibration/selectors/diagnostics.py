@@ -122,8 +122,8 @@ def disagreement_details(rows: Iterable[dict]) -> list[dict]:
             texts[(version_id, qid)] = text
     out = []
     for r in rows:
-        text = texts.get((r["_version"], r["item__answer__qid"]))
-        record = json.loads(text) if text else {}
+        found_text = texts.get((r["_version"], r["item__answer__qid"]))
+        record = json.loads(found_text) if found_text else {}
         out.append(
             {
                 "run_id": r["item__answer__run__run_id"],

@@ -60,22 +60,22 @@ def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:
     Three statements for any number of versions: the versions, their measurements, the blind samples."""
     versions = list(judge.versions.order_by("number"))
     latest: dict[int, Measurement] = {}
-    for m in (
+    for found in (
         Measurement.objects.filter(judge_version__in=versions)
         .select_related("run__sample")
         .order_by("-measured_at", "-id")
     ):
-        latest.setdefault(m.judge_version_id, m)
+        latest.setdefault(found.judge_version_id, found)
     blind_samples: set[int] = set()
     if scope.blind and latest:
         blind_samples = set(
             SampleItem.objects.filter(
-                sample_id__in={m.run.sample_id for m in latest.values()}, answer_id__in=scope.answer_ids_query()
+                sample_id__in={x.run.sample_id for x in latest.values()}, answer_id__in=scope.answer_ids_query()
             )
             .values_list("sample_id", flat=True)
             .distinct()
         )
-    rows = []
+    rows: list[dict] = []
     for version in versions:
         m = latest.get(version.pk)
         if m is None or m.run.sample_id in blind_samples:
