@@ -19,6 +19,13 @@ class PageNumberForm(PageForm):
     page = forms.IntegerField(min_value=1, max_value=10**6, required=False)
 
 
+class QueueDisagreementForm(PageForm):
+    """?stratum=&page= of a queue statistics page's disagreement list."""
+
+    stratum = forms.CharField(max_length=100, required=False)
+    page = forms.IntegerField(min_value=1, max_value=10**6, required=False)
+
+
 class LabelForm(PageForm):
     """A label submitted from the labelling page."""
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, cast
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import CursorPagination, LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -192,12 +192,70 @@ def flag(**kwargs: Any) -> serializers.BooleanField:
     return serializers.BooleanField(error_messages={"invalid": "must be true or false (1/0, yes/no, on/off)"}, **kwargs)
 
 
+class KeysetPagination(CursorPagination):
+    """Pages by id (keyset): each page is one indexed range scan however deep it is, where an offset
+    makes the database walk every row before it. `count` is kept so a page has the fields an
+    offset page has."""
+
+    ordering = "pk"
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+    def get_page_size(self, request: "Request") -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None or raw == "":
+            return cast(int, self.page_size)
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or not 1 <= int(raw) <= self.max_page_size:
+            raise ServiceError(
+                f"query parameter 'page_size' must be a whole number from 1 to {self.max_page_size}",
+                [Problem(f"must be a whole number from 1 to {self.max_page_size}", field="page_size")],
+            )
+        return int(raw)
+
+    def paginate_queryset(self, queryset: Any, request: "Request", view: Any = None) -> list[Any] | None:
+        self.count = queryset.count()
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except NotFound as exc:
+            raise ServiceError(
+                "query parameter 'cursor' is not a cursor this list gave out; start again without it",
+                [Problem("not a cursor this list gave out", field="cursor")],
+            ) from exc
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response(
+            {"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data}
+        )
+
+
 class Pagination(LimitOffsetPagination):
     """Limit/offset pages of list endpoints; a limit or offset that is not a whole number in range is
-    refused (400) instead of silently replaced, and an offset is never beyond what a database can seek."""
+    refused (400) instead of silently replaced, and an offset is never beyond what a database can seek.
+
+    With `?page_size=` or `?cursor=` a list pages by keyset instead (KeysetPagination, in id order,
+    the same fields): what a script walking a long list should use."""
 
     max_limit = 1000
     max_offset = 10_000_000
+    keyset: KeysetPagination | None = None
+
+    def paginate_queryset(self, queryset: Any, request: "Request", view: Any = None) -> list[Any] | None:
+        params = request.query_params
+        if "cursor" in params or "page_size" in params:
+            self.keyset = KeysetPagination()
+            return self.keyset.paginate_queryset(queryset, request, view)
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            *super().get_schema_operation_parameters(view),
+            *KeysetPagination().get_schema_operation_parameters(view),
+        ]
+
+    def get_paginated_response(self, data: Any) -> Response:
+        if self.keyset is not None:
+            return self.keyset.get_paginated_response(data)
+        return super().get_paginated_response(data)
 
     def _checked(self, request: "Request", name: str, maximum: int, minimum: int) -> int | None:
         raw = request.query_params.get(name)

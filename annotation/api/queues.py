@@ -123,6 +123,7 @@ class DisagreementSerializer(serializers.Serializer):
 class QueueAgreementSerializer(AgreementSerializer):
     per_pair = serializers.DictField(child=PairAgreementSerializer(), help_text='"a/b" (usernames) -> agreement')
     disagreements = DisagreementSerializer(many=True)
+    disagreements_count = serializers.IntegerField(help_text="how many items the disagreements list holds")
 
 
 class ReviewSerializer(serializers.Serializer):

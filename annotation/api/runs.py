@@ -1,5 +1,6 @@
 """REST endpoints of the system runs and their answers, under the viewer's blind scope."""
 
+from django.db.models import Count
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -22,7 +23,7 @@ from evalapp.roles import ENGINEER, HasRole
 class RunListView(DeclaredOutput, generics.ListAPIView):
     permission_classes = [RUN_READERS]
     serializer_class = s.RunSerializer
-    queryset = Run.objects.select_related("dataset")
+    queryset = Run.objects.select_related("dataset").annotate(answer_count=Count("answers"))
 
     def get_serializer_context(self):
         # Runs the viewer labels blind are listed (existence is no secret) but marked, their record withheld.

@@ -5,8 +5,9 @@ answer, the guideline, and their own label. Never the system, the run, a judge v
 annotator's label before all of the item's labels are in (policies.can_see_labels)."""
 
 import json
+from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Q, QuerySet
 
 from annotation import policies
 from annotation.models import (
@@ -306,37 +307,90 @@ def guideline_for(queue: Queue, user) -> dict:
 
 
 def queues_for_user(user) -> list[dict]:
-    """The queues this user works in (pool member) or manages, with progress for the bars."""
+    """The queues this user works in (pool member) or manages, with progress for the bars.
+
+    Every figure comes from a grouped query over all the listed queues, so the list costs the same
+    handful of statements however many queues and items there are."""
     roles = user_roles(user)
-    queues = (
-        Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user)
+    queues = list(
+        (Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user))
+        .distinct()
+        .order_by("-created_at", "-id")
     )
+    ids = [q.pk for q in queues]
     scope = blind_scope(user)
+    member = set(QueueMember.objects.filter(queue_id__in=ids, user=user).values_list("queue_id", flat=True))
+    counts = {
+        row["queue_id"]: row
+        for row in QueueItem.objects.filter(queue_id__in=ids)
+        .values("queue_id")
+        .annotate(
+            items=Count("id"),
+            complete=Count("id", filter=~Q(status=QueueItem.OPEN)),
+            disputed=Count("id", filter=Q(status=QueueItem.DISPUTED)),
+        )
+        .order_by()
+    }
+    mine = dict(
+        Assignment.objects.filter(queue_id__in=ids, annotator=user, state=Assignment.DONE)
+        .values("queue_id")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("queue_id", "n")
+    )
+    settled = Assignment.objects.filter(
+        annotator=user, state__in=[Assignment.DONE, Assignment.SKIPPED], queue_id__in=member
+    ).values("item_id")
+    left = dict(
+        QueueItem.objects.filter(queue_id__in=member, status=QueueItem.OPEN)
+        .exclude(pk__in=settled)
+        .values("queue_id")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("queue_id", "n")
+    )
+    settle = dict(
+        _adjudicable_items(ids, user, roles=roles, scope=scope)
+        .values("queue_id")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("queue_id", "n")
+    )
     out = []
-    for queue in queues.distinct().order_by("-created_at", "-id"):
-        member = QueueMember.objects.filter(queue=queue, user=user).exists()
-        items = QueueItem.objects.filter(queue=queue).count()
-        complete = QueueItem.objects.filter(queue=queue).exclude(status=QueueItem.OPEN).count()
-        mine = Assignment.objects.filter(queue=queue, annotator=user, state=Assignment.DONE).count()
-        left = _left_for(queue, user) if member else 0
-        disputed = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).count()
+    for queue in queues:
+        c: Any = counts.get(queue.pk, {})
+        items, complete, disputed = c.get("items", 0), c.get("complete", 0), c.get("disputed", 0)
+        n_mine = mine.get(queue.pk, 0)
         out.append(
             {
                 "queue": queue,
-                "member": member,
+                "member": queue.pk in member,
                 "items": items,
                 "complete": complete,
                 "pct_complete": round(100 * complete / items) if items else 0,
-                "mine": mine,
-                "left": left,
+                "mine": n_mine,
+                "left": left.get(queue.pk, 0),
                 "disputed": disputed,
                 # What this user may settle: not the disputed items they labelled themselves.
-                "to_adjudicate": len(_adjudicable(queue, user, roles=roles, scope=scope)) if disputed else 0,
+                "to_adjudicate": settle.get(queue.pk, 0) if disputed else 0,
                 # An annotator can label each item once; at most `items` are theirs to do.
-                "pct_mine": round(100 * mine / items) if items else 0,
+                "pct_mine": round(100 * n_mine / items) if items else 0,
             }
         )
     return out
+
+
+def _adjudicable_items(queue_ids, user, *, roles: set[str], scope: BlindScope) -> QuerySet:
+    """`_adjudicable` as one query over many queues: their disputed items this user may settle (the
+    adjudicator role, no claim or label of theirs on the item, not blind to them)."""
+    if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=set()):
+        return QueueItem.objects.none()
+    return (
+        QueueItem.objects.filter(queue_id__in=queue_ids, status=QueueItem.DISPUTED)
+        .exclude(pk__in=Assignment.objects.filter(annotator_id=user.pk).values("item_id"))
+        .exclude(answer_id__in=HumanLabel.objects.filter(annotator_id=user.pk).values("answer_id"))
+        .exclude(answer_id__in=scope.answer_ids_query())
+    )
 
 
 def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -> list[dict]:

@@ -2,10 +2,12 @@
 Thin: parse, call one service or selector, render. Blindness lives in the selectors."""
 
 from datetime import timedelta
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -14,11 +16,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import policies
-from annotation.forms import LabelForm, QueueForm, ReasonForm
+from annotation.forms import LabelForm, QueueDisagreementForm, QueueForm, ReasonForm
 from annotation.models import Queue, Run
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.label_time import queue_label_time
-from annotation.selectors.queue_stats import queue_stats
+from annotation.selectors.queue_stats import disagreement_details, queue_disagreement_items, queue_stats
 from annotation.selectors.queues import (
     adjudication_items,
     guideline_for,
@@ -323,8 +325,16 @@ def queue_stats_page(request, queue_id):
     """Progress, time per label and what is left, human-human agreement (overall, per pair, per stratum),
     confusion matrix, disagreements."""
     queue = queue_get(queue_id)
-    stats = queue_stats(queue, iters=1000, scope=blind_scope(request.user))
+    f = QueueDisagreementForm(request.GET).parsed("bad disagreement filters")
+    scope = blind_scope(request.user)
+    stats = queue_stats(queue, iters=1000, scope=scope, with_disagreements=False)
     ag = stats["agreement"]
+    found = queue_disagreement_items(queue, scope)
+    if f["stratum"]:
+        found = found.filter(stratum=f["stratum"])
+    page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
+    page.object_list = disagreement_details(page.object_list)
+    ag["disagreements_count"] = page.paginator.count
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
     return render(
@@ -337,6 +347,15 @@ def queue_stats_page(request, queue_id):
             "labels": labels,
             "matrix": matrix,
             "time": queue_label_time(queue),
+            "disagreements": page.object_list,
+            "disagreement_page": page,
+            "disagreement_stratum": f["stratum"] or "",
+            "disagreement_query": urlencode({"stratum": f["stratum"]}) if f["stratum"] else "",
+            "strata_names": sorted(ag.get("per_stratum") or {}),
             "is_adjudicator": ADJUDICATOR in user_roles(request.user),
         },
     )
+
+
+# The statistics page lists its disagreements this many at a time, the agreement figures above them.
+DISAGREEMENTS_PER_PAGE = 50

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from itertools import combinations
 
-from annotation.models import Answer, HumanLabel, VersionEntry
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Length
+
+from annotation.models import Answer, Dataset, HumanLabel, VersionEntry
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import latest_version
 from annotation.selectors.disputes import disputed_answers
@@ -50,6 +54,94 @@ DIRECTIONS = {
 }
 
 
+def disagreement_rows(
+    measurement: Measurement,
+    *,
+    scope: BlindScope = OPERATOR,
+    stratum: str = "",
+    direction: str = "",
+) -> QuerySet:
+    """The verdicts where the judge and the final human label differ, in sample order, as value rows
+    (DISAGREEMENT_FIELDS) filtered by the database: count it, slice a page of it, then hand the page to
+    `disagreement_details`. Only one stratum's, or one direction's (DIRECTIONS), when asked; items of
+    runs in the viewer's blind `scope` are left out (each row names its run)."""
+    rows = (
+        Verdict.objects.filter(run=measurement.run)
+        .exclude(human_verdict="")
+        .exclude(verdict=F("human_verdict"))
+        .exclude(item__answer__run_id__in=scope.run_ids)
+    )
+    if stratum:
+        rows = rows.filter(item__stratum=stratum)
+    if direction in DIRECTIONS:
+        judge, human = DIRECTIONS[direction]
+        rows = rows.filter(verdict=judge) if human is None else rows.filter(verdict=judge, human_verdict=human)
+    return rows.order_by("item__position", "pk").values(*DISAGREEMENT_FIELDS)
+
+
+DISAGREEMENT_FIELDS = (
+    "item__answer_id",
+    "item__answer__qid",
+    "item__answer__answer",
+    "item__answer__run__run_id",
+    "item__answer__run__dataset_id",
+    "item__answer__run__dataset_version_id",
+    "item__stratum",
+    "human_verdict",
+    "verdict",
+    "raw_output",
+    "reason",
+)
+
+
+def disagreement_details(rows: Iterable[dict]) -> list[dict]:
+    """Disagreement rows (`disagreement_rows`) with their question, gold passage and expected answer from
+    the question record of the answer's run's dataset version (the dataset's latest as fallback): one
+    query per version the rows span."""
+    rows = list(rows)
+    latest: dict[int, int | None] = {}
+    wanted: dict[int | None, set[str]] = {}
+    for r in rows:
+        version_id = r["item__answer__run__dataset_version_id"]
+        dataset_id = r["item__answer__run__dataset_id"]
+        if version_id is None and dataset_id:
+            if dataset_id not in latest:
+                found = Dataset.objects.filter(pk=dataset_id).first()
+                version = latest_version(found) if found else None
+                latest[dataset_id] = version.pk if version else None
+            version_id = latest[dataset_id]
+        r["_version"] = version_id
+        wanted.setdefault(version_id, set()).add(r["item__answer__qid"])
+    texts: dict[tuple[int, str], str] = {}
+    for version_id, qids in wanted.items():
+        if version_id is None:
+            continue
+        for qid, text in VersionEntry.objects.filter(version_id=version_id, qid__in=qids).values_list(
+            "qid", "example__canonical"
+        ):
+            texts[(version_id, qid)] = text
+    out = []
+    for r in rows:
+        found_text = texts.get((r["_version"], r["item__answer__qid"]))
+        record = json.loads(found_text) if found_text else {}
+        out.append(
+            {
+                "run_id": r["item__answer__run__run_id"],
+                "qid": r["item__answer__qid"],
+                "stratum": r["item__stratum"],
+                "question": record.get("question", ""),
+                "gold_text": record.get("gold_text"),
+                "expected": record.get("expected"),
+                "answer": r["item__answer__answer"],
+                "human": r["human_verdict"],
+                "judge": r["verdict"],
+                "judge_output": r["raw_output"],
+                "reason": r["reason"],
+            }
+        )
+    return out
+
+
 def disagreements(
     measurement: Measurement,
     *,
@@ -58,43 +150,10 @@ def disagreements(
     stratum: str = "",
     direction: str = "",
 ) -> list[dict]:
-    """Items where the judge and the final human label differ, with question, gold passage and outputs;
-    only one stratum's, or one direction's (DIRECTIONS), when asked.
-
-    Each names its run, so items of runs in the viewer's blind `scope` are left out."""
-    rows = (
-        Verdict.objects.filter(run=measurement.run)
-        .exclude(human_verdict="")
-        .exclude(item__answer__run_id__in=scope.run_ids)
-        .select_related("item__answer__run__dataset")
-        .order_by("item__position")
-    )
-    if stratum:
-        rows = rows.filter(item__stratum=stratum)
-    if direction in DIRECTIONS:
-        judge, human = DIRECTIONS[direction]
-        rows = rows.filter(verdict=judge) if human is None else rows.filter(verdict=judge, human_verdict=human)
-    picked = [v for v in rows if v.verdict != v.human_verdict][:limit]
-    questions = question_records([v.item.answer for v in picked])
-    out = []
-    for v in picked:
-        record = questions.get(v.item.answer_id) or {}
-        out.append(
-            {
-                "run_id": v.item.answer.run.run_id,
-                "qid": v.item.answer.qid,
-                "stratum": v.item.stratum,
-                "question": record.get("question", ""),
-                "gold_text": record.get("gold_text"),
-                "expected": record.get("expected"),
-                "answer": v.item.answer.answer,
-                "human": v.human_verdict,
-                "judge": v.verdict,
-                "judge_output": v.raw_output,
-                "reason": v.reason,
-            }
-        )
-    return out
+    """Items where the judge and the final human label differ, with question, gold passage and outputs
+    (the first `limit` of `disagreement_rows`, with `disagreement_details`)."""
+    rows = disagreement_rows(measurement, scope=scope, stratum=stratum, direction=direction)
+    return disagreement_details(rows[:limit])
 
 
 def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> dict | None:
@@ -111,7 +170,8 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
     if sample_is_blind(measurement, scope):
         return None
     sample = measurement.run.sample
-    answers = set(SampleItem.objects.filter(sample_id=sample.pk).values_list("answer_id", flat=True))
+    in_sample = SampleItem.objects.filter(sample_id=sample.pk).values("answer_id")
+    answers = set(in_sample.values_list("answer_id", flat=True))
     unresolved = {
         d.answer_id
         for d in disputed_answers(answers=Answer.objects.filter(run__dataset_id=sample.dataset_id))
@@ -120,7 +180,8 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
     by_answer: dict[int, list[str]] = {}
     raters: dict[int, list[int]] = {}
     for answer_id, verdict, annotator_id in (
-        HumanLabel.objects.filter(answer_id__in=answers | unresolved)
+        # The sample's answers as a subquery: the database joins them rather than parse thousands of ids.
+        HumanLabel.objects.filter(Q(answer_id__in=in_sample) | Q(answer_id__in=unresolved))
         .order_by("answer_id", "labelled_at", "annotator_id")
         .values_list("answer_id", "verdict", "annotator_id")
     ):
@@ -171,14 +232,16 @@ def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> li
     blind `scope` holds a sample answer."""
     if sample_is_blind(measurement, scope):
         return []
+    # The database measures the lengths (LENGTH counts characters on SQLite and PostgreSQL alike), so the
+    # answer texts never leave it; the stable sort keeps the query's order within a length, as before.
     rows = list(
         Verdict.objects.filter(run=measurement.run)
         .exclude(human_verdict="")
-        .values_list("item__answer__answer", "verdict", "human_verdict")
+        .values_list(Length("item__answer__answer"), "verdict", "human_verdict")
     )
     if not rows:
         return []
-    rows.sort(key=lambda r: len(r[0]))
+    rows.sort(key=lambda r: r[0])
     n = len(rows)
     out = []
     for q in range(4):
@@ -191,8 +254,8 @@ def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> li
             {
                 "quartile": q + 1,
                 "n": len(part),
-                "min_chars": len(part[0][0]),
-                "max_chars": len(part[-1][0]),
+                "min_chars": part[0][0],
+                "max_chars": part[-1][0],
                 "judge_pass_rate": judge_rate,
                 "human_pass_rate": human_rate,
                 "difference": judge_rate - human_rate,

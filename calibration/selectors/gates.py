@@ -3,6 +3,8 @@ when the sample holds answers the viewer's blind scope hides."""
 
 from __future__ import annotations
 
+from django.db.models import F, Q
+
 from annotation.models import Answer
 from annotation.selectors.blind import OPERATOR, BlindScope
 from calibration.models import (
@@ -116,17 +118,21 @@ def sample_weighting(measurement: Measurement) -> dict | None:
 
 
 def stale_items(measurement: Measurement) -> int:
-    """How many items under a measurement's sample changed their final human label after it was measured."""
+    """How many items under a measurement's sample changed their final human label after it was measured:
+    counted by the database (answers changed since, or whose verdict's stored human label is no longer
+    the final one), whatever the sample's size."""
     run = measurement.run
-    answers = SampleItem.objects.filter(sample_id=run.sample_id).values_list("answer_id", flat=True)
-    changed_after = Answer.objects.filter(pk__in=answers, final_changed_at__gt=measurement.measured_at)
-    changed = set(changed_after.values_list("pk", flat=True))
-    for answer_id, then, now in Verdict.objects.filter(run=run).values_list(
-        "item__answer_id", "human_verdict", "item__answer__final_verdict"
-    ):
-        if then != now:
-            changed.add(answer_id)
-    return len(changed)
+    answers = SampleItem.objects.filter(sample_id=run.sample_id).values("answer_id")
+    moved = (
+        Verdict.objects.filter(run=run)
+        .exclude(human_verdict=F("item__answer__final_verdict"))
+        .values("item__answer_id")
+    )
+    return (
+        Answer.objects.filter(Q(pk__in=answers, final_changed_at__gt=measurement.measured_at) | Q(pk__in=moved))
+        .order_by()
+        .count()
+    )
 
 
 def _confusion_dict(ag) -> dict:

@@ -8,12 +8,12 @@ from annotation.selectors.blind import OPERATOR, BlindScope
 from calibration.models import (
     Judge,
     JudgeVersion,
+    Measurement,
+    SampleItem,
 )
 from calibration.selectors.gates import (
     judge_gate,
-    latest_measurement,
     measurement_agreement,
-    sample_is_blind,
 )
 from evalapp.errors import NotFound
 from evalapp.validation import as_id
@@ -56,11 +56,29 @@ def judges_overview(*, scope: BlindScope = OPERATOR) -> list[dict]:
 
 def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:
     """Kappa of each version (its latest measurement) in version order, for the history chart; none for
-    a version whose sample holds an answer in the viewer's blind `scope` (versions share samples)."""
-    rows = []
-    for version in judge.versions.order_by("number"):
-        m = latest_measurement(version)
-        if m is None or sample_is_blind(m, scope):
+    a version whose sample holds an answer in the viewer's blind `scope` (versions share samples).
+    Three statements for any number of versions: the versions, their measurements, the blind samples."""
+    versions = list(judge.versions.order_by("number"))
+    latest: dict[int, Measurement] = {}
+    for found in (
+        Measurement.objects.filter(judge_version__in=versions)
+        .select_related("run__sample")
+        .order_by("-measured_at", "-id")
+    ):
+        latest.setdefault(found.judge_version_id, found)
+    blind_samples: set[int] = set()
+    if scope.blind and latest:
+        blind_samples = set(
+            SampleItem.objects.filter(
+                sample_id__in={x.run.sample_id for x in latest.values()}, answer_id__in=scope.answer_ids_query()
+            )
+            .values_list("sample_id", flat=True)
+            .distinct()
+        )
+    rows: list[dict] = []
+    for version in versions:
+        m = latest.get(version.pk)
+        if m is None or m.run.sample_id in blind_samples:
             rows.append({"version": version.number, "id": version.pk, "kappa": None, "ci": None})
             continue
         ag = measurement_agreement(m)

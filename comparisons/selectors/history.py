@@ -14,6 +14,7 @@ from calibration.selectors.grades import (
     run_grades,
 )
 from comparisons.selectors.diff import dataset_diff, modified_fields
+from comparisons.selectors.run_scores import run_scores
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences
 from comparisons.selectors.series import _run_point
 from evalapp.errors import ServiceError
@@ -76,6 +77,8 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
     prev = None
     grades_cache: dict[int, RunGrades] = {}
     audits = relabel_audits_by_version(dataset)
+    # The points need only each run's score: counted for every run at once.
+    scores = run_scores([r for rs in runs_by_version.values() for r in rs if r.pk not in scope.run_ids])
 
     def grades_of(run):
         if run.pk not in grades_cache:
@@ -102,7 +105,7 @@ def dataset_history(name: str, *, scope: BlindScope = OPERATOR) -> dict:
             "audit_url": f"/api/datasets/{dataset.name}/audit/" if v.modified else None,
             "relabel_audits": audits.get(v.pk, []) if v.modified else [],
             "runs": [
-                _run_point(r, None if r.pk in scope.run_ids else grades_of(r), scope=scope)
+                _run_point(r, None if r.pk in scope.run_ids else scores[r.pk], scope=scope)
                 for r in runs_by_version.get(v.pk, [])
             ],
             "ceilings": [],

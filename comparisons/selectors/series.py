@@ -21,10 +21,11 @@ from calibration.selectors.grades import (
     run_grades,
     version_records_for,
 )
+from comparisons.selectors.run_scores import HarnessScore, run_scores
 from evalapp.errors import Problem, ServiceError
 
 
-def _run_point(run: Run, grades: RunGrades | None = None, *, scope: BlindScope = OPERATOR) -> dict:
+def _run_point(run: Run, grades: RunGrades | HarnessScore | None = None, *, scope: BlindScope = OPERATOR) -> dict:
     """A run as a point of a series or history: its score and how many answers it rests on, withheld
     (None, `blind`) for a run in the viewer's blind `scope`."""
     point = {
@@ -211,12 +212,13 @@ def series(
     for r in runs:
         by_system[r.system].append(r)
     passing = cache(passing_judge_versions)  # the gates, worked out once for every backfilled run
+    scores = run_scores([r for r in runs if scope.can_read_run(r.pk)])
     lines = []
     for system in sorted(by_system):
         segments, breaks = [], []
         prev = None
         for r in by_system[system]:
-            g = run_grades(r) if scope.can_read_run(r.pk) else None
+            g = scores[r.pk] if scope.can_read_run(r.pk) else None
             point = {**_run_point(r, g, scope=scope), "dataset_hash": r.dataset_hash, "backfilled": False}
             if prev is None or _version_key(prev) != _version_key(r):
                 if prev is not None:

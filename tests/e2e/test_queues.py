@@ -184,3 +184,35 @@ def test_stats_page_warns_that_a_small_queue_cannot_be_trusted_to_cover(
         assert "Label more items" in text and "policy lower_bound" in text
         assert page.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
         page.screenshot(path=str(screenshot_dir / f"queue-stats-coverage-{width}.png"), full_page=True)
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_stats_page_pages_its_disagreements_and_keeps_the_filter(
+    page, live_server, login, three_rater_queue, screenshot_dir, monkeypatch
+):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.e2e.test_accessibility import WCAG_AA
+
+    monkeypatch.setattr("annotation.views.queues.DISAGREEMENTS_PER_PAGE", 2)
+    stratum = three_rater_queue.items.order_by("pk").first().stratum
+    login(page, "erin", PASSWORD)
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/queues/{three_rater_queue.pk}/stats/")
+        assert page.locator("#h-dis").inner_text() == "Disagreements (3)"
+        assert page.locator('[data-testid="disagreement-range"]').inner_text() == "1–2 of 3"
+        assert page.locator('[data-testid="disagreement"]').count() == 2
+        assert page.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
+        violations = Axe().run(page, options=WCAG_AA).response["violations"]
+        assert [v["id"] for v in violations] == []
+        page.screenshot(path=str(screenshot_dir / f"queue-stats-disagreements-{width}.png"), full_page=True)
+        page.click('nav[aria-label="disagreement pages"] a[rel="next"]')
+        assert page.locator('[data-testid="disagreement-range"]').inner_text() == "3–3 of 3"
+        assert page.locator('[data-testid="disagreement"]').count() == 1
+        page.select_option('[data-testid="disagreement-filters"] select[name="stratum"]', stratum)
+        page.click('[data-testid="disagreement-filters"] button')
+        assert f"stratum={stratum}" in page.url
+        for href in page.locator('nav[aria-label="disagreement pages"] a').evaluate_all("els => els.map(e => e.href)"):
+            assert f"stratum={stratum}" in href

@@ -1,0 +1,63 @@
+"""The comparisons' pages and API lists issue a number of SQL statements that does not grow with the runs
+(points) they show: each is fetched over a small and a larger world under the same bound."""
+
+from datetime import timedelta
+
+import pytest
+
+from tests import factories as f
+
+SIZES = [3, 12]
+QIDS = [f"q-{k:03d}" for k in range(6)]
+
+
+def runs_world(n: int):
+    """A dataset in two versions (the second adds a question) and n harness-scored runs of two systems on
+    each, with the same pinned fields; an engineer to read them."""
+    engineer = f.UserFactory(username="eng", roles=("engineer",))
+    dataset = f.DatasetFactory(name="grown")
+    v1 = f.version(dataset, [f.record(q) for q in QIDS[:-1]])
+    v2 = f.version(dataset, [f.record(q) for q in QIDS], parent=v1)
+    for i in range(n):
+        for version in (v1, v2):
+            run = f.RunFactory(
+                run_id=f"run-{version.number}-{i}",
+                system=f"sys-{i % 2}",
+                dataset=dataset,
+                dataset_version=version,
+                dataset_hash=version.dataset_hash,
+                evaluator_config_hash="sha256:cfg",
+                started_at=f.WHEN + timedelta(days=version.number * 100 + i),
+            )
+            for k, qid in enumerate(QIDS[: version.examples]):
+                f.AnswerFactory(run=run, qid=qid, correct=(k + i) % 3 != 0)
+    return engineer
+
+
+PAGES = {
+    "dataset history page": "/datasets/grown/history/",
+    "dataset history API": "/api/datasets/grown/history/",
+    "series page": "/series/?dataset=grown",
+    "series API": "/api/series/?dataset=grown",
+    "runs page": "/runs/",
+}
+# Statements each page may issue, at every size.
+BOUNDS = {
+    "dataset history page": 38,
+    "dataset history API": 31,
+    "series page": 14,
+    "series API": 12,
+    "runs page": 6,
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_statements_do_not_grow_with_the_runs(name, n, client, django_assert_max_num_queries):
+    client.force_login(runs_world(n))
+    url = PAGES[name]
+    client.get(url)  # the session and the caches warm
+    with django_assert_max_num_queries(BOUNDS[name]):
+        response = client.get(url)
+    assert response.status_code == 200, response.content[:300]
