@@ -4,9 +4,9 @@ from django.urls import include, path
 
 from annotation.api import audits as audits_api
 from annotation.api import corpus as corpus_api
-from annotation.api import imports as imports_api
 from annotation.api import datasets as datasets_api
 from annotation.api import disputes as disputes_api
+from annotation.api import imports as imports_api
 from annotation.api import items as items_api
 from annotation.api import label_time as label_time_api
 from annotation.api import labels as labels_api

@@ -182,7 +182,17 @@ def _limit_rows(kind: str, file: str) -> list[tuple[str, list[str], list[tuple]]
         )
         for a in answers
     ]
-    columns = ["run_id", "qid", "answer", "correct", "retrieved", "prompt_chunks", "extra", "final_verdict", "final_source"]
+    columns = [
+        "run_id",
+        "qid",
+        "answer",
+        "correct",
+        "retrieved",
+        "prompt_chunks",
+        "extra",
+        "final_verdict",
+        "final_source",
+    ]
     return [("annotation_answer", columns, rows)]
 
 
@@ -277,7 +287,9 @@ def main() -> None:
                 limit = ""
                 ratio = ""
                 if kind != "documents":
-                    lim = measure(f"{kind}-limit", file, n, url_for(f"{kind}{n}l") or url, tmp / f"var-{name}-{kind}{n}l")
+                    lim = measure(
+                        f"{kind}-limit", file, n, url_for(f"{kind}{n}l") or url, tmp / f"var-{name}-{kind}{n}l"
+                    )
                     limit, ratio = f"{lim['seconds']:8.2f}", f"{r['seconds'] / lim['seconds']:6.2f}"
                 print(
                     f"{name:9} {label:22} {r['seconds']:8.2f} {limit:>8} {ratio:>6} {r['per_second']:10.0f} "
@@ -287,6 +299,7 @@ def main() -> None:
             "target: question and run imports within 2x of the plain-insert limit (ratio <= 2.00); growth (memory "
             "during the import) flat in the number of records (compare the 25k and 100k rows)"
         )
+
 
 if __name__ == "__main__":
     main()

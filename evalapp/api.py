@@ -109,7 +109,7 @@ def _checked_upload(request: "Request", field: str) -> tuple[bool, Any]:
 
 def upload_size(request: "Request", field: str = "file") -> int:
     """The size in bytes of the uploaded JSONL (multipart `file`, or the raw request body), before it is read."""
-    raw, upload = _checked_upload(request, field)
+    _raw, upload = _checked_upload(request, field)
     if upload is not None:
         return int(upload.size or 0)
     try:

@@ -33,9 +33,7 @@ class ImportJobSerializer(serializers.Serializer[Any]):
     lines_read = serializers.IntegerField(help_text="lines of the upload read so far")
     total_lines = serializers.IntegerField()
     percent = serializers.IntegerField()
-    result = serializers.JSONField(
-        allow_null=True, help_text="once done: the body the synchronous import answers with"
-    )
+    result = serializers.JSONField(allow_null=True, help_text="once done: the body the synchronous import answers with")
     error = ErrorSerializer(allow_null=True, help_text="once failed: the refusal, every line and field named")
     http_status = serializers.IntegerField(
         allow_null=True, help_text="the status the synchronous import would have answered with"

@@ -6,35 +6,58 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0011_labelling_day'),
+        ("annotation", "0011_labelling_day"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ImportJob',
+            name="ImportJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('corpus', 'corpus'), ('questions', 'questions'), ('run', 'run'), ('labels', 'labels')], max_length=20)),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], db_index=True, default='queued', max_length=20)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('upload', models.CharField(max_length=500)),
-                ('upload_name', models.CharField(blank=True, max_length=300)),
-                ('upload_bytes', models.BigIntegerField(default=0)),
-                ('total_lines', models.PositiveIntegerField(default=0)),
-                ('lines_read', models.PositiveIntegerField(default=0)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('error', models.JSONField(blank=True, null=True)),
-                ('http_status', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("corpus", "corpus"),
+                            ("questions", "questions"),
+                            ("run", "run"),
+                            ("labels", "labels"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "queued"), ("running", "running"), ("done", "done"), ("failed", "failed")],
+                        db_index=True,
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("options", models.JSONField(blank=True, default=dict)),
+                ("upload", models.CharField(max_length=500)),
+                ("upload_name", models.CharField(blank=True, max_length=300)),
+                ("upload_bytes", models.BigIntegerField(default=0)),
+                ("total_lines", models.PositiveIntegerField(default=0)),
+                ("lines_read", models.PositiveIntegerField(default=0)),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("error", models.JSONField(blank=True, null=True)),
+                ("http_status", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
     ]

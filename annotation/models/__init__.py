@@ -34,7 +34,6 @@ from annotation.models.runs import (
 __all__ = [
     "IMPORT_KINDS",
     "IMPORT_STATUSES",
-    "ImportJob",
     "PINNED",
     "REQUIRED_PINS",
     "Adjudication",
@@ -48,6 +47,7 @@ __all__ = [
     "Example",
     "GoldCheckReport",
     "HumanLabel",
+    "ImportJob",
     "LabelEvent",
     "Queue",
     "QueueItem",

@@ -159,7 +159,5 @@ def import_job_execute(*, job_id: int) -> None:
         outcome = {"status": "failed", "error": {"error": error, "problems": []}, "http_status": 500}
     finally:
         read_progress.reset(token)
-    ImportJob.objects.filter(pk=job.pk).update(
-        **outcome, lines_read=job.total_lines, finished_at=timezone.now()
-    )
+    ImportJob.objects.filter(pk=job.pk).update(**outcome, lines_read=job.total_lines, finished_at=timezone.now())
     shutil.rmtree(path.parent, ignore_errors=True)

@@ -25,14 +25,18 @@ print(job.pk)
 def queue(stack, path) -> int:
     script = stack.tmp / "queue.py"
     script.write_text(QUEUE)
-    done = stack.manage("shell", "-c", f"import sys; sys.argv = ['x', {str(path)!r}]; exec(open({str(script)!r}).read())")
+    done = stack.manage(
+        "shell", "-c", f"import sys; sys.argv = ['x', {str(path)!r}]; exec(open({str(script)!r}).read())"
+    )
     return int(done.stdout.strip().splitlines()[-1])
 
 
 def wait_for(stack, job_id, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        rows = stack.sql("select status, result, error, lines_read, total_lines from annotation_importjob where id = ?", job_id)
+        rows = stack.sql(
+            "select status, result, error, lines_read, total_lines from annotation_importjob where id = ?", job_id
+        )
         if rows and rows[0][0] in ("done", "failed"):
             return rows[0]
         time.sleep(0.3)
@@ -52,10 +56,14 @@ def test_a_worker_imports_a_queued_run(stack):
     assert (status, error, read, total) == ("done", None, 31, 31), stack.logs()
     result = json.loads(result)
     assert (result["run_id"], result["answers"]) == ("run-b", 30)
-    assert stack.sql("select count(*) from annotation_answer a join annotation_run r on a.run_id = r.id where r.run_id = 'run-b'") == [(30,)]
+    assert stack.sql(
+        "select count(*) from annotation_answer a join annotation_run r on a.run_id = r.id where r.run_id = 'run-b'"
+    ) == [(30,)]
 
     bad = stack.tmp / "bad.jsonl"
-    bad.write_text("\n".join([json.dumps({**header, "run_id": "run-c"}), lines[1], '{"qid": "q-0001", "answer": 3}']) + "\n")
+    bad.write_text(
+        "\n".join([json.dumps({**header, "run_id": "run-c"}), lines[1], '{"qid": "q-0001", "answer": 3}']) + "\n"
+    )
     status, result, error, *_ = wait_for(stack, queue(stack, bad))
     assert (status, result) == ("failed", None)
     assert json.loads(error)["problems"] == [{"line": 3, "field": "answer", "message": "must be a string"}]

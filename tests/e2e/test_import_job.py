@@ -30,7 +30,9 @@ def job_for(user, rows):
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-def test_the_progress_page_polls_to_done_and_shows_refusals(page, live_server, login, loaded, make_user, screenshot_dir):
+def test_the_progress_page_polls_to_done_and_shows_refusals(
+    page, live_server, login, loaded, make_user, screenshot_dir
+):
     user = make_user("eng", "engineer", password=PASSWORD)
     job = job_for(user, [run_record(), *ANSWERS])
     login(page, "eng", PASSWORD)
