@@ -112,7 +112,12 @@ def insert_rows(
     inside a transaction: a failure part-way leaves rows behind otherwise."""
     connection = connections[using]
     opts = model._meta
-    columns = [opts.get_field(name).column for name in fields]
+    columns: list[str] = []
+    for name in fields:
+        field = opts.get_field(name)
+        if not isinstance(field, models.Field) or not field.column:
+            raise ValueError(f"{model.__name__}.{name} is not a column")
+        columns.append(field.column)
     quote = connection.ops.quote_name
     table = quote(opts.db_table)
     names = ", ".join(quote(c) for c in columns)
@@ -129,7 +134,7 @@ def insert_rows(
         if connection.vendor == "sqlite":
             # sqlite3 steps through an iterable itself: no batches to build.
             cursor.executemany(sql, rows)
-            return max(cursor.rowcount, 0)
+            return max(int(cursor.rowcount), 0)
         batch: list[Sequence[Any]] = []
         for row in rows:
             batch.append(row)
