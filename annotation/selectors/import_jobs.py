@@ -1,11 +1,29 @@
 """Import jobs as their starter (or staff) sees them."""
 
+import os
+from pathlib import Path
 from typing import Any
+
+from django.conf import settings
 
 from annotation.models import ImportJob
 from annotation.policies import check_can_read_import_job
-from annotation.services.import_jobs import lines_read
 from evalapp.errors import ServiceError
+
+
+def progress_path(job: ImportJob) -> Path:
+    return Path(settings.VAR_DIR) / os.path.dirname(job.upload) / "progress"
+
+
+def lines_read(job: ImportJob) -> int:
+    """Lines of the upload read so far: the worker writes the count to a file beside the upload while the
+    import's transaction is open (a row it updated would not be visible until the import commits)."""
+    if job.status != "running":
+        return job.lines_read
+    try:
+        return max(job.lines_read, int(progress_path(job).read_text() or 0))
+    except (OSError, ValueError):
+        return job.lines_read
 
 
 def import_job_get(job_id: int, *, user: Any) -> ImportJob:

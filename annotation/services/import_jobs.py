@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import ImportJob
+from annotation.selectors.import_jobs import progress_path
 from annotation.tasks import run_import_job
 from evalapp.errors import ServiceError
 from evalapp.jsonl import read_progress
@@ -99,21 +100,6 @@ def import_job_start(
     )
     run_import_job.delay_on_commit(job.pk)
     return job
-
-
-def progress_path(job: ImportJob) -> Path:
-    return Path(settings.VAR_DIR) / os.path.dirname(job.upload) / "progress"
-
-
-def lines_read(job: ImportJob) -> int:
-    """Lines of the upload read so far: the worker writes the count to a file beside the upload while the
-    import's transaction is open (a row it updated would not be visible until the import commits)."""
-    if job.status != "running":
-        return job.lines_read
-    try:
-        return max(job.lines_read, int(progress_path(job).read_text() or 0))
-    except (OSError, ValueError):
-        return job.lines_read
 
 
 def _report_progress(path: Path) -> Callable[[int], None]:

@@ -82,7 +82,7 @@ def test_only_the_starter_and_staff_see_a_job(loaded, make_user):
 
 @pytest.mark.django_db
 def test_a_running_job_reports_the_lines_its_worker_has_read(loaded, make_user):
-    from annotation.services.import_jobs import progress_path
+    from annotation.selectors.import_jobs import progress_path
 
     job, _ = queued_job(make_user("eng", "engineer"), [run_record(), *ANSWERS])
     ImportJob.objects.filter(pk=job.pk).update(status="running")
