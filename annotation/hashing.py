@@ -15,6 +15,12 @@ def example_sha256(record: dict) -> str:
     return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()
 
 
+def canonical_and_sha256(record: dict) -> tuple[str, str]:
+    """The record's canonical JSON and its hex sha256, the text built once (an import stores both)."""
+    text = canonical_json(record)
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def dataset_hash(manifest: Iterable[tuple[str, str]]) -> str:
     """`sha256:` + sha256 of the lines `qid<TAB>example_sha256`, sorted by qid, joined by newlines."""
     lines = "\n".join(f"{qid}\t{sha}" for qid, sha in sorted(manifest))

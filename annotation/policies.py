@@ -216,3 +216,14 @@ def can_list_disputes(*, roles: Set[str]) -> bool:
 def check_can_list_disputes(*, roles: Set[str]) -> None:
     if not can_list_disputes(roles=roles):
         raise PermissionDenied("The adjudication list needs the adjudicator role.")
+
+
+def can_read_import_job(*, user_id: int, is_staff: bool, owner_id: int) -> bool:
+    """An import job (its upload's name, its result, its errors) is seen by the user who started it, and staff."""
+    return is_staff or user_id == owner_id
+
+
+def check_can_read_import_job(*, user_id: int, is_staff: bool, owner_id: int, job_id: int) -> None:
+    # Not found rather than forbidden: whether another user's job exists is not the caller's to know.
+    if not can_read_import_job(user_id=user_id, is_staff=is_staff, owner_id=owner_id):
+        raise ServiceError(f"unknown import job {job_id}", status=404)

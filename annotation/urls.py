@@ -6,13 +6,14 @@ from annotation.api import audits as audits_api
 from annotation.api import corpus as corpus_api
 from annotation.api import datasets as datasets_api
 from annotation.api import disputes as disputes_api
+from annotation.api import imports as imports_api
 from annotation.api import items as items_api
 from annotation.api import label_time as label_time_api
 from annotation.api import labels as labels_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
 from annotation.api import working as working_api
-from annotation.views import audits, corpus, datasets, disputes, home, queues, tagging
+from annotation.views import audits, corpus, datasets, disputes, home, imports, queues, tagging
 
 home_patterns = [
     path("", home.home, name="home"),
@@ -20,6 +21,9 @@ home_patterns = [
 dataset_patterns = [
     path("datasets/", datasets.dataset_list, name="dataset-list"),
     path("datasets/<slug:name>/", datasets.dataset_detail, name="dataset-detail"),
+]
+import_patterns = [
+    path("imports/<int:job_id>/", imports.import_job_page, name="import-job"),
 ]
 corpus_patterns = [
     path("corpus/", corpus.corpus_search, name="corpus-search"),
@@ -120,6 +124,9 @@ dispute_api_patterns = [
     path("disputes/<str:key>/", disputes_api.DisputeDetailView.as_view(), name="api-dispute"),
     path("disputes/<str:key>/adjudicate/", disputes_api.DisputeAdjudicateView.as_view(), name="api-dispute-adjudicate"),
 ]
+import_api_patterns = [
+    path("imports/<int:job_id>/", imports_api.ImportJobView.as_view(), name="api-import-job"),
+]
 audit_api_patterns = [
     path("audits/", audits_api.RelabelAuditListView.as_view(), name="api-audits"),
     path("audits/<int:audit_id>/", audits_api.RelabelAuditDetailView.as_view(), name="api-audit-detail"),
@@ -134,6 +141,7 @@ api_patterns = [
     *queue_api_patterns,
     *dispute_api_patterns,
     *audit_api_patterns,
+    *import_api_patterns,
 ]
 
 urlpatterns = [
@@ -145,4 +153,5 @@ urlpatterns = [
     *dispute_patterns,
     *audit_patterns,
     *tagging_patterns,
+    *import_patterns,
 ]

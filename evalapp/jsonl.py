@@ -8,6 +8,7 @@ mark on the first line (Excel and Windows write one) is skipped.
 """
 
 import codecs
+import contextvars
 import json
 import math
 import re
@@ -175,6 +176,14 @@ def parse_json_text(
     return value, None
 
 
+# Called with the number of lines read so far, every PROGRESS_EVERY lines, while set (an import job
+# reports its progress so, whichever service reads the file).
+read_progress: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
+    "read_progress", default=None
+)
+PROGRESS_EVERY = 1000
+
+
 def read_jsonl(
     path: str | Path, *, allow_empty: bool = False
 ) -> Iterator[tuple[int, dict[str, Any] | None, Problem | None]]:
@@ -186,8 +195,11 @@ def read_jsonl(
     records = 0
     refused: list[str] = []
     hooks = (refused, json.JSONDecoder(**_number_hooks(refused)))
+    report = read_progress.get()
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            if report is not None and number % PROGRESS_EVERY == 0:
+                report(number)
             if number == 1 and raw.startswith(codecs.BOM_UTF8):
                 raw = raw[len(codecs.BOM_UTF8) :]
             try:

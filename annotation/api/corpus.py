@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from annotation import search
 from annotation.api import serializers as s
 from annotation.api.common import CURATORS, UPLOAD_PARSERS
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import Document
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.services.corpus import corpus_import
@@ -92,9 +93,12 @@ class CorpusImportView(DeclaredOutput, APIView):
     @extend_schema(
         summary="Import corpus documents",
         request={"multipart/form-data": UploadSerializer},
-        responses={201: s.CorpusImportResultSerializer, 400: ErrorSerializer},
+        responses={201: s.CorpusImportResultSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     def post(self, request):
+        queued = async_import(request, kind="corpus", options={})
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
             result = corpus_import(path=path)
         return Response(s.CorpusImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

@@ -1,5 +1,6 @@
 """REST endpoints of the labelled sets: import, versions, export, strata, publish and the stale-gold check."""
 
+from django.conf import settings
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -9,6 +10,7 @@ from rest_framework.views import APIView
 
 from annotation.api import serializers as s
 from annotation.api.common import CURATORS, READERS, UPLOAD_PARSERS
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import Dataset
 from annotation.selectors.datasets import (
     dataset_get,
@@ -16,12 +18,13 @@ from annotation.selectors.datasets import (
     version_records,
 )
 from annotation.selectors.gold import stale_gold
-from annotation.services.datasets import dataset_publish, questions_import, strata_set
+from annotation.services.datasets import check_dataset_name, dataset_publish, questions_import, strata_set
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
     QuerySerializer,
     UploadSerializer,
+    upload_size,
     uploaded_path,
 )
 
@@ -47,9 +50,14 @@ class DatasetImportView(DeclaredOutput, APIView):
     @extend_schema(
         summary="Import questions as a new version",
         request={"multipart/form-data": UploadSerializer},
-        responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer},
+        responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer, 202: ImportJobSerializer},
     )
     def post(self, request, name):
+        if upload_size(request) > settings.EVALAPP_ASYNC_IMPORT_BYTES:
+            check_dataset_name(name)  # refused now rather than after the upload has waited in the queue
+        queued = async_import(request, kind="questions", options={"dataset": name})
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
             result = questions_import(path=path, dataset_name=name, user=request.user)
         return Response(

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotation.api import serializers as s
 from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.labels import labels_for_export
 from annotation.selectors.queues import (
@@ -45,7 +46,12 @@ class LabelImportView(DeclaredOutput, APIView):
             "multipart/form-data": s.LabelImportUploadSerializer,
             "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"},
         },
-        responses={201: s.LabelImportResultSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+        responses={
+            201: s.LabelImportResultSerializer,
+            202: ImportJobSerializer,
+            400: ErrorSerializer,
+            409: ErrorSerializer,
+        },
     )
     def post(self, request):
         raw = request.query_params.dict()
@@ -53,6 +59,13 @@ class LabelImportView(DeclaredOutput, APIView):
             raw.update({k: request.data[k] for k in ("replace", "reason") if k in request.data})
         options = s.LabelImportOptionsSerializer(data=raw)
         options.is_valid(raise_exception=True)
+        queued = async_import(
+            request,
+            kind="labels",
+            options={"replace": options.validated_data["replace"], "reason": options.validated_data["reason"]},
+        )
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
             result = labels_import(
                 path=path,

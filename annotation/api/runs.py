@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from annotation.api import serializers as s
 from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import Answer, Run
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.runs import run_get
@@ -38,7 +39,7 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
             "multipart/form-data": s.RunImportUploadSerializer,
             "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"},
         },
-        responses={201: s.RunImportResultSerializer, 400: ErrorSerializer},
+        responses={201: s.RunImportResultSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     def post(self, request):
         if not HasRole(ENGINEER)().has_permission(request, self):
@@ -48,6 +49,9 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
             raw["strict"] = request.data["strict"]
         options = s.RunImportOptionsSerializer(data=raw)
         options.is_valid(raise_exception=True)
+        queued = async_import(request, kind="run", options={"strict": options.validated_data["strict"]})
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
             result = run_import(path=path, strict=options.validated_data["strict"])
         return Response(s.RunImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)

@@ -10,6 +10,7 @@ from annotation.models.datasets import (
     VersionEntry,
     WorkingExample,
 )
+from annotation.models.imports import IMPORT_KINDS, IMPORT_STATUSES, ImportJob
 from annotation.models.queues import (
     Assignment,
     Queue,
@@ -31,6 +32,8 @@ from annotation.models.runs import (
 )
 
 __all__ = [
+    "IMPORT_KINDS",
+    "IMPORT_STATUSES",
     "PINNED",
     "REQUIRED_PINS",
     "Adjudication",
@@ -44,6 +47,7 @@ __all__ = [
     "Example",
     "GoldCheckReport",
     "HumanLabel",
+    "ImportJob",
     "LabelEvent",
     "Queue",
     "QueueItem",

@@ -1,15 +1,14 @@
 """Labelled sets: importing a file as a new content-hashed version, the strata budget, and publishing
 the working copy as a version."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.core.validators import slug_re
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 
-from annotation.hashing import canonical_json, dataset_hash, example_sha256
+from annotation.hashing import canonical_and_sha256, canonical_json, dataset_hash, example_sha256
 from annotation.models import (
     Dataset,
     DatasetVersion,
@@ -23,6 +22,7 @@ from annotation.selectors.datasets import (
     version_strata_counts,
     working_edits,
 )
+from evalapp.db import insert_rows
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import check_length, read_jsonl, require_file
 from evalapp.validation import NAME_MAX, raise_problems, text_problem
@@ -123,13 +123,16 @@ def validate_record(record: dict, line: int | None, dataset: Dataset | None) -> 
     return problems
 
 
-def _scan_questions(path: Path, dataset: Dataset | None) -> tuple[dict[str, str], dict[str, str]]:
-    """First pass: validate every line and return (qid -> example sha256, qid -> stratum). Raises with all problems."""
+def _import_examples(path: Path, dataset: Dataset | None) -> tuple[dict[str, str], dict[str, str]]:
+    """One pass over the file: validate every line, store each valid record's Example as it comes (in
+    batches), and return (qid -> example sha256, qid -> stratum). Raises with all problems; the caller's
+    transaction then takes back what was stored. Each record's canonical JSON is built once."""
     problems: list[Problem] = []
     manifest: dict[str, str] = {}
     strata: dict[str, str] = {}
     names: dict[str, str] = {}  # one string per stratum name, shared by every qid in it
     first_line: dict[str, int] = {}
+    batch: list[tuple[str, str, str, str]] = []
     for line, obj, problem in read_jsonl(path):
         if problem:
             problems.append(problem)
@@ -145,19 +148,44 @@ def _scan_questions(path: Path, dataset: Dataset | None) -> tuple[dict[str, str]
                 continue
             first_line[qid] = line
             if not found:
-                manifest[qid] = example_sha256(obj)
-                strata[qid] = names.setdefault(obj["stratum"], obj["stratum"])
+                stratum = names.setdefault(obj["stratum"], obj["stratum"])
+                text, sha = canonical_and_sha256(obj)
+                manifest[qid] = sha
+                strata[qid] = stratum
+                if not problems:  # once the import is refused, only the checking goes on
+                    batch.append((sha, qid, stratum, text))
+                    if len(batch) >= BATCH:
+                        _store_examples(batch)
+                        batch = []
     if problems:
         raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
     if not manifest:
         raise ServiceError(f"{path}: the file has no records")
+    _store_examples(batch)
     return manifest, strata
 
 
-def _iter_examples(path: Path) -> Iterator[Example]:
-    for _line, obj, _problem in read_jsonl(path):
-        text = canonical_json(obj)
-        yield Example(sha256=example_sha256(obj), qid=obj["qid"], stratum=obj["stratum"], canonical=text)
+def _store_examples(rows: list[tuple[str, str, str, str]]) -> None:
+    """Write the (sha256, qid, stratum, canonical) rows not yet stored. Content-addressed: a record
+    already stored (by any version or dataset) is skipped by its key."""
+    if not rows:
+        return
+    # Raw SQL: building the ORM's IN clause of 2000 values costs more than running it.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT sha256 FROM {Example._meta.db_table} WHERE sha256 IN ({', '.join('%s' for _ in rows)})",
+            [r[0] for r in rows],
+        )
+        stored = {sha for (sha,) in cursor.fetchall()}
+    new = [r for r in rows if r[0] not in stored]
+    try:
+        with transaction.atomic():
+            insert_rows(Example, ("sha256", "qid", "stratum", "canonical"), new)
+    except IntegrityError:
+        # Another import stored one of these records meanwhile: write the rest the slow, forgiving way.
+        Example.objects.bulk_create(
+            [Example(sha256=s, qid=q, stratum=st, canonical=c) for s, q, st, c in new], ignore_conflicts=True
+        )
 
 
 def _create_version(
@@ -184,10 +212,11 @@ def _create_version(
         unchanged=len(diff.unchanged),
         created_by=user,
     )
-    entries = (
-        VersionEntry(version=version, qid=qid, example_id=sha, stratum=strata[qid]) for qid, sha in manifest.items()
+    insert_rows(
+        VersionEntry,
+        ("version", "qid", "example", "stratum"),
+        ((version.pk, qid, sha, strata[qid]) for qid, sha in manifest.items()),
     )
-    _bulk(VersionEntry, entries)
     return VersionResult(
         dataset.name,
         digest,
@@ -201,30 +230,20 @@ def _create_version(
     )
 
 
-def _bulk(model, objects, *, ignore_conflicts: bool = False) -> None:
-    batch = []
-    for obj in objects:
-        batch.append(obj)
-        if len(batch) >= BATCH:
-            model.objects.bulk_create(batch, ignore_conflicts=ignore_conflicts)
-            batch = []
-    if batch:
-        model.objects.bulk_create(batch, ignore_conflicts=ignore_conflicts)
-
-
 def questions_import(
     *, path: str | Path, dataset_name: str, user=None, discard_working_copy: bool = False
 ) -> VersionResult:
     """Import a whole JSONL file as the dataset's next immutable version (created if new). Atomic.
 
-    Streams the file twice (validate, then write in batches), so memory grows with the number of
-    qids only, never with the text. Refuses while the working copy has unpublished edits.
+    Streams the file once, checking each line and writing the valid records in batches as it goes (a
+    refused file is rolled back whole), so memory grows with the number of qids only, never with the
+    text. Refuses while the working copy has unpublished edits.
     """
     path = require_file(path)
     check_dataset_name(dataset_name)
     dataset = Dataset.objects.filter(name=dataset_name).first()
-    manifest, strata = _scan_questions(path, dataset)
     with transaction.atomic():
+        manifest, strata = _import_examples(path, dataset)
         dataset = (
             Dataset.objects.create(name=dataset_name)
             if dataset is None
@@ -236,8 +255,6 @@ def questions_import(
                 f"dataset {dataset.name!r} has {pending} unpublished working-copy edit(s); publish them first "
                 "(publish_dataset) or pass --discard-working-copy"
             )
-        # Content-addressed: a record already stored (by any version or dataset) is skipped by its key.
-        _bulk(Example, _iter_examples(path), ignore_conflicts=True)
         return _create_version(dataset=dataset, manifest=manifest, strata=strata, source="import", user=user)
 
 

@@ -1,4 +1,4 @@
-"""System runs and their answers: the import of a run file, line-checked, written in batches."""
+"""System runs and their answers: the import of a run file, streamed, line-checked, written in batches."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +11,11 @@ from annotation.models import (
     Dataset,
     DatasetVersion,
     Run,
+    VersionEntry,
     missing_pins,
 )
-from annotation.selectors.datasets import latest_version, version_manifest
+from annotation.selectors.datasets import latest_version
+from evalapp.db import column_strings, insert_rows, json_text
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import (
     check_length,
@@ -48,14 +50,21 @@ def _check_answer_line(obj, line, problems) -> None:
     if obj.get("correct") is not None and not isinstance(obj["correct"], bool):
         problems.append(Problem("must be true, false or absent", line=line, field="correct"))
     retrieved = obj.get("retrieved", [])
-    if not isinstance(retrieved, list) or any(
-        not isinstance(r, dict) or not isinstance(r.get("chunk_id"), str) or not isinstance(r.get("rank", 0), int)
-        for r in retrieved
-    ):
+    if not _retrieved_ok(retrieved):
         problems.append(Problem('must be a list of {"chunk_id": str, "rank": int}', line=line, field="retrieved"))
     prompt_chunks = obj.get("prompt_chunks", [])
-    if not isinstance(prompt_chunks, list) or any(not isinstance(c, str) for c in prompt_chunks):
+    if type(prompt_chunks) is not list or not all(type(c) is str for c in prompt_chunks):
         problems.append(Problem("must be a list of chunk ids", line=line, field="prompt_chunks"))
+
+
+def _retrieved_ok(retrieved: object) -> bool:
+    # A plain loop: this runs once per answer, a hundred thousand times a run.
+    if type(retrieved) is not list:
+        return False
+    for r in retrieved:  # noqa: SIM110 - all() over a generator costs a frame per item
+        if type(r) is not dict or type(r.get("chunk_id")) is not str or not isinstance(r.get("rank", 0), int):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -95,35 +104,19 @@ def missing_pin_warning(key: str) -> str:
     )
 
 
-def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
-    """Import a run: the first line is the run record, every later line one answer. Atomic; never overwrites.
+@dataclass
+class _Header:
+    """The run record, checked and resolved: the dataset version it pins, and the qids that version holds."""
 
-    A record missing pinned fields or its dataset hash is imported with a warning naming them; with
-    `strict` it is refused instead."""
-    path = require_file(path)
-    problems: list[Problem] = []
-    header: tuple[int, dict] | None = None
-    answers: list[tuple[int, dict]] = []
-    seen: dict[str, int] = {}
-    for line, obj, problem in read_jsonl(path, allow_empty=True):
-        if problem or obj is None:
-            problems.extend([problem] if problem else [])
-            continue
-        if header is None:
-            header = (line, obj)
-            continue
-        _check_answer_line(obj, line, problems)
-        qid = obj.get("qid")
-        if isinstance(qid, str):
-            if qid in seen:
-                problems.append(Problem(f"duplicate qid {qid!r} (first on line {seen[qid]})", line=line, field="qid"))
-            seen[qid] = line
-        answers.append((line, obj))
-    if header is None:
-        if problems:
-            raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
-        raise ServiceError(f"{path}: the file has no records (the first line must be the run record)")
-    hline, record = header
+    record: dict
+    started_at: object
+    dataset: Dataset | None
+    version: DatasetVersion | None
+    missing: tuple[str, ...]
+    qids: set[str] | None
+
+
+def _check_header(record: dict, hline: int, strict: bool, problems: list[Problem]) -> _Header:
     run_id = require_str(record, "run_id", hline, problems, max_length=RUN_ID_MAX)
     require_str(record, "system", hline, problems, max_length=SYSTEM_MAX)
     for key in (*PINNED, "dataset", "dataset_hash"):
@@ -172,43 +165,113 @@ def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
                 field="run_id",
             )
         )
-    if version is not None:
-        manifest = version_manifest(version)
-        for line, obj in answers:
-            if isinstance(obj.get("qid"), str) and obj["qid"] not in manifest:
-                problems.append(
-                    Problem(
-                        f"qid {obj['qid']!r} is not in dataset version {version.dataset_hash[:19]}…",
-                        line=line,
-                        field="qid",
-                    )
-                )
-    if problems:
-        raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+    qids = set(column_strings(VersionEntry.objects.filter(version=version), "qid")) if version is not None else None
+    return _Header(record, started_at, dataset, version, missing, qids)
+
+
+_KNOWN = frozenset({"qid", "answer", "correct", "retrieved", "prompt_chunks"})
+
+
+def _answer_row(run_pk: int, obj: dict) -> tuple:
+    return (
+        run_pk,
+        obj["qid"],
+        obj["answer"],
+        obj.get("correct"),
+        json_text(obj.get("retrieved") or []),
+        json_text(obj.get("prompt_chunks") or []),
+        json_text({k: v for k, v in obj.items() if k not in _KNOWN}),
+        "",
+        "",
+    )
+
+
+ANSWER_COLUMNS = (
+    "run",
+    "qid",
+    "answer",
+    "correct",
+    "retrieved",
+    "prompt_chunks",
+    "extra",
+    "final_verdict",
+    "final_source",
+)
+
+
+def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
+    """Import a run: the first line is the run record, every later line one answer. Atomic; never overwrites.
+
+    Streams the file once, writing the answers in batches as they are checked (a refused file is rolled
+    back whole), so memory grows with the number of qids only, never with the answers' text. A record
+    missing pinned fields or its dataset hash is imported with a warning naming them; with `strict` it
+    is refused instead."""
+    path = require_file(path)
+    # Kept apart so the problems are listed as they always were: the lines, then the run record, then
+    # the qids the pinned version lacks.
+    problems: list[Problem] = []
+    header_problems: list[Problem] = []
+    qid_problems: list[Problem] = []
+    header: _Header | None = None
+    run: Run | None = None
+    seen: dict[str, int] = {}
+    batch: list[tuple] = []
+    answers = 0
     with transaction.atomic():
-        run = Run.objects.create(
-            run_id=record["run_id"],
-            system=record["system"],
-            dataset=dataset,
-            dataset_version=version,
-            dataset_hash=record.get("dataset_hash") or (version.dataset_hash if version else ""),
-            started_at=started_at,
-            record=record,
-            **{k: record.get(k) or "" for k in PINNED},
-        )
-        known = {"qid", "answer", "correct", "retrieved", "prompt_chunks"}
-        rows = [
-            Answer(
-                run=run,
-                qid=obj["qid"],
-                answer=obj["answer"],
-                correct=obj.get("correct"),
-                retrieved=obj.get("retrieved") or [],
-                prompt_chunks=obj.get("prompt_chunks") or [],
-                extra={k: v for k, v in obj.items() if k not in known},
-            )
-            for _, obj in answers
-        ]
-        for start in range(0, len(rows), BATCH):
-            Answer.objects.bulk_create(rows[start : start + BATCH])
-    return RunImportResult(run.run_id, len(rows), dataset.name if dataset else None, run.dataset_hash, missing)
+        for line, obj, problem in read_jsonl(path, allow_empty=True):
+            if problem or obj is None:
+                problems.extend([problem] if problem else [])
+                continue
+            if header is None:
+                header = _check_header(obj, line, strict, header_problems)
+                if not header_problems:
+                    run = _create_run(header)
+                continue
+            _check_answer_line(obj, line, problems)
+            qid = obj.get("qid")
+            if isinstance(qid, str):
+                if qid in seen:
+                    problems.append(
+                        Problem(f"duplicate qid {qid!r} (first on line {seen[qid]})", line=line, field="qid")
+                    )
+                seen[qid] = line
+                if header.qids is not None and qid not in header.qids:
+                    assert header.version is not None
+                    qid_problems.append(
+                        Problem(
+                            f"qid {qid!r} is not in dataset version {header.version.dataset_hash[:19]}…",
+                            line=line,
+                            field="qid",
+                        )
+                    )
+            answers += 1
+            if run is not None and not problems and not qid_problems:
+                batch.append(_answer_row(run.pk, obj))
+                if len(batch) >= BATCH:
+                    insert_rows(Answer, ANSWER_COLUMNS, batch)
+                    batch = []
+        if header is None:
+            if problems:
+                raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+            raise ServiceError(f"{path}: the file has no records (the first line must be the run record)")
+        problems = problems + header_problems + qid_problems
+        if problems:
+            raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+        assert run is not None
+        insert_rows(Answer, ANSWER_COLUMNS, batch)
+    dataset = header.dataset
+    return RunImportResult(run.run_id, answers, dataset.name if dataset else None, run.dataset_hash, header.missing)
+
+
+def _create_run(header: _Header) -> Run:
+    record, version = header.record, header.version
+    return Run.objects.create(
+        run_id=record["run_id"],
+        system=record["system"],
+        dataset=header.dataset,
+        dataset_version=version,
+        dataset_hash=record.get("dataset_hash") or (version.dataset_hash if version else ""),
+        started_at=header.started_at,
+        record=record,
+        **{k: record.get(k) or "" for k in PINNED},
+    )

@@ -161,6 +161,9 @@ REST_FRAMEWORK = {
 # JSON Lines uploads (imports) up to MAX_UPLOAD_MB. Larger ones are refused with 413.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MB", default=10) * 1024 * 1024
 MAX_UPLOAD_BYTES = env.int("MAX_UPLOAD_MB", default=512) * 1024 * 1024
+# API imports (corpus, questions, runs, labels) larger than this run as a Celery task (202 and a job to
+# poll) instead of holding a web worker; smaller ones are imported inside the request as always.
+EVALAPP_ASYNC_IMPORT_BYTES = env.int("EVALAPP_ASYNC_IMPORT_BYTES", default=4 * 1024 * 1024)
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalapp API",
     "DESCRIPTION": "Gold tagging, blind double annotation, judge calibration and paired comparisons.",

@@ -44,6 +44,7 @@ PAGE_ROUTES = [
     ("tagging-question", {"name": "support", "qid": "nope"}, "get", None),
     ("tagging-stats", {"name": "nope"}, "get", None),
     ("run-detail", {"run_id": "nope"}, "get", None),
+    ("import-job", {"job_id": "MISSING"}, "get", None),
 ]
 
 API_ROUTES = [
@@ -88,6 +89,7 @@ API_ROUTES = [
     ("api-run-failures", {"run_id": "nope"}, "get", None),
     ("api-dataset-history", {"name": "nope"}, "get", None),
     ("api-tagging-time", {"name": "nope"}, "get", None),
+    ("api-import-job", {"job_id": "MISSING"}, "get", None),
 ]
 
 
