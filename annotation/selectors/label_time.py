@@ -12,6 +12,8 @@ why queue_label_time reads every label of the queue whoever asks (like queue_pro
 queue_stats must leave out the answers in the viewer's blind scope.
 """
 
+from django.db.models import OuterRef, Subquery
+
 from annotation.models import Assignment, Dataset, HumanLabel, Queue, QueueItem
 from annotation.selectors.datasets import working_records
 from annotation.selectors.queues import pool_usernames
@@ -143,17 +145,17 @@ def queue_label_time(queue: Queue, *, min_seconds: float = 0.0) -> dict:
 
     Every pool member has a row, with no figure until they label."""
     _check(min_seconds)
-    seconds = dict(
-        ((answer_id, annotator_id), s)
-        for answer_id, annotator_id, s in HumanLabel.objects.filter(answer__queue_items__queue=queue).values_list(
-            "answer_id", "annotator_id", "active_seconds"
-        )
-    )
+    # Each done assignment with its label's active seconds (none when it has no label): one joined read.
+    label_seconds = HumanLabel.objects.filter(
+        answer_id=OuterRef("item__answer_id"), annotator_id=OuterRef("annotator_id")
+    ).values("active_seconds")[:1]
     per_person: dict[str, list[float | None]] = {name: [] for name in pool_usernames(queue)}
-    for username, annotator_id, answer_id in Assignment.objects.filter(queue=queue, state=Assignment.DONE).values_list(
-        "annotator__username", "annotator_id", "item__answer_id"
+    for username, seconds in (
+        Assignment.objects.filter(queue=queue, state=Assignment.DONE)
+        .order_by()
+        .values_list("annotator__username", Subquery(label_seconds))
     ):
-        per_person.setdefault(username, []).append(seconds.get((answer_id, annotator_id)))
+        per_person.setdefault(username, []).append(seconds)
     open_done = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).values_list("done", flat=True)
     left = sum(max(queue.overlap - done, 0) for done in open_done)
     report = _report(
