@@ -25,6 +25,8 @@ from typing import Any, Generic, TypeVar
 from celery import chord, group
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from calibration.backends import Backend, JudgeItem, TransientJudgeError, backend_for
@@ -39,9 +41,10 @@ FINAL_VERDICTS = ("correct", "incorrect", "invalid")
 ACTIVE_STATUSES = ("queued", "running")
 FINISHED_STATUSES = ("done", "failed", "cancelled")
 # Verdicts are written in batches of this many, or every FLUSH_SECONDS, whichever comes first: one
-# transaction per answer would cost more than the judging on a fast judge; a worker killed between two
-# flushes loses at most one batch, which the resume judges again.
-VERDICT_BATCH = 25
+# transaction per answer would cost more than the judging on a fast judge, and a chunk of a fast judge
+# (or a rule) writes in one statement or a few, whatever its size; a worker killed between two flushes
+# loses at most half a second of verdicts, which the resume judges again.
+VERDICT_BATCH = 1000
 FLUSH_SECONDS = 0.5
 # How often a chunk refreshes the heartbeat and checks for a cancel.
 BEAT_SECONDS = 1.0
@@ -184,6 +187,25 @@ def heartbeat(*, kind: RunKind[R], run_id: int) -> None:
     kind.model.objects.filter(pk=run_id).update(heartbeat_at=timezone.now())
 
 
+def heartbeat_if_active(*, kind: RunKind[R], run_id: int) -> bool:
+    """Refresh the heartbeat of a run that is still queued or running, in one statement; False once it is
+    not (cancelled, or closed by another worker), and then nothing is written."""
+    return bool(
+        kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(heartbeat_at=timezone.now())
+    )
+
+
+def chunk_start(*, kind: RunKind[R], run_id: int) -> bool:
+    """A chunk begins: the run is running (started now unless it had started), its heartbeat fresh. One
+    statement; False, with nothing written, when the run is no longer queued or running."""
+    now = timezone.now()
+    return bool(
+        kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(
+            status="running", started_at=Coalesce(F("started_at"), Value(now)), heartbeat_at=now
+        )
+    )
+
+
 def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
     """Judge one chunk of a run's keys (the body of every chunk task). Idempotent: keys with a final verdict
     are skipped; verdicts are written in batches as they come; the heartbeat is refreshed about once a
@@ -199,15 +221,10 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
         return {"skipped": len(keys), "reason": "run is not active"}
     done = kind.done_among(run.pk, keys)
     todo = [k for k in keys if k not in done]
-    now = timezone.now()
-    rows = kind.model.objects.filter(pk=run.pk)
-    rows.filter(status="queued").update(status="running", started_at=now)
-    rows.filter(started_at__isnull=True).update(started_at=now)
-    rows.update(heartbeat_at=now)
+    if not chunk_start(kind=kind, run_id=run.pk):  # a cancel may have landed since the run was read
+        return {"skipped": len(keys), "reason": "run is not active"}
     if not todo:
         return {"judged": 0, "skipped": len(keys)}
-    if not is_active(kind=kind, run_id=run.pk):  # a cancel may have landed since the run was read
-        return {"skipped": len(keys), "reason": "run is not active"}
     pairs = kind.items(run, todo)
     setup = judge_setup(version=run.judge_version)
     counts = {"judged": 0, "errors": 0, "transient": 0}
@@ -225,8 +242,7 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
             clock["beat"] = time.monotonic()
             if buffer and time.monotonic() - clock["flushed"] > FLUSH_SECONDS:
                 flush()
-            heartbeat(kind=kind, run_id=run.pk)
-            if not is_active(kind=kind, run_id=run.pk):
+            if not heartbeat_if_active(kind=kind, run_id=run.pk):
                 stop.set()
 
     def on_outcome(outcome: Outcome) -> None:
