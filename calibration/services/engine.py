@@ -30,7 +30,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from calibration.backends import Backend, JudgeItem, TransientJudgeError, backend_for
-from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
+from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for, slots_for
 from calibration.models import CalibrationRun, GradedAnswer, GradingRun, JudgeVersion, Verdict
 from evalapp.celery import app
 from evalapp.errors import NotFound
@@ -143,12 +143,14 @@ def outcomes_write(
 @dataclass(frozen=True)
 class JudgeSetup:
     """How one judge version is called: its backend, the rate limiter shared by everyone calling the same
-    server with the same configuration, the retry policy and the concurrency."""
+    server with the same configuration, the retry policy, the concurrency and the process's request slots
+    (shared by the chunks one process judges at once)."""
 
     backend: Backend
     limiter: Any
     retry: RetryPolicy
     concurrency: int
+    slots: Any = None
 
 
 def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
@@ -164,16 +166,17 @@ def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
         rubric=version.rubric,
     )
     broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
+    key = version.config_hash + str(params.get("base_url", ""))
     limiter = limiter_for(
-        version.config_hash + str(params.get("base_url", "")),
-        params.get("rate_limit"),
-        redis_url=broker if broker.startswith(("redis://", "rediss://")) else None,
+        key, params.get("rate_limit"), redis_url=broker if broker.startswith(("redis://", "rediss://")) else None
     )
+    concurrency = int(params.get("concurrency", 8))
     return JudgeSetup(
         backend=backend,
         limiter=limiter,
         retry=RetryPolicy(attempts=int(params.get("max_attempts", 4))),
-        concurrency=int(params.get("concurrency", 8)),
+        concurrency=concurrency,
+        slots=slots_for(key, concurrency),
     )
 
 
@@ -267,6 +270,7 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
             on_outcome=on_outcome,
             should_stop=stop.is_set,
             on_tick=on_tick,
+            slots=setup.slots,
         )
     finally:
         setup.backend.close()
