@@ -193,9 +193,7 @@ def heartbeat(*, kind: RunKind[R], run_id: int) -> None:
 def heartbeat_if_active(*, kind: RunKind[R], run_id: int) -> bool:
     """Refresh the heartbeat of a run that is still queued or running, in one statement; False once it is
     not (cancelled, or closed by another worker), and then nothing is written."""
-    return bool(
-        kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(heartbeat_at=timezone.now())
-    )
+    return bool(kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(heartbeat_at=timezone.now()))
 
 
 def chunk_start(*, kind: RunKind[R], run_id: int) -> bool:

@@ -13,7 +13,9 @@ from tests.calibration.world import load_world
 
 
 def version(backend="span", **params):
-    return judge_version_create(judge_name=f"{backend}-judge", backend=backend, min_n=10, threshold=0.0, params=params)[0]
+    return judge_version_create(judge_name=f"{backend}-judge", backend=backend, min_n=10, threshold=0.0, params=params)[
+        0
+    ]
 
 
 def started(django_capture_on_commit_callbacks, judge, **kwargs) -> GradingRun:
