@@ -31,13 +31,19 @@ def grade(stack, version: int, *extra: str) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("stack", ["redis", "redis+postgres"], indirect=True)
-def test_two_workers_grade_every_answer_once_and_share_the_chunks(stack):
+@pytest.mark.parametrize(
+    ("stack", "pool"),
+    [("redis", "prefork"), ("redis+postgres", "prefork"), ("redis+postgres", "threads")],
+    indirect=["stack"],
+)
+def test_two_workers_grade_every_answer_once_and_share_the_chunks(stack, pool):
+    """On the threads pool each worker runs two chunks at once, sharing its two request slots."""
     stack.load_world(n=60)
     stack.server.latency = 0.05
     version = stack.judge_version(concurrency=2)
-    stack.start_worker("w1", processes=1)
-    stack.start_worker("w2", processes=1)
+    processes = 1 if pool == "prefork" else 2
+    stack.start_worker("w1", processes=processes, pool=pool)
+    stack.start_worker("w2", processes=processes, pool=pool)
     grading = grade(stack, version, "--chunk-size", "5")
     assert (grading["status"], grading["graded"], grading["errors"], grading["total"]) == ("done", 60, 0, 60)
     rows = stack.sql(
