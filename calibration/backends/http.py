@@ -51,7 +51,7 @@ def plain_http_without_proxy(url: str) -> bool:
     proxies = urllib.request.getproxies_environment()
     if not (proxies.get("http") or proxies.get("all")):
         return True
-    return bool(urllib.request.proxy_bypass_environment(parsed.host, proxies))
+    return bool(urllib.request.proxy_bypass(parsed.host))
 
 
 class ConnectionPool:
