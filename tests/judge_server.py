@@ -8,6 +8,9 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
     fail_500       answer HTTP 500 to the next N requests
     hang           sleep `hang_seconds` (past any client timeout) on the next N requests
     stamps         (read) time.monotonic() at the arrival of every request, to check a rate limit
+    per_second     (read) requests that arrived in each wall-clock second (epoch seconds -> count); also
+                   served as JSON by `GET /stats` (and cleared by `POST /stats/reset`), for a server run
+                   in another process (bench/judge_bench.py)
     markers        answers containing "[[GARBAGE]]" get a reply with no JSON in it, "[[MALFORMED]]" a
                    body that is not a chat completion at all, "[[FLIP]]" the opposite verdict
 """
@@ -40,6 +43,7 @@ class JudgeServer:
         self.hang_seconds = 5.0
         self.requests = 0
         self.stamps: list[float] = []
+        self.per_second: dict[int, int] = {}
         self.completions = 0
         self.lock = threading.Lock()
         self.auth_headers: list[str] = []
@@ -67,14 +71,28 @@ class JudgeServer:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
 
+            def do_GET(self):
+                if self.path != "/stats":
+                    return self._send(404, b'{"error": "not found"}')
+                with server.lock:
+                    stats = {"requests": server.requests, "per_second": dict(server.per_second)}
+                return self._send(200, json.dumps(stats).encode())
+
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if self.path == "/stats/reset":
+                    with server.lock:
+                        server.requests, server.per_second = 0, {}
+                        server.stamps.clear()
+                    return self._send(200, b"{}")
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, b'{"error": "not found"}')
                 with server.lock:
                     server.requests += 1
                     server.stamps.append(time.monotonic())
+                    second = int(time.time())
+                    server.per_second[second] = server.per_second.get(second, 0) + 1
                     server.auth_headers.append(self.headers.get("Authorization", ""))
                     if server.fail_429 > 0:
                         server.fail_429 -= 1

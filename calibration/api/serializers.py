@@ -68,7 +68,13 @@ class GradeSerializer(serializers.Serializer):
     run_id = serializers.CharField(max_length=200)
     force = serializers.BooleanField(required=False, default=False)
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=TEXT_MAX)
-    chunk_size = whole_number(1, 10_000, required=False, default=50, help_text="answers per worker task")
+    chunk_size = whole_number(
+        1,
+        10_000,
+        required=False,
+        default=None,
+        help_text="answers per worker task (default: sixteen rounds of the judge's concurrency, at least 50)",
+    )
 
 
 class GradingRunSerializer(serializers.ModelSerializer):

@@ -128,6 +128,22 @@ def limiter_for(key: str, rate: float | None, *, redis_url: str | None = None):
         return limiter
 
 
+_SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+
+
+def slots_for(key: str, concurrency: int) -> threading.BoundedSemaphore:
+    """The `concurrency` request slots of one backend configuration in this process, shared by every chunk
+    the process judges at once. A prefork worker child runs one chunk at a time, so its chunk has them all;
+    a worker on the threads pool (`--pool threads --concurrency 2`) runs two chunks at once and the second
+    fills the slots the first leaves idle while it reads its answers, writes its last verdicts and closes,
+    with never more than `concurrency` requests of the process in flight."""
+    with _LIMITERS_LOCK:
+        slots = _SLOTS.get((key, concurrency))
+        if slots is None:
+            slots = _SLOTS[(key, concurrency)] = threading.BoundedSemaphore(max(1, concurrency))
+        return slots
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One item's end state: a judge result, or `error` with the last error message."""
@@ -178,18 +194,26 @@ def judge_items(
     on_outcome: Callable[[Outcome], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_tick: Callable[[], None] | None = None,
+    slots: threading.BoundedSemaphore | None = None,
 ) -> list[Outcome]:
-    """Judge (key, item) pairs with up to `concurrency` requests in flight; `on_outcome` is called as each
-    finishes and `on_tick` about once a second (both from the calling thread, so they may use the database)."""
+    """Judge (key, item) pairs with up to `concurrency` requests in flight (and, with `slots`, only while
+    holding one of them: slots_for); `on_outcome` is called as each finishes and `on_tick` about once a
+    second (both from the calling thread, so they may use the database)."""
     retry = retry or RetryPolicy()
     items = list(items)
     outcomes: list[Outcome] = []
 
     def work(pair):
         key, item = pair
-        result, error, attempts, transient = judge_one(
-            backend, item, retry=retry, limiter=limiter, should_stop=should_stop
-        )
+        if slots is None:
+            result, error, attempts, transient = judge_one(
+                backend, item, retry=retry, limiter=limiter, should_stop=should_stop
+            )
+        else:
+            with slots:
+                result, error, attempts, transient = judge_one(
+                    backend, item, retry=retry, limiter=limiter, should_stop=should_stop
+                )
         return Outcome(key, result, error, attempts, transient)
 
     if concurrency <= 1 or len(items) <= 1 or not backend.concurrent:

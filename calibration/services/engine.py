@@ -25,10 +25,12 @@ from typing import Any, Generic, TypeVar
 from celery import chord, group
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from calibration.backends import Backend, JudgeItem, TransientJudgeError, backend_for
-from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for
+from calibration.backends.runner import Outcome, RetryPolicy, judge_items, limiter_for, slots_for
 from calibration.models import CalibrationRun, GradedAnswer, GradingRun, JudgeVersion, Verdict
 from evalapp.celery import app
 from evalapp.errors import NotFound
@@ -39,9 +41,10 @@ FINAL_VERDICTS = ("correct", "incorrect", "invalid")
 ACTIVE_STATUSES = ("queued", "running")
 FINISHED_STATUSES = ("done", "failed", "cancelled")
 # Verdicts are written in batches of this many, or every FLUSH_SECONDS, whichever comes first: one
-# transaction per answer would cost more than the judging on a fast judge; a worker killed between two
-# flushes loses at most one batch, which the resume judges again.
-VERDICT_BATCH = 25
+# transaction per answer would cost more than the judging on a fast judge, and a chunk of a fast judge
+# (or a rule) writes in one statement or a few, whatever its size; a worker killed between two flushes
+# loses at most half a second of verdicts, which the resume judges again.
+VERDICT_BATCH = 1000
 FLUSH_SECONDS = 0.5
 # How often a chunk refreshes the heartbeat and checks for a cancel.
 BEAT_SECONDS = 1.0
@@ -140,12 +143,14 @@ def outcomes_write(
 @dataclass(frozen=True)
 class JudgeSetup:
     """How one judge version is called: its backend, the rate limiter shared by everyone calling the same
-    server with the same configuration, the retry policy and the concurrency."""
+    server with the same configuration, the retry policy, the concurrency and the process's request slots
+    (shared by the chunks one process judges at once)."""
 
     backend: Backend
     limiter: Any
     retry: RetryPolicy
     concurrency: int
+    slots: Any = None
 
 
 def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
@@ -161,16 +166,17 @@ def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
         rubric=version.rubric,
     )
     broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
+    key = version.config_hash + str(params.get("base_url", ""))
     limiter = limiter_for(
-        version.config_hash + str(params.get("base_url", "")),
-        params.get("rate_limit"),
-        redis_url=broker if broker.startswith(("redis://", "rediss://")) else None,
+        key, params.get("rate_limit"), redis_url=broker if broker.startswith(("redis://", "rediss://")) else None
     )
+    concurrency = int(params.get("concurrency", 8))
     return JudgeSetup(
         backend=backend,
         limiter=limiter,
         retry=RetryPolicy(attempts=int(params.get("max_attempts", 4))),
-        concurrency=int(params.get("concurrency", 8)),
+        concurrency=concurrency,
+        slots=slots_for(key, concurrency),
     )
 
 
@@ -182,6 +188,23 @@ def is_active(*, kind: RunKind[R], run_id: int) -> bool:
 def heartbeat(*, kind: RunKind[R], run_id: int) -> None:
     """Show that the run's worker lives (the stall sweep resumes runs whose heartbeat grows old)."""
     kind.model.objects.filter(pk=run_id).update(heartbeat_at=timezone.now())
+
+
+def heartbeat_if_active(*, kind: RunKind[R], run_id: int) -> bool:
+    """Refresh the heartbeat of a run that is still queued or running, in one statement; False once it is
+    not (cancelled, or closed by another worker), and then nothing is written."""
+    return bool(kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(heartbeat_at=timezone.now()))
+
+
+def chunk_start(*, kind: RunKind[R], run_id: int) -> bool:
+    """A chunk begins: the run is running (started now unless it had started), its heartbeat fresh. One
+    statement; False, with nothing written, when the run is no longer queued or running."""
+    now = timezone.now()
+    return bool(
+        kind.model.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(
+            status="running", started_at=Coalesce(F("started_at"), Value(now)), heartbeat_at=now
+        )
+    )
 
 
 def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
@@ -199,15 +222,10 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
         return {"skipped": len(keys), "reason": "run is not active"}
     done = kind.done_among(run.pk, keys)
     todo = [k for k in keys if k not in done]
-    now = timezone.now()
-    rows = kind.model.objects.filter(pk=run.pk)
-    rows.filter(status="queued").update(status="running", started_at=now)
-    rows.filter(started_at__isnull=True).update(started_at=now)
-    rows.update(heartbeat_at=now)
+    if not chunk_start(kind=kind, run_id=run.pk):  # a cancel may have landed since the run was read
+        return {"skipped": len(keys), "reason": "run is not active"}
     if not todo:
         return {"judged": 0, "skipped": len(keys)}
-    if not is_active(kind=kind, run_id=run.pk):  # a cancel may have landed since the run was read
-        return {"skipped": len(keys), "reason": "run is not active"}
     pairs = kind.items(run, todo)
     setup = judge_setup(version=run.judge_version)
     counts = {"judged": 0, "errors": 0, "transient": 0}
@@ -225,8 +243,7 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
             clock["beat"] = time.monotonic()
             if buffer and time.monotonic() - clock["flushed"] > FLUSH_SECONDS:
                 flush()
-            heartbeat(kind=kind, run_id=run.pk)
-            if not is_active(kind=kind, run_id=run.pk):
+            if not heartbeat_if_active(kind=kind, run_id=run.pk):
                 stop.set()
 
     def on_outcome(outcome: Outcome) -> None:
@@ -251,6 +268,7 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
             on_outcome=on_outcome,
             should_stop=stop.is_set,
             on_tick=on_tick,
+            slots=setup.slots,
         )
     finally:
         setup.backend.close()

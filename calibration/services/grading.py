@@ -3,6 +3,7 @@ runs (chunk tasks over every worker, rate limit, heartbeat, cancel and resume, b
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.db import transaction
@@ -22,8 +23,17 @@ from calibration.services import engine
 from calibration.services.engine import FINAL_VERDICTS
 from evalapp.validation import TEXT_MAX, raise_problems, text_problem, whole_number_problem
 
-# Answers per chunk task: a grading of 100,000 answers goes out as 2,000 tasks over every worker.
+# Answers per chunk task, at the least, when the caller names no size.
 DEFAULT_CHUNK = 50
+# Without a size, a chunk holds this many rounds of the judge's concurrency (a whole number of them, so no
+# round goes out part-empty): a chunk's fixed cost (its reads, the close, the broker's round trip) is then
+# a few per cent of its judging, where a 50-answer chunk at concurrency 16 spent more on it than on the
+# judge. Sixteen rounds of a slow judge (10 s a call) still end well inside a task's time limit.
+ROUNDS_PER_CHUNK = 16
+# With a rate limit, a chunk holds at most this many seconds of the limit's calls (all of them, were it
+# alone), so that a tight limit shared by many workers does not stretch a chunk past its time limit.
+RATE_SECONDS_PER_CHUNK = 10
+MAX_CHUNK = 10_000
 
 
 class GradingRuns(engine.RunKind[GradingRun]):
@@ -79,21 +89,24 @@ def grading_start(
     force: bool = False,
     reason: str = "",
     user=None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int | None = None,
     run_now: bool = False,
 ) -> GradingRun:
     """Grade a system run's answers with a judge version. Refused (exit 1 / HTTP 409) unless the version's
     gate is `pass`, or `force` is given with a reason; a forced grading records who, why and the gate.
 
     The answers go to the Celery workers in chunk tasks on commit; with run_now they are graded in this
-    process on commit instead (no broker).
+    process on commit instead (no broker). Without `chunk_size`, chunks are sized to the judge version
+    (grading_chunk_size).
     """
     raise_problems(
         "bad grading options",
         text_problem(reason or "", "reason", max_length=TEXT_MAX),
-        whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000),
+        None if chunk_size is None else whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=MAX_CHUNK),
     )
     version = judge_version_get(judge_version_id)
+    if chunk_size is None:
+        chunk_size = grading_chunk_size(params=version.params or {})
     run = run_get(run_id)
     gate = judge_gate(version)
     policies.check_can_grade(gate_status=gate["status"], force=force, reason=reason)
@@ -115,6 +128,19 @@ def grading_start(
     else:
         engine.dispatch_on_commit(kind=GRADING_RUNS, run_id=grading.pk)
     return grading
+
+
+def grading_chunk_size(*, params: dict) -> int:
+    """Answers per chunk task for a judge version's parameters: ROUNDS_PER_CHUNK rounds of its concurrency
+    (at least DEFAULT_CHUNK answers, a whole number of rounds), and with a rate limit no more than
+    RATE_SECONDS_PER_CHUNK seconds of it. Concurrency 8 (the default): 128; 16: 256; 1: 50."""
+    concurrency = max(1, int(params.get("concurrency", 8)))
+    rounds = max(ROUNDS_PER_CHUNK, math.ceil(DEFAULT_CHUNK / concurrency))
+    size = concurrency * rounds
+    rate = float(params.get("rate_limit") or 0)
+    if rate > 0:
+        size = min(size, max(concurrency, math.ceil(rate * RATE_SECONDS_PER_CHUNK)))
+    return max(1, min(MAX_CHUNK, size))
 
 
 def grading_dispatch(*, grading_id: int) -> int:

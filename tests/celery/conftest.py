@@ -101,8 +101,10 @@ class Stack:
         processes: int = 2,
         beat: bool = False,
         sweep_seconds: float | None = None,
+        pool: str = "prefork",
     ) -> subprocess.Popen:
-        """A worker (with an embedded beat when asked, as `make run` starts it), ready to take tasks."""
+        """A worker (with an embedded beat when asked, as `make run` starts it), ready to take tasks: `processes`
+        prefork children, or with pool="threads" one process running that many tasks at once."""
         env = dict(self.env)
         if stall_seconds is not None:
             env["CALIBRATION_STALL_SECONDS"] = str(stall_seconds)
@@ -116,7 +118,7 @@ class Stack:
             "worker",
             "--loglevel=INFO",
             f"--concurrency={processes}",
-            "--pool=prefork",
+            f"--pool={pool}",
             "-n",
             f"{name}@%h",
             "--without-gossip",

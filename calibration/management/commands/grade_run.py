@@ -26,7 +26,12 @@ class Command(EvalCommand):
         parser.add_argument("--judge-version", help="judge version id")
         parser.add_argument("--force", action="store_true", help="grade although the gate is not pass")
         parser.add_argument("--reason", default="", help="why the gate is overridden (required with --force)")
-        parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, help="answers per worker task")
+        parser.add_argument(
+            "--chunk-size",
+            type=int,
+            default=None,
+            help=f"answers per worker task (default: sixteen rounds of the judge's concurrency, at least {DEFAULT_CHUNK})",
+        )
         parser.add_argument("--cancel", metavar="ID", help="cancel this grading (its id)")
         parser.add_argument("--resume", metavar="ID", help="resume this grading (its id)")
         parser.add_argument("--wait", action="store_true", help="wait until every answer is graded")

@@ -105,3 +105,43 @@ def test_a_backend_bug_is_an_error_for_the_item_not_a_crash():
         (1, None, "ValueError: bad template", False),
         (2, None, "ValueError: bad template", False),
     ]
+
+
+class Counting(Backend):
+    """Counts the calls in flight at once; each call takes 20 ms."""
+
+    def __post_init__(self):
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.most = 0
+
+    def judge(self, item):
+        with self.lock:
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+        time.sleep(0.02)
+        with self.lock:
+            self.in_flight -= 1
+        return JudgeResult("correct")
+
+
+def test_two_chunks_judged_at_once_in_one_process_share_its_slots():
+    """A threads-pool worker runs two chunks at once: together they never have more calls in flight than
+    the configuration's concurrency, and every item is judged."""
+    from calibration.backends.runner import slots_for
+
+    backend = Counting()
+    slots = slots_for(f"test-{time.time_ns()}", 3)
+    results: list = []
+
+    def chunk(offset):
+        results.extend(judge_items(backend, [(offset + i, ITEM) for i in range(12)], concurrency=3, slots=slots))
+
+    threads = [threading.Thread(target=chunk, args=(n * 100,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(o.key for o in results) == [*range(12), *range(100, 112)]
+    assert backend.most == 3
+    assert slots_for("same-key", 3) is slots_for("same-key", 3)
