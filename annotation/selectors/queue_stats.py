@@ -125,6 +125,9 @@ def pair_counts(queue: Queue, scope: BlindScope = OPERATOR) -> list[tuple[str, i
         return [tuple(row) for row in cursor.fetchall()]
 
 
+_DISAGREEMENT_ROW = ("pk", "key", "answer_id", "answer__qid", "stratum", "status", "answer__final_verdict")
+
+
 def queue_disagreement_items(queue: Queue, scope: BlindScope = OPERATOR) -> QuerySet:
     """The queue's complete items whose labels disagree (outside the viewer's blind `scope`), as value
     rows in item order, for a caller to count and page; `disagreement_details` fills in the labels.
@@ -141,8 +144,13 @@ def queue_disagreement_items(queue: Queue, scope: BlindScope = OPERATOR) -> Quer
     return (
         QueueItem.objects.filter(pk__in=RawSQL(sql, (queue.pk, Assignment.DONE, QueueItem.OPEN, *params)))
         .order_by("pk")
-        .values("pk", "key", "answer_id", "answer__qid", "stratum", "status", "answer__final_verdict")
+        .values(*_DISAGREEMENT_ROW)
     )
+
+
+def queue_disagreement_rows(item_ids: Iterable[int]) -> list[dict]:
+    """The value rows of `queue_disagreement_items` for these item ids (a page of them), in item order."""
+    return list(QueueItem.objects.filter(pk__in=list(item_ids)).order_by("pk").values(*_DISAGREEMENT_ROW))
 
 
 def disagreement_details(items: Iterable[dict]) -> list[dict]:

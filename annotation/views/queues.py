@@ -20,7 +20,12 @@ from annotation.forms import LabelForm, QueueDisagreementForm, QueueForm, Reason
 from annotation.models import Queue, Run
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.label_time import queue_label_time
-from annotation.selectors.queue_stats import disagreement_details, queue_disagreement_items, queue_stats
+from annotation.selectors.queue_stats import (
+    disagreement_details,
+    queue_disagreement_items,
+    queue_disagreement_rows,
+    queue_stats,
+)
 from annotation.selectors.queues import (
     adjudication_items,
     guideline_for,
@@ -332,8 +337,9 @@ def queue_stats_page(request, queue_id):
     found = queue_disagreement_items(queue, scope)
     if f["stratum"]:
         found = found.filter(stratum=f["stratum"])
-    page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
-    page.object_list = disagreement_details(page.object_list)
+    # The grouped scan runs once: its ids are counted and sliced here, and only the page's rows are read.
+    page = Paginator(list(found.values_list("pk", flat=True)), DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
+    page.object_list = disagreement_details(queue_disagreement_rows(page.object_list))
     ag["disagreements_count"] = page.paginator.count
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
