@@ -18,7 +18,8 @@ from annotation.models import (
     Run,
 )
 from annotation.services.labels import USERNAME_MAX, VERDICT_VALUES, annotator_get_or_create, final_label_refresh
-from annotation.services.runs import BATCH, QID_MAX, RUN_ID_MAX
+from annotation.services.runs import QID_MAX, RUN_ID_MAX
+from evalapp.bulk import insert_rows, update_rows
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import (
     check_length,
@@ -29,6 +30,21 @@ from evalapp.jsonl import (
 )
 from evalapp.roles import ANNOTATOR, usernames_with_role
 from evalapp.validation import TEXT_MAX
+
+
+LABEL_COLUMNS = ["answer_id", "annotator_id", "verdict", "rationale", "source", "labelled_at", "round"]
+EVENT_COLUMNS = [
+    "answer_id",
+    "annotator_id",
+    "old_verdict",
+    "new_verdict",
+    "rationale",
+    "source",
+    "round",
+    "reason",
+    "by_id",
+    "at",
+]
 
 
 @dataclass(frozen=True)
@@ -240,59 +256,31 @@ def labels_import(
         for name in users_created:
             user_ids[name] = annotator_get_or_create(name).pk
         now = timezone.now()
+        by_id = by.pk if by is not None else None
+        # Plain rows written by executemany: at a hundred thousand lines, model instances cost more than the
+        # database does. The history carries one time for the whole import, as it is one act.
         fresh, changed, events = [], [], []
         for r, answer_id, current in writes:
             at = r.labelled_at or now
+            annotator_id = user_ids[r.annotator]
             if current is None:
-                fresh.append(
-                    HumanLabel(
-                        answer_id=answer_id,
-                        annotator_id=user_ids[r.annotator],
-                        verdict=r.verdict,
-                        rationale=r.rationale,
-                        source="import",
-                        labelled_at=at,
-                    )
-                )
-                events.append(
-                    LabelEvent(
-                        answer_id=answer_id,
-                        annotator_id=user_ids[r.annotator],
-                        old_verdict="",
-                        new_verdict=r.verdict,
-                        rationale=r.rationale,
-                        source="import",
-                        round=1,
-                    )
-                )
+                fresh.append((answer_id, annotator_id, r.verdict, r.rationale, "import", at, 1))
+                events.append((answer_id, annotator_id, "", r.verdict, r.rationale, "import", 1, "", None, now))
             else:
                 pk, old_verdict, old_rationale, _source, round_ = current
-                rationale = r.rationale or old_rationale
-                changed.append(
-                    HumanLabel(pk=pk, verdict=r.verdict, rationale=rationale, source="import", labelled_at=at)
-                )
+                changed.append((r.verdict, r.rationale or old_rationale, "import", at, pk))
                 events.append(
-                    LabelEvent(
-                        answer_id=answer_id,
-                        annotator_id=user_ids[r.annotator],
-                        old_verdict=old_verdict,
-                        new_verdict=r.verdict,
-                        rationale=r.rationale,
-                        source="import",
-                        round=round_,
-                        reason=reason,
-                        by=by,
-                    )
+                    (answer_id, annotator_id, old_verdict, r.verdict, r.rationale, "import", round_, reason, by_id, now)
                 )
         try:
             with transaction.atomic():
-                HumanLabel.objects.bulk_create(fresh, batch_size=BATCH)
+                insert_rows(HumanLabel, LABEL_COLUMNS, fresh)
         except IntegrityError:
             raise ServiceError(
                 "labels were written on these answers while the file was imported; import it again", code=1, status=409
             ) from None
-        HumanLabel.objects.bulk_update(changed, ["verdict", "rationale", "source", "labelled_at"], batch_size=BATCH)
-        LabelEvent.objects.bulk_create(events, batch_size=BATCH)
+        update_rows(HumanLabel, ["verdict", "rationale", "source", "labelled_at"], changed)
+        insert_rows(LabelEvent, EVENT_COLUMNS, events)
         counts["created"], counts["changed"] = len(fresh), len(changed)
         final_label_refresh(answer_ids={answer_id for _r, answer_id, _c in writes})
     return LabelImportResult(

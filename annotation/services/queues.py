@@ -20,7 +20,7 @@ from annotation.models import (
     Run,
     VersionEntry,
 )
-from annotation.services.labels import final_label_refresh
+from annotation.services.labels import final_labels_refresh_where
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (
@@ -252,8 +252,8 @@ def queue_create(
             QueueItem.objects.bulk_create(rows[start : start + BATCH])
         if kind == Queue.KIND_LABELLING and overlap > 1:
             # A single label that was final outside any queue is work in progress inside this one.
-            labelled = HumanLabel.objects.filter(answer__queue_items__queue=queue).values_list("answer_id", flat=True)
-            final_label_refresh(answer_ids=set(labelled))
+            labelled = HumanLabel.objects.filter(answer__queue_items__queue=queue).values("answer_id")
+            final_labels_refresh_where(answers=Answer.objects.filter(pk__in=labelled))
     return queue
 
 
