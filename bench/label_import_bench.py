@@ -110,7 +110,10 @@ def make_files(tmp: Path, answers: int, run_id: str) -> dict[str, Path]:
         "labels": _write(tmp / f"labels-{answers}.jsonl", labels),
         "single": _write(
             tmp / f"single-{answers}.jsonl",
-            ({"run_id": run_id, "qid": _qid(i), "annotator": _pair(i)[0], "verdict": _truth(i)} for i in range(answers)),
+            (
+                {"run_id": run_id, "qid": _qid(i), "annotator": _pair(i)[0], "verdict": _truth(i)}
+                for i in range(answers)
+            ),
         ),
     }
 
@@ -196,7 +199,9 @@ def _limit_params(files, run_id):
                 events.append((answer, annotator, "", line["verdict"], rationale, "import", 1, "", None, now))
             else:
                 changed.append((line["verdict"], rationale or current[2], "import", at, current[0]))
-                events.append((answer, annotator, current[1], line["verdict"], rationale, "import", 1, REASON, None, now))
+                events.append(
+                    (answer, annotator, current[1], line["verdict"], rationale, "import", 1, REASON, None, now)
+                )
     return fresh, changed, events, now
 
 

@@ -31,7 +31,6 @@ from evalapp.jsonl import (
 from evalapp.roles import ANNOTATOR, usernames_with_role
 from evalapp.validation import TEXT_MAX
 
-
 LABEL_COLUMNS = ["answer_id", "annotator_id", "verdict", "rationale", "source", "labelled_at", "round"]
 EVENT_COLUMNS = [
     "answer_id",
@@ -144,8 +143,10 @@ def labels_import(
     line is always fine (unchanged). Annotators must hold the annotator role; unknown ones are created
     (annotator role, no password) only with `create_users`, else refused.
 
-    The facts are gathered with a fixed number of set-based queries and the labels written in bulk, so
-    the cost does not grow a query per line.
+    The facts are gathered with a fixed number of set-based queries, the labels and their history written
+    as plain rows in bulk and the final labels refreshed set-based, so no statement is made per line or
+    per answer: the result is what writing each line through `label_write` would leave, the final labels
+    worked out once for the whole file.
     """
     path = require_file(path)
     reason = (reason or "").strip()

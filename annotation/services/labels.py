@@ -16,7 +16,7 @@ from annotation.models import (
     Queue,
     QueueItem,
 )
-from evalapp.bulk import update_ids
+from evalapp.bulk import ids_in, update_ids
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import ANNOTATOR
 from evalapp.validation import TEXT_MAX, raise_problems, seconds_problem, text_problem
@@ -27,9 +27,8 @@ VERDICT_VALUES = ("correct", "incorrect")
 USERNAME_MAX = 150
 
 
-# Answers refreshed per round of statements: each read names them in an IN list, within SQLite's
-# 32,766 parameters and short enough that PostgreSQL plans it by index.
-REFRESH_CHUNK = 5000
+# Answers refreshed per round of statements: the round's reads hold this many answers' rows in memory.
+REFRESH_CHUNK = 50_000
 
 
 def final_label_refresh(*, answer_ids) -> int:
@@ -46,7 +45,7 @@ def final_label_refresh(*, answer_ids) -> int:
     ids = sorted(set(answer_ids))
     now = timezone.now()
     return sum(
-        _finals_refresh(Answer.objects.filter(pk__in=ids[start : start + REFRESH_CHUNK]), now)
+        _finals_refresh(Answer.objects.filter(pk__in=ids_in(ids[start : start + REFRESH_CHUNK])), now)
         for start in range(0, len(ids), REFRESH_CHUNK)
     )
 

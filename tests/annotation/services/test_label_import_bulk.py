@@ -147,9 +147,7 @@ def test_a_bulk_import_leaves_exactly_what_writing_each_line_through_label_write
     label_write(answer=answers["q-0004"], annotator=ann1, verdict="incorrect", source="import", labelled_at=earlier)
     label_write(answer=answers["q-0004"], annotator=ann2, verdict="correct", source="import", labelled_at=earlier)
     adjudication_record(answer=answers["q-0004"], adjudicator=pool["adj"], verdict="incorrect", reason="30 != 90")
-    label_write(
-        answer=answers["q-0005"], annotator=ann1, verdict="correct", rationale="says 30", labelled_at=earlier
-    )
+    label_write(answer=answers["q-0005"], annotator=ann1, verdict="correct", rationale="says 30", labelled_at=earlier)
     label_write(answer=answers["q-0006"], annotator=ann1, verdict="incorrect", labelled_at=earlier)
     label_write(answer=answers["q-0008"], annotator=ann1, verdict="correct", labelled_at=earlier)
     label_write(answer=answers["q-0008"], annotator=ann2, verdict="correct", labelled_at=earlier)
@@ -185,7 +183,9 @@ def test_a_bulk_import_leaves_exactly_what_writing_each_line_through_label_write
 
     assert bulk == one_by_one
     after_first, after_second, after_again = bulk
-    earlier_changes = {qid: changed for qid, _v, _s, changed in after_first["answers"] if qid in ("q-0004", "q-0005", "q-0006")}
+    earlier_changes = {
+        qid: changed for qid, _v, _s, changed in after_first["answers"] if qid in ("q-0004", "q-0005", "q-0006")
+    }
     assert after_first["answers"] == [
         ("q-0000", "correct", "agreement", "step 1"),
         ("q-0001", "", "", None),  # two annotators disagree: no final label, none in between either
