@@ -4,6 +4,7 @@ labels would be overridden; a change needs --replace with a reason and leaves a 
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -71,8 +72,9 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:30] + "…"
 
 
-@dataclass(frozen=True)
-class _LabelLine:
+class _LabelLine(NamedTuple):
+    """One line as checked (a tuple: at a hundred thousand lines a frozen dataclass costs more than the JSON)."""
+
     line: int
     run_id: str | None
     qid: str | None
@@ -95,6 +97,7 @@ def _refuse_unless(problems: list[Problem], line: int, field: str, check, **fact
 def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
     rows: list[_LabelLine] = []
     seen: dict[tuple, int] = {}
+    times: dict[str, datetime] = {}
     for line, obj, problem in read_jsonl(path):
         if problem:
             problems.append(problem)
@@ -107,7 +110,12 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
             problems.append(
                 Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line, field="verdict")
             )
-        at = parse_time(obj.get("labelled_at"), problems, field="labelled_at", line=line)
+        given = obj.get("labelled_at")
+        at = times.get(given) if isinstance(given, str) else None
+        if at is None:
+            at = parse_time(given, problems, field="labelled_at", line=line)
+            if at is not None and isinstance(given, str):
+                times[given] = at  # exports repeat their times (a minute, a batch)
         rationale = obj.get("rationale")
         if rationale is not None and not isinstance(rationale, str):
             problems.append(Problem("must be a string", line=line, field="rationale"))

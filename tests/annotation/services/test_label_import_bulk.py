@@ -300,3 +300,37 @@ def test_a_queue_over_labelled_answers_costs_the_same_statements_for_6_items_as_
             for i in range(n)
         ]
         assert sorted(QueueItem.objects.filter(queue=queue).values_list("position", flat=True)) == list(range(n))
+
+
+@pytest.mark.django_db
+def test_a_file_longer_than_a_write_batch_lands_whole(make_run, pool, tmp_path):
+    """1,300 lines: more than one multi-row INSERT on SQLite, COPY on PostgreSQL (above COPY_MIN rows)."""
+    from evalapp.bulk import COPY_MIN
+
+    n = 650
+    run_id = make_run(n)
+    lines = [
+        label(run_id, f"q-{i:04d}", "ann1", "correct", labelled_at=f"2020-06-01T10:{i % 60:02d}:00Z") for i in range(n)
+    ]
+    lines += [
+        label(run_id, f"q-{i:04d}", "ann2", "incorrect" if i % 7 == 0 else "correct", rationale=f"r{i}")
+        for i in range(n)
+    ]
+    assert len(lines) > COPY_MIN
+    result = labels_import(path=write_jsonl(tmp_path / "big.jsonl", lines))
+    assert (result.created, result.changed, result.unchanged) == (2 * n, 0, 0)
+    got = {
+        (qid, user): (verdict, rationale, at)
+        for qid, user, verdict, rationale, at in HumanLabel.objects.filter(answer__run__run_id=run_id).values_list(
+            "answer__qid", "annotator__username", "verdict", "rationale", "labelled_at"
+        )
+    }
+    assert len(got) == 2 * n
+    assert got[("q-0061", "ann1")] == ("correct", "", parse_datetime("2020-06-01T10:01:00Z"))
+    assert got[("q-0063", "ann2")][:2] == ("incorrect", "r63")
+    assert LabelEvent.objects.filter(answer__run__run_id=run_id, old_verdict="", source="import").count() == 2 * n
+    assert set(LabelEvent.objects.filter(answer__run__run_id=run_id).values_list("at", flat=True)) == {
+        got[("q-0063", "ann2")][2]  # the import's own time, on the line that gave none and on every event
+    }
+    finals = dict(Answer.objects.filter(run__run_id=run_id).values_list("qid", "final_verdict"))
+    assert finals == {f"q-{i:04d}": "" if i % 7 == 0 else "correct" for i in range(n)}
