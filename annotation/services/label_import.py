@@ -94,6 +94,11 @@ def _refuse_unless(problems: list[Problem], line: int, field: str, check, **fact
     return True
 
 
+def _plain(value, max_length: int) -> bool:
+    """What require_str accepts: a string, not blank, at most max_length characters."""
+    return type(value) is str and 0 < len(value) <= max_length and not value.isspace()
+
+
 def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
     rows: list[_LabelLine] = []
     seen: dict[tuple, int] = {}
@@ -102,9 +107,12 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
         if problem:
             problems.append(problem)
             continue
-        run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
-        qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
-        annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
+        run_id, qid, annotator = obj.get("run_id"), obj.get("qid"), obj.get("annotator")
+        # The usual line passes at a glance; any doubt goes through require_str, which names the fault.
+        if not (_plain(run_id, RUN_ID_MAX) and _plain(qid, QID_MAX) and _plain(annotator, USERNAME_MAX)):
+            run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
+            qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
+            annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
         verdict = obj.get("verdict")
         if verdict not in VERDICT_VALUES:
             problems.append(
