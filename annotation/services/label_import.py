@@ -4,6 +4,7 @@ labels would be overridden; a change needs --replace with a reason and leaves a 
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -18,7 +19,8 @@ from annotation.models import (
     Run,
 )
 from annotation.services.labels import USERNAME_MAX, VERDICT_VALUES, annotator_get_or_create, final_label_refresh
-from annotation.services.runs import BATCH, QID_MAX, RUN_ID_MAX
+from annotation.services.runs import QID_MAX, RUN_ID_MAX
+from evalapp.bulk import insert_rows, update_rows
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import (
     check_length,
@@ -29,6 +31,20 @@ from evalapp.jsonl import (
 )
 from evalapp.roles import ANNOTATOR, usernames_with_role
 from evalapp.validation import TEXT_MAX
+
+LABEL_COLUMNS = ["answer_id", "annotator_id", "verdict", "rationale", "source", "labelled_at", "round"]
+EVENT_COLUMNS = [
+    "answer_id",
+    "annotator_id",
+    "old_verdict",
+    "new_verdict",
+    "rationale",
+    "source",
+    "round",
+    "reason",
+    "by_id",
+    "at",
+]
 
 
 @dataclass(frozen=True)
@@ -56,8 +72,9 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:30] + "…"
 
 
-@dataclass(frozen=True)
-class _LabelLine:
+class _LabelLine(NamedTuple):
+    """One line as checked (a tuple: at a hundred thousand lines a frozen dataclass costs more than the JSON)."""
+
     line: int
     run_id: str | None
     qid: str | None
@@ -77,22 +94,36 @@ def _refuse_unless(problems: list[Problem], line: int, field: str, check, **fact
     return True
 
 
+def _plain(value, max_length: int) -> bool:
+    """What require_str accepts: a string, not blank, at most max_length characters."""
+    return type(value) is str and 0 < len(value) <= max_length and not value.isspace()
+
+
 def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
     rows: list[_LabelLine] = []
     seen: dict[tuple, int] = {}
+    times: dict[str, datetime] = {}
     for line, obj, problem in read_jsonl(path):
         if problem:
             problems.append(problem)
             continue
-        run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
-        qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
-        annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
+        run_id, qid, annotator = obj.get("run_id"), obj.get("qid"), obj.get("annotator")
+        # The usual line passes at a glance; any doubt goes through require_str, which names the fault.
+        if not (_plain(run_id, RUN_ID_MAX) and _plain(qid, QID_MAX) and _plain(annotator, USERNAME_MAX)):
+            run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
+            qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
+            annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
         verdict = obj.get("verdict")
         if verdict not in VERDICT_VALUES:
             problems.append(
                 Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line, field="verdict")
             )
-        at = parse_time(obj.get("labelled_at"), problems, field="labelled_at", line=line)
+        given = obj.get("labelled_at")
+        at = times.get(given) if isinstance(given, str) else None
+        if at is None:
+            at = parse_time(given, problems, field="labelled_at", line=line)
+            if at is not None and isinstance(given, str):
+                times[given] = at  # exports repeat their times (a minute, a batch)
         rationale = obj.get("rationale")
         if rationale is not None and not isinstance(rationale, str):
             problems.append(Problem("must be a string", line=line, field="rationale"))
@@ -128,8 +159,10 @@ def labels_import(
     line is always fine (unchanged). Annotators must hold the annotator role; unknown ones are created
     (annotator role, no password) only with `create_users`, else refused.
 
-    The facts are gathered with a fixed number of set-based queries and the labels written in bulk, so
-    the cost does not grow a query per line.
+    The facts are gathered with a fixed number of set-based queries, the labels and their history written
+    as plain rows in bulk and the final labels refreshed set-based, so no statement is made per line or
+    per answer: the result is what writing each line through `label_write` would leave, the final labels
+    worked out once for the whole file.
     """
     path = require_file(path)
     reason = (reason or "").strip()
@@ -240,59 +273,31 @@ def labels_import(
         for name in users_created:
             user_ids[name] = annotator_get_or_create(name).pk
         now = timezone.now()
+        by_id = by.pk if by is not None else None
+        # Plain rows written by executemany: at a hundred thousand lines, model instances cost more than the
+        # database does. The history carries one time for the whole import, as it is one act.
         fresh, changed, events = [], [], []
         for r, answer_id, current in writes:
             at = r.labelled_at or now
+            annotator_id = user_ids[r.annotator]
             if current is None:
-                fresh.append(
-                    HumanLabel(
-                        answer_id=answer_id,
-                        annotator_id=user_ids[r.annotator],
-                        verdict=r.verdict,
-                        rationale=r.rationale,
-                        source="import",
-                        labelled_at=at,
-                    )
-                )
-                events.append(
-                    LabelEvent(
-                        answer_id=answer_id,
-                        annotator_id=user_ids[r.annotator],
-                        old_verdict="",
-                        new_verdict=r.verdict,
-                        rationale=r.rationale,
-                        source="import",
-                        round=1,
-                    )
-                )
+                fresh.append((answer_id, annotator_id, r.verdict, r.rationale, "import", at, 1))
+                events.append((answer_id, annotator_id, "", r.verdict, r.rationale, "import", 1, "", None, now))
             else:
                 pk, old_verdict, old_rationale, _source, round_ = current
-                rationale = r.rationale or old_rationale
-                changed.append(
-                    HumanLabel(pk=pk, verdict=r.verdict, rationale=rationale, source="import", labelled_at=at)
-                )
+                changed.append((r.verdict, r.rationale or old_rationale, "import", at, pk))
                 events.append(
-                    LabelEvent(
-                        answer_id=answer_id,
-                        annotator_id=user_ids[r.annotator],
-                        old_verdict=old_verdict,
-                        new_verdict=r.verdict,
-                        rationale=r.rationale,
-                        source="import",
-                        round=round_,
-                        reason=reason,
-                        by=by,
-                    )
+                    (answer_id, annotator_id, old_verdict, r.verdict, r.rationale, "import", round_, reason, by_id, now)
                 )
         try:
             with transaction.atomic():
-                HumanLabel.objects.bulk_create(fresh, batch_size=BATCH)
+                insert_rows(HumanLabel, LABEL_COLUMNS, fresh)
         except IntegrityError:
             raise ServiceError(
                 "labels were written on these answers while the file was imported; import it again", code=1, status=409
             ) from None
-        HumanLabel.objects.bulk_update(changed, ["verdict", "rationale", "source", "labelled_at"], batch_size=BATCH)
-        LabelEvent.objects.bulk_create(events, batch_size=BATCH)
+        update_rows(HumanLabel, ["verdict", "rationale", "source", "labelled_at"], changed)
+        insert_rows(LabelEvent, EVENT_COLUMNS, events)
         counts["created"], counts["changed"] = len(fresh), len(changed)
         final_label_refresh(answer_ids={answer_id for _r, answer_id, _c in writes})
     return LabelImportResult(

@@ -5,7 +5,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max, Min, QuerySet
 from django.utils import timezone
 
 from annotation.models import (
@@ -16,6 +16,7 @@ from annotation.models import (
     Queue,
     QueueItem,
 )
+from evalapp.bulk import ids_in, update_ids
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import ANNOTATOR
 from evalapp.validation import TEXT_MAX, raise_problems, seconds_problem, text_problem
@@ -26,6 +27,10 @@ VERDICT_VALUES = ("correct", "incorrect")
 USERNAME_MAX = 150
 
 
+# Answers refreshed per round of statements: the round's reads hold this many answers' rows in memory.
+REFRESH_CHUNK = 50_000
+
+
 def final_label_refresh(*, answer_ids) -> int:
     """Recompute the denormalised final label of answers: the latest adjudication, else the verdict
     all its annotators agree on once it has the labels it needs, else none. Returns how many changed.
@@ -34,32 +39,71 @@ def final_label_refresh(*, answer_ids) -> int:
     double annotation, so one label alone is work in progress); an answer in no queue needs one label,
     so a team that grades each answer once (and imports those labels) can calibrate. A second label
     that disagrees withdraws the final label until an adjudicator settles it; a judge measured on
-    the earlier label then shows as stale, because its calibration labels changed."""
-    changed = 0
+    the earlier label then shows as stale, because its calibration labels changed.
+
+    Set-based: a fixed handful of statements per REFRESH_CHUNK answers, never one per answer."""
+    ids = sorted(set(answer_ids))
     now = timezone.now()
-    answer_ids = list(answer_ids)
-    # Labels each answer needs: the largest overlap of its labelling queues, one query for them all.
+    return sum(
+        _finals_refresh(Answer.objects.filter(pk__in=ids_in(ids[start : start + REFRESH_CHUNK])), now)
+        for start in range(0, len(ids), REFRESH_CHUNK)
+    )
+
+
+def final_labels_refresh_where(*, answers: QuerySet[Answer]) -> int:
+    """`final_label_refresh` over the answers a query names (a queue's, say), in the same fixed handful of
+    statements however many there are. Returns how many changed."""
+    return _finals_refresh(answers, timezone.now())
+
+
+def _finals_refresh(answers: QuerySet[Answer], now) -> int:
+    """Four reads (answers locked, the labels each needs, the latest adjudication, the labels' tally),
+    the rule applied in Python, and an UPDATE per outcome for the answers whose final label changed."""
+    scope = answers.order_by().values("pk")
+    current = {
+        pk: (verdict, source)
+        for pk, verdict, source in Answer.objects.filter(pk__in=scope)
+        .order_by("pk")
+        .select_for_update(of=("self",))
+        .values_list("pk", "final_verdict", "final_source")
+    }
+    if not current:
+        return 0
     needs = dict(
-        QueueItem.objects.filter(answer_id__in=answer_ids, queue__kind=Queue.KIND_LABELLING)
+        QueueItem.objects.filter(answer_id__in=scope, queue__kind=Queue.KIND_LABELLING)
+        .order_by()
         .values("answer_id")
         .annotate(n=Max("queue__overlap"))
         .values_list("answer_id", "n")
     )
-    for answer in Answer.objects.filter(pk__in=answer_ids).select_for_update():
-        adjudication = Adjudication.objects.filter(answer=answer).order_by("-at", "-id").first()
-        verdicts = list(HumanLabel.objects.filter(answer=answer).values_list("verdict", flat=True))
-        needed = needs.get(answer.pk, 1)
-        if adjudication is not None:
-            final, source = adjudication.verdict, "adjudication"
-        elif len(verdicts) >= needed and len(set(verdicts)) == 1:
-            final, source = verdicts[0], ("agreement" if len(verdicts) >= 2 else "single")
+    # In time order, so the last one kept per answer is the latest decision (as `-at, -id` would pick).
+    adjudicated = dict(
+        Adjudication.objects.filter(answer_id__in=scope).order_by("at", "id").values_list("answer_id", "verdict")
+    )
+    tallies = {
+        answer_id: (n, lowest, highest)
+        for answer_id, n, lowest, highest in HumanLabel.objects.filter(answer_id__in=scope)
+        .order_by()
+        .values("answer_id")
+        .annotate(n=Count("id"), lowest=Min("verdict"), highest=Max("verdict"))
+        .values_list("answer_id", "n", "lowest", "highest")
+    }
+    changes: dict[tuple[str, str], list[int]] = {}
+    for pk, was in current.items():
+        n, lowest, highest = tallies.get(pk, (0, "", ""))
+        if pk in adjudicated:
+            final = (adjudicated[pk], "adjudication")
+        elif n and n >= needs.get(pk, 1) and lowest == highest:
+            final = (lowest, "agreement" if n >= 2 else "single")
         else:
-            final, source = "", ""
-        if (answer.final_verdict, answer.final_source) != (final, source):
-            answer.final_verdict, answer.final_source, answer.final_changed_at = final, source, now
-            answer.save(update_fields=["final_verdict", "final_source", "final_changed_at"])
-            changed += 1
-    return changed
+            final = ("", "")
+        if final != was:
+            changes.setdefault(final, []).append(pk)
+    # One statement per outcome (at most seven: two verdicts by three sources, and none), whatever the count.
+    return sum(
+        update_ids(Answer, ids, {"final_verdict": verdict, "final_source": source, "final_changed_at": now})
+        for (verdict, source), ids in sorted(changes.items())
+    )
 
 
 def annotator_get_or_create(username: str):
@@ -85,8 +129,11 @@ def label_write(
     active_seconds: float | None = None,
     round: int = 1,
     refresh_final: bool = True,
+    reason: str = "",
+    by=None,
 ) -> tuple[HumanLabel, str]:
-    """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent.
+    """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent, with
+    `reason` and `by` when someone other than the annotator replaces it (an import with --replace).
 
     Returns (label, outcome) where outcome is "created", "changed" or "unchanged".
     """
@@ -132,6 +179,8 @@ def label_write(
         rationale=rationale or "",
         source=source,
         round=label.round,
+        reason=reason if outcome == "changed" else "",
+        by=by if outcome == "changed" else None,
     )
     if refresh_final:
         final_label_refresh(answer_ids=[answer.pk])

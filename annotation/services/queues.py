@@ -20,7 +20,9 @@ from annotation.models import (
     Run,
     VersionEntry,
 )
-from annotation.services.labels import final_label_refresh
+from annotation.models.queues import new_item_key
+from annotation.services.labels import final_labels_refresh_where
+from evalapp.bulk import insert_rows
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (
@@ -46,7 +48,7 @@ MAX_OVERLAP = 10
 MAX_LEASE_SECONDS = 7 * 24 * 3600
 
 
-BATCH = 2000
+ITEM_COLUMNS = ["queue_id", "key", "answer_id", "stratum", "position", "status", "taken", "done"]
 
 
 def _digest(*parts) -> int:
@@ -73,7 +75,7 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answe
         if run is None:
             problems.append(Problem(f"unknown run {run_id!r}", field="run_id"))
             return out
-        answers = {a.qid: a for a in Answer.objects.filter(run=run)}
+        answers = {a.qid: a for a in Answer.objects.filter(run=run).only("pk", "qid", "run_id")}
         if not answers:
             problems.append(Problem(f"run {run_id!r} has no answers", field="run_id"))
             return out
@@ -111,7 +113,7 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answe
         if run is None:
             continue
         strata = _strata_of(run, qids)
-        for answer in Answer.objects.filter(run=run, qid__in=list(qids)):
+        for answer in Answer.objects.filter(run=run, qid__in=list(qids)).only("pk", "qid", "run_id"):
             found[(rid, answer.qid)] = (answer, strata.get(answer.qid, ""))
     for key, i in seen.items():
         if key not in found:
@@ -244,16 +246,17 @@ def queue_create(
         QueueMember.objects.bulk_create([QueueMember(queue=queue, user=u) for u in pool])
         positions = list(range(len(chosen)))
         random.Random(seed).shuffle(positions)
+        # Plain rows, every column as the model's defaults would set it: at ten thousand items, model
+        # instances cost more than the database does.
         rows = [
-            QueueItem(queue=queue, answer=answer, stratum=stratum, position=pos)
+            (queue.pk, new_item_key(), answer.pk, stratum, pos, QueueItem.OPEN, 0, 0)
             for (answer, stratum), pos in zip(chosen, positions, strict=False)
         ]
-        for start in range(0, len(rows), BATCH):
-            QueueItem.objects.bulk_create(rows[start : start + BATCH])
+        insert_rows(QueueItem, ITEM_COLUMNS, rows)
         if kind == Queue.KIND_LABELLING and overlap > 1:
             # A single label that was final outside any queue is work in progress inside this one.
-            labelled = HumanLabel.objects.filter(answer__queue_items__queue=queue).values_list("answer_id", flat=True)
-            final_label_refresh(answer_ids=set(labelled))
+            labelled = HumanLabel.objects.filter(answer__queue_items__queue=queue).values("answer_id")
+            final_labels_refresh_where(answers=Answer.objects.filter(pk__in=labelled))
     return queue
 
 

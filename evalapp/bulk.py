@@ -1,0 +1,199 @@
+"""Writing many rows fast, for the paths that write a row per line of a large file: plain tuples in, as few
+statements as the backend allows out.
+
+Django's `bulk_create` and `bulk_update` build a model instance per row and convert every value through
+its field, which costs more than the database does at a hundred thousand rows (`bulk_update` also
+writes a CASE over every row of a batch, and on SQLite batches of 999 parameters). Here the caller hands
+over values in the Python types the driver takes (ints, strings, None, aware datetimes); only datetimes
+are adapted for SQLite, the way Django stores them there (naive UTC text). No `save()`, signal or field
+default runs: the caller gives every column the row needs.
+
+  insert_rows      multi-row INSERTs (SQLite: as many rows as its parameter limit allows a statement);
+                   on PostgreSQL, more than COPY_MIN rows go through COPY FROM STDIN, many times faster
+                   than INSERTs with values bound on the client (as Django binds them)
+  update_rows      per-row values by primary key: executemany on SQLite, UPDATE … FROM unnest(arrays)
+                   on PostgreSQL (a statement per UNNEST_BATCH rows)
+  update_ids       the same values on any number of rows named by id, in one statement (the ids go as one
+                   JSON or array parameter, so no parameter limit applies)
+
+Every statement is recorded in Django's query log as an ordinary one would be (COPY included), so tests
+that count statements count these.
+
+Hand-written rather than a library: the bulk-loading packages for Django (django-bulk-load,
+django-postgres-copy) speak PostgreSQL's COPY only, and the project runs on SQLite too.
+"""
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from django.db import connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.expressions import RawSQL
+
+COPY_MIN = 1000
+UNNEST_BATCH = 5000
+
+
+if TYPE_CHECKING:
+    Field = models.Field[Any, Any]
+else:
+    Field = models.Field
+Adapter = Callable[[Any], Any]
+
+
+def _fields(model: type[models.Model], names: Sequence[str]) -> list[Field]:
+    out = []
+    for name in names:
+        field = model._meta.get_field(name)
+        assert isinstance(field, models.Field), name
+        out.append(field)
+    return out
+
+
+def _adapters(fields: list[Field], connection: BaseDatabaseWrapper) -> list[tuple[int, Adapter]]:
+    if connection.vendor != "sqlite":
+        return []
+    return [
+        (i, connection.ops.adapt_datetimefield_value)
+        for i, f in enumerate(fields)
+        if isinstance(f, models.DateTimeField)
+    ]
+
+
+def _adapted(rows: Sequence[Sequence[Any]], adapters: list[tuple[int, Adapter]]) -> Sequence[Sequence[Any]]:
+    if not adapters:
+        return rows
+    # Times repeat (one import's clock time on every event), and adapting one costs a time-zone conversion.
+    seen: dict[Any, Any] = {None: None}
+    out = []
+    for row in rows:
+        values = list(row)
+        for i, adapt in adapters:
+            value = values[i]
+            if value not in seen:
+                seen[value] = adapt(value)
+            values[i] = seen[value]
+        out.append(values)
+    return out
+
+
+def _column(connection: BaseDatabaseWrapper, field: Field) -> str:
+    assert field.column is not None
+    return connection.ops.quote_name(field.column)
+
+
+def _max_params(connection: BaseDatabaseWrapper) -> int:
+    if connection.vendor == "sqlite":
+        connection.ensure_connection()
+        try:
+            return int(connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+        except AttributeError:  # Python before 3.11: the limit SQLite has had by default since 3.32
+            return 32766
+    return 65535
+
+
+def _logged(connection: BaseDatabaseWrapper, sql: str, started: float) -> None:
+    if connection.queries_logged:
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+
+
+def insert_rows(
+    model: type[models.Model], fields: Sequence[str], rows: Sequence[Sequence[Any]], *, using: str = "default"
+) -> int:
+    """INSERT every row (values in `fields` order; foreign keys by their `_id` names). Returns how many."""
+    if not rows:
+        return 0
+    connection = connections[using]
+    columns = [_column(connection, f) for f in _fields(model, fields)]
+    table = connection.ops.quote_name(model._meta.db_table)
+    if connection.vendor == "postgresql" and len(rows) > COPY_MIN:
+        sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+        started = time.monotonic()
+        with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+            for row in rows:
+                copy.write_row(row)
+        _logged(connection, f"{sql} ({len(rows)} rows)", started)
+        return len(rows)
+    adapters = _adapters(_fields(model, fields), connection)
+    width = len(columns)
+    one = f"({', '.join(['%s'] * width)})"
+    batch = max(1, min(1000, _max_params(connection) // width))
+    # Times repeat (one import's clock time on every event), and adapting one costs a time-zone conversion.
+    seen: dict[Any, Any] = {None: None}
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), batch):
+            part = rows[start : start + batch]
+            params = [v for row in part for v in row]
+            for i, adapt in adapters:
+                column = params[i::width]
+                for value in column:
+                    if value not in seen:
+                        seen[value] = adapt(value)
+                params[i::width] = [seen[value] for value in column]
+            cursor.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([one] * len(part))}", params)
+    return len(rows)
+
+
+def update_rows(
+    model: type[models.Model], fields: Sequence[str], rows: Sequence[Sequence[Any]], *, using: str = "default"
+) -> int:
+    """UPDATE `fields` of each row by primary key; a row is its values in `fields` order, then the primary
+    key. Returns how many rows were given."""
+    if not rows:
+        return 0
+    connection = connections[using]
+    found = _fields(model, fields)
+    pk = model._meta.pk
+    assert pk is not None
+    table = connection.ops.quote_name(model._meta.db_table)
+    columns = [_column(connection, f) for f in found]
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            sql = f"UPDATE {table} SET {', '.join(f'{c} = %s' for c in columns)} WHERE {_column(connection, pk)} = %s"
+            cursor.executemany(sql, _adapted(rows, _adapters(found, connection)))
+            return len(rows)
+        types = [f.db_type(connection) for f in [*found, pk]]
+        names = [f"v{i}" for i in range(len(types))]
+        arrays = ", ".join(f"%s::{t}[]" for t in types)
+        sets = ", ".join(f"{c} = u.{n}" for c, n in zip(columns, names, strict=False))
+        sql = (
+            f"UPDATE {table} SET {sets} FROM unnest({arrays}) AS u({', '.join(names)}) "
+            f"WHERE {table}.{_column(connection, pk)} = u.{names[-1]}"
+        )
+        for start in range(0, len(rows), UNNEST_BATCH):
+            part = rows[start : start + UNNEST_BATCH]
+            cursor.execute(sql, [list(column) for column in zip(*part, strict=True)])
+    return len(rows)
+
+
+def ids_in(ids: Sequence[int], *, using: str = "default") -> RawSQL:
+    """A subquery yielding `ids`, for `filter(pk__in=ids_in(ids))`: one parameter however many ids (a JSON
+    array read by json_each on SQLite, an array on PostgreSQL), so neither SQLite's parameter limit nor
+    Django's compiling of a long IN list applies."""
+    if connections[using].vendor == "postgresql":
+        return RawSQL("SELECT unnest(%s::bigint[])", [list(ids)])
+    return RawSQL("SELECT value FROM json_each(%s)", [json.dumps(list(ids))])
+
+
+def update_ids(model: type[models.Model], ids: Sequence[int], values: dict[str, Any], *, using: str = "default") -> int:
+    """Set the same `values` on every row whose primary key is in `ids`, in one statement however many."""
+    if not ids:
+        return 0
+    connection = connections[using]
+    found = _fields(model, list(values))
+    pk = model._meta.pk
+    assert pk is not None
+    table = connection.ops.quote_name(model._meta.db_table)
+    params = list(_adapted([list(values.values())], _adapters(found, connection))[0])
+    sets = ", ".join(f"{_column(connection, f)} = %s" for f in found)
+    ids_param: list[int] | str
+    if connection.vendor == "postgresql":
+        where, ids_param = f"= ANY(%s::{pk.db_type(connection)}[])", list(ids)
+    else:
+        where, ids_param = "IN (SELECT value FROM json_each(%s))", json.dumps(list(ids))
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {table} SET {sets} WHERE {_column(connection, pk)} {where}", [*params, ids_param])
+    return len(ids)
