@@ -9,8 +9,9 @@ are adapted for SQLite, the way Django stores them there (naive UTC text). No `s
 default runs: the caller gives every column the row needs.
 
   insert_rows      multi-row INSERTs (SQLite: as many rows as its parameter limit allows a statement);
-                   on PostgreSQL, more than COPY_MIN rows go through COPY FROM STDIN, many times faster
-                   than INSERTs with values bound on the client (as Django binds them)
+                   on PostgreSQL, more than COPY_MIN rows (or a stream) go through COPY FROM STDIN, many
+                   times faster than INSERTs with values bound on the client (as Django binds them); rows
+                   may be a generator, read a batch at a time
   update_rows      per-row values by primary key: executemany on SQLite, UPDATE … FROM unnest(arrays)
                    on PostgreSQL (a statement per UNNEST_BATCH rows)
   update_ids       the same values on any number of rows named by id, in one statement (the ids go as one
@@ -26,7 +27,8 @@ django-postgres-copy) speak PostgreSQL's COPY only, and the project runs on SQLi
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from django.db import connections, models
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 else:
     Field = models.Field
 Adapter = Callable[[Any], Any]
+# json.dumps with every default is this encoder's encode; bound once, it skips dumps' argument checks.
+_encode = json.JSONEncoder().encode
 
 
 def _fields(model: type[models.Model], names: Sequence[str]) -> list[Field]:
@@ -100,32 +104,47 @@ def _logged(connection: BaseDatabaseWrapper, sql: str, started: float) -> None:
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
 
 
+def json_text(value: Any) -> str:
+    """A JSON column's value as the text Django's JSONField writes (json.dumps with its defaults), for
+    `insert_rows`, so a row written either way is stored alike."""
+    if not value and type(value) in (list, dict):
+        return "[]" if type(value) is list else "{}"
+    return _encode(value)
+
+
 def insert_rows(
-    model: type[models.Model], fields: Sequence[str], rows: Sequence[Sequence[Any]], *, using: str = "default"
+    model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence[Any]], *, using: str = "default"
 ) -> int:
-    """INSERT every row (values in `fields` order; foreign keys by their `_id` names). Returns how many."""
-    if not rows:
-        return 0
+    """INSERT every row (values in `fields` order; foreign keys by their field or `_id` names; JSON columns
+    as `json_text`). Returns how many. `rows` may be a generator: it is read once, a batch at a time, so
+    a million rows are never all held. Run it inside a transaction: a failure part-way leaves rows behind
+    otherwise."""
     connection = connections[using]
-    columns = [_column(connection, f) for f in _fields(model, fields)]
+    model_fields = _fields(model, fields)
+    columns = [_column(connection, f) for f in model_fields]
     table = connection.ops.quote_name(model._meta.db_table)
-    if connection.vendor == "postgresql" and len(rows) > COPY_MIN:
+    # COPY costs a round trip more than one INSERT: worth it from COPY_MIN rows, or for a stream of unknown
+    # length (an import's rows).
+    if connection.vendor == "postgresql" and (not isinstance(rows, Sequence) or len(rows) > COPY_MIN):
         sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
         started = time.monotonic()
+        written = 0
         with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
             for row in rows:
                 copy.write_row(row)
-        _logged(connection, f"{sql} ({len(rows)} rows)", started)
-        return len(rows)
-    adapters = _adapters(_fields(model, fields), connection)
+                written += 1
+        _logged(connection, f"{sql} ({written} rows)", started)
+        return written
+    adapters = _adapters(model_fields, connection)
     width = len(columns)
     one = f"({', '.join(['%s'] * width)})"
     batch = max(1, min(1000, _max_params(connection) // width))
     # Times repeat (one import's clock time on every event), and adapting one costs a time-zone conversion.
     seen: dict[Any, Any] = {None: None}
+    written = 0
+    stream = iter(rows)
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), batch):
-            part = rows[start : start + batch]
+        while part := list(islice(stream, batch)):
             params = [v for row in part for v in row]
             for i, adapt in adapters:
                 column = params[i::width]
@@ -134,7 +153,8 @@ def insert_rows(
                         seen[value] = adapt(value)
                 params[i::width] = [seen[value] for value in column]
             cursor.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([one] * len(part))}", params)
-    return len(rows)
+            written += len(part)
+    return written
 
 
 def update_rows(

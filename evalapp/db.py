@@ -1,10 +1,9 @@
 """Reading many rows fast: straight from the database cursor, for the hot paths over a million rows."""
 
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
-from django.db import connections, models
+from django.db import connections
 from django.db.models import F, QuerySet
 
 
@@ -82,67 +81,3 @@ def column_strings_by(qs: QuerySet[Any], key: str | None, field: str) -> dict[An
                 return out
             out[k] = parts
     return out
-
-
-# json.dumps with every default is this encoder's encode; bound once, it skips dumps' argument checks.
-_encode = json.JSONEncoder().encode
-
-
-def json_text(value: Any) -> str:
-    """A JSON column's value as the text Django's JSONField writes (json.dumps with its defaults), for
-    `insert_rows`, so a row written either way is stored alike."""
-    if not value and type(value) in (list, dict):
-        return "[]" if type(value) is list else "{}"
-    return _encode(value)
-
-
-def insert_rows(
-    model: type[models.Model],
-    fields: Sequence[str],
-    rows: Iterable[Sequence[Any]],
-    *,
-    using: str = "default",
-    chunk: int = 5000,
-) -> int:
-    """Insert plain tuples (values in `fields` order, JSON columns as `json_text`) straight through the
-    driver: COPY on PostgreSQL (psycopg's `cursor.copy()`), executemany elsewhere. No model instances,
-    no per-value conversion, none of bulk_create's statement building: for imports of a hundred thousand
-    rows, where those cost several times the writing itself. Defaults and `save()` are not applied, so
-    every column without a database default must be given. Returns the number of rows written. Run it
-    inside a transaction: a failure part-way leaves rows behind otherwise."""
-    connection = connections[using]
-    opts = model._meta
-    columns: list[str] = []
-    for name in fields:
-        field = opts.get_field(name)
-        if not isinstance(field, models.Field) or not field.column:
-            raise ValueError(f"{model.__name__}.{name} is not a column")
-        columns.append(field.column)
-    quote = connection.ops.quote_name
-    table = quote(opts.db_table)
-    names = ", ".join(quote(c) for c in columns)
-    written = 0
-    with connection.cursor() as wrapper:
-        cursor = wrapper.cursor
-        if connection.vendor == "postgresql":
-            with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-                    written += 1
-            return written
-        sql = f"INSERT INTO {table} ({names}) VALUES ({', '.join('%s' for _ in columns)})"
-        if connection.vendor == "sqlite":
-            # sqlite3 steps through an iterable itself: no batches to build.
-            cursor.executemany(sql, rows)
-            return max(int(cursor.rowcount), 0)
-        batch: list[Sequence[Any]] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= chunk:
-                cursor.executemany(sql, batch)
-                written += len(batch)
-                batch = []
-        if batch:
-            cursor.executemany(sql, batch)
-            written += len(batch)
-    return written

@@ -22,7 +22,7 @@ from annotation.selectors.datasets import (
     version_strata_counts,
     working_edits,
 )
-from evalapp.db import insert_rows
+from evalapp.bulk import insert_rows
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import check_length, read_jsonl, require_file
 from evalapp.validation import NAME_MAX, raise_problems, text_problem

@@ -15,7 +15,8 @@ from annotation.models import (
     missing_pins,
 )
 from annotation.selectors.datasets import latest_version
-from evalapp.db import column_strings, insert_rows, json_text
+from evalapp.bulk import insert_rows, json_text
+from evalapp.db import column_strings
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import (
     check_length,
