@@ -22,6 +22,7 @@ from calibration.backends import extraction_verdict, span_verdict
 from calibration.models import GradedAnswer, GradingRun, JudgeVersion
 from calibration.selectors.gates import judge_gate
 from evalapp.db import column_strings_by, raw_values
+from evalapp.keyset import in_values
 
 RULES = {"span": span_verdict, "extraction": extraction_verdict}
 HARNESS, HUMAN = "harness", "human"
@@ -111,9 +112,8 @@ def version_records_for(version: DatasetVersion | None, qids: set[str]) -> dict[
             if qid in qids:
                 out[qid] = json.loads(text)
         return out
-    for batch in chunked(sorted(qids)):
-        for qid, text in base.filter(qid__in=batch).values_list("qid", "example__canonical"):
-            out[qid] = json.loads(text)
+    for qid, text in base.filter(qid__in=in_values(qids)).values_list("qid", "example__canonical"):
+        out[qid] = json.loads(text)
     return out
 
 
@@ -125,8 +125,7 @@ def answer_values(run: Run, qids: set[str] | None, *fields: str) -> Iterator[tup
             if qids is None or row[0] in qids:
                 yield row
         return
-    for batch in chunked(sorted(qids)):
-        yield from base.filter(qid__in=batch).values_list("qid", *fields)
+    yield from base.filter(qid__in=in_values(qids)).values_list("qid", *fields)
 
 
 def rule_verdict(record: dict | None, answer: str) -> str | None:
