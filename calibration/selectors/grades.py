@@ -26,7 +26,7 @@ from evalapp.keyset import in_values
 
 RULES = {"span": span_verdict, "extraction": extraction_verdict}
 HARNESS, HUMAN = "harness", "human"
-# Above this many qids a filtered query is slower than streaming the whole version once.
+# Above this many qids a filtered query is slower than streaming all of a run's answers once.
 _IN_CHUNK = 500
 _STREAM_ABOVE = 20_000
 
@@ -102,19 +102,13 @@ def chunked(values: Iterable[str], size: int = _IN_CHUNK) -> Iterator[list[str]]
 
 
 def version_records_for(version: DatasetVersion | None, qids: set[str]) -> dict[str, dict]:
-    """qid -> question record (parsed) for those qids of a version."""
+    """qid -> question record (parsed) for those qids of a version, in one statement however many: each
+    qid is looked up on the (version, qid) index and only its record text is read. (Streaming the whole
+    version instead reads every record's text: at a million lines with 50,000 wanted, ten times longer.)"""
     if version is None or not qids:
         return {}
-    base = VersionEntry.objects.filter(version=version)
-    out: dict[str, dict] = {}
-    if len(qids) > _STREAM_ABOVE:
-        for qid, text in base.values_list("qid", "example__canonical").iterator(chunk_size=5000):
-            if qid in qids:
-                out[qid] = json.loads(text)
-        return out
-    for qid, text in base.filter(qid__in=in_values(qids)).values_list("qid", "example__canonical"):
-        out[qid] = json.loads(text)
-    return out
+    rows = VersionEntry.objects.filter(version=version, qid__in=in_values(qids))
+    return {qid: json.loads(text) for qid, text in raw_values(rows, "qid", "example__canonical")}
 
 
 def answer_values(run: Run, qids: set[str] | None, *fields: str) -> Iterator[tuple]:
