@@ -1,22 +1,35 @@
-"""`compare` and `diff_datasets` on 1,000,000 examples: seconds and peak memory, DB read vs stats.
+"""`compare` and `diff_datasets` at 10^4, 10^5 and 10^6 examples, on SQLite and PostgreSQL: seconds,
+peak memory, and each against the database's own plain SQL over the same rows.
 
-Builds (once, cached under var/bench/) a SQLite database holding a dataset of N examples in two versions
-(v2: 5% relabelled, 2% added, 1% removed) and three runs (A and B on v1, C on v2), written with raw
-executemany so the setup does not take longer than the thing measured. Then, each in a fresh child
-process so peak RSS is its own:
+Builds (once per size and database, cached) a dataset of N examples in two versions (v2: 5% relabelled,
+2% added, 1% removed, six strata) and three runs: A and B on v1, C on v2. B is A with a few percent of
+questions flipped both ways (about 3% of all questions regress, about 6% improve), so the sorted list of
+regressions is long; C is A the same way on v2. In every run 3% of the answers carry no harness score and
+are graded by two human labels that agree (the final verdict); in B a tenth of them disagree with no
+adjudication (a disputed answer, left out of compare and named; A and C have none, since dataset_diff
+refuses a run that leaves questions unscored). Rows are written by COPY (PostgreSQL) or executemany (SQLite), so
+the setup does not take longer than the thing measured. Then, each in a fresh child process so peak RSS is
+its own:
 
-  compare   comparisons.selectors.compare_runs(A, B, iters=10000) without the stale-gold check, with
-            its parts: grading both runs (DB), pairing (set algebra), strata (DB + sets), and the rest
-  diff      comparisons.selectors.diff.dataset_diff(v1, v2, run_old=A, run_new=C), with its parts: the four
-            partitions (worked out by the database), grading both runs; and the JSON of the answer
-  stale     the stale-gold check alone on v1 (annotation.selectors.stale_gold), which compare runs first:
-            computed (the bench has no corpus, so every label is stale), then read back as kept
+  compare   comparisons.selectors.compare_runs(A, B, iters=10000) without the stale-gold check, with its
+            parts (grading both runs: DB; pairing: set algebra; strata: DB + sets)
+  diff      comparisons.selectors.diff.dataset_diff(v1, v2, run_old=A, run_new=C), with its parts (the four
+            partitions, worked out by the database; grading both runs; the modified questions' fields)
+  stale     the stale-gold check alone on v1 (annotation.selectors.stale_gold), which compare runs first
 
-Peak Python heap is tracemalloc's (measured in a second pass: tracemalloc slows Python down, so the
-seconds come from the pass without it). Target: compare and diff under 5 s; memory proportional to the
-manifest (qid + hash + a bool per example), not to the answer or record text.
+The limit beside each (`sql_limit_s`, timed the same way in the same child: the median of --repeats calls,
+like the figure it is set against) is one plain SQL statement that reads the same rows and returns only
+counts: for compare, both runs' answers joined on qid and counted by (A's score, B's score, A's and B's
+final verdict); for diff, the new version's lines joined to the old on qid and counted by same/modified/
+added, plus the removed count; `ratio` = end_to_end_s / sql_limit_s. Peak Python heap is tracemalloc's (a
+second pass: tracemalloc slows Python down, so seconds come from the pass without it); peak RSS is the
+child's own (a third pass, the real path alone). Target: compare and diff under 5 s at 10^6 on both.
 
-    .venv/bin/python bench/compare_bench.py [--n 1000000] [--only compare,diff,stale] [--rebuild]
+    .venv/bin/python bench/compare_bench.py [--sizes 10000,100000,1000000] [--only compare,diff,stale]
+        [--no-postgres] [--no-sqlite] [--rebuild] [--repeats 3]
+
+PostgreSQL: POSTGRES_BENCH_URL (default postgres://postgres@127.0.0.1:5432/evalapp_bc_bench), one database
+per size (suffix _N), created when missing.
 """
 
 import argparse
@@ -24,19 +37,29 @@ import hashlib
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 STRATA = ["single_fact", "procedural", "constrained", "comparison", "no_answer", "ambiguous"]
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/evalapp_bc_bench"
 
 
-def setup_django(db: Path):
+def db_url(db: str, n: int) -> str:
+    if db == "sqlite":
+        return f"sqlite:///{ROOT / 'var' / 'bench' / f'compare_{n}.sqlite3'}"
+    return f"{os.environ.get('POSTGRES_BENCH_URL', PG_DEFAULT)}_{n}"
+
+
+def setup_django(url: str):
     os.environ["DJANGO_SETTINGS_MODULE"] = "evalapp.settings.base"
-    os.environ["DATABASE_URL"] = f"sqlite:///{db}"
+    os.environ["DATABASE_URL"] = url
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -60,9 +83,47 @@ def record(i: int, relabelled: bool = False) -> dict:
     }
 
 
-def build(db: Path, n: int) -> None:
-    """The dataset, its two versions and three runs, written straight into the tables."""
-    setup_django(db)
+def outcomes(n_total: int, seed: int) -> dict[str, np.ndarray]:
+    """Per question index: A's score, B's and C's (A with a few percent flipped each way), which answers
+    the harness left unscored, and which of those the two human labels dispute."""
+    rng = np.random.default_rng(seed)
+    a = rng.random(n_total) < 0.71
+    out = {"A": a}
+    for name in ("B", "C"):
+        u = rng.random(n_total)
+        # About 3% of all questions regress (4% of A's right ones), about 6% improve (20% of A's wrong ones).
+        out[name] = np.where(a, u >= 0.04, u < 0.20)
+    for name in ("A", "B", "C"):
+        u = rng.random(n_total)
+        out[name + "_unscored"] = u < 0.03
+        # Only B has disputed answers: dataset_diff refuses runs that leave questions unscored.
+        out[name + "_disputed"] = u < (0.003 if name == "B" else 0.0)
+    return out
+
+
+class Writer:
+    """Rows into a table: COPY on PostgreSQL, executemany on SQLite."""
+
+    def __init__(self, connection):
+        self.connection = connection
+        self.pg = connection.vendor == "postgresql"
+
+    def rows(self, table: str, columns: tuple[str, ...], rows, *, ignore_conflicts: bool = False) -> None:
+        cur = self.connection.cursor()
+        if self.pg and not ignore_conflicts:
+            with cur.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        marks = ", ".join(["%s"] * len(columns))
+        tail = " ON CONFLICT DO NOTHING" if ignore_conflicts else ""
+        cur.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}){tail}", list(rows))
+
+
+def build(url: str, n: int) -> None:
+    """The dataset, its two versions, three runs and their human labels, written straight into the tables."""
+    setup_django(url)
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection, transaction
     from django.utils import timezone
@@ -73,10 +134,11 @@ def build(db: Path, n: int) -> None:
     call_command("migrate", verbosity=0)
     t0 = time.perf_counter()
     n_mod, n_add, n_rem = n // 20, n // 50, n // 100
-    v1_ids = range(n)
     removed = set(range(n - n_rem, n))
     modified = set(range(0, n_mod * 7, 7))
     v2_ids = [i for i in range(n + n_add) if i not in removed]
+    scores = outcomes(n + n_add, seed=n)
+    writer = Writer(connection)
 
     def example_rows(ids, relabel):
         for i in ids:
@@ -86,40 +148,38 @@ def build(db: Path, n: int) -> None:
 
     now = timezone.now()
     with transaction.atomic():
+        users = [get_user_model().objects.create(username=f"bench-annotator-{k}") for k in (1, 2)]
         ds = Dataset.objects.create(name="bench")
-        cur = connection.cursor()
-        manifests = {}
-        for number, ids, relabel in ((1, v1_ids, False), (2, v2_ids, True)):
-            rows = list(example_rows(ids if number == 1 else [i for i in ids if i in modified or i >= n], relabel))
-            cur.executemany(
-                "INSERT OR IGNORE INTO annotation_example (sha256, qid, stratum, canonical) VALUES (%s, %s, %s, %s)",
-                [r for r in rows],
-            )
+        manifests: dict[int, dict[str, str]] = {}
+        versions = {}
+        for number in (1, 2):
+            ids = range(n) if number == 1 else [i for i in v2_ids if i in modified or i >= n]
+            rows = list(example_rows(ids, number == 2))
+            writer.rows("annotation_example", ("sha256", "qid", "stratum", "canonical"), rows, ignore_conflicts=True)
             if number == 1:
                 manifest = {r[1]: r[0] for r in rows}
             else:
                 manifest = {q: h for q, h in manifests[1].items() if int(q[2:]) not in removed}
                 manifest.update({r[1]: r[0] for r in rows})
             manifests[number] = manifest
-            v = DatasetVersion.objects.create(
+            versions[number] = v = DatasetVersion.objects.create(
                 dataset=ds,
                 number=number,
                 dataset_hash=dataset_hash(manifest.items()),
                 source="import",
                 examples=len(manifest),
-                parent=None if number == 1 else DatasetVersion.objects.get(dataset=ds, number=1),
+                parent=versions.get(1),
                 added=len(manifest) if number == 1 else n_add,
                 removed=0 if number == 1 else n_rem,
                 modified=0 if number == 1 else n_mod,
                 unchanged=0 if number == 1 else len(manifest) - n_add - n_mod,
             )
-            cur.executemany(
-                "INSERT INTO annotation_versionentry (version_id, qid, example_id, stratum) VALUES (%s, %s, %s, %s)",
-                [(v.pk, q, h, STRATA[int(q[2:]) % 6]) for q, h in manifest.items()],
+            writer.rows(
+                "annotation_versionentry",
+                ("version_id", "qid", "example_id", "stratum"),
+                ((v.pk, q, h, STRATA[int(q[2:]) % 6]) for q, h in manifest.items()),
             )
             del rows
-        v1 = DatasetVersion.objects.get(dataset=ds, number=1)
-        v2 = DatasetVersion.objects.get(dataset=ds, number=2)
         pinned = {
             "model_snapshot": "m",
             "prompt_hash": "p",
@@ -128,11 +188,9 @@ def build(db: Path, n: int) -> None:
             "harness_commit": "h",
             "index_id": "i",
         }
-        for run_id, system, version, rate_mod in (
-            ("A", "rag-v1", v1, 71),
-            ("B", "rag-v2", v1, 79),
-            ("C", "rag-v2", v2, 80),
-        ):
+        retrieved = json.dumps([{"chunk_id": "doc:1#0001", "rank": 1}, {"chunk_id": "doc:2#0001", "rank": 2}])
+        for run_id, system, number in (("A", "rag-v1", 1), ("B", "rag-v2", 1), ("C", "rag-v2", 2)):
+            version = versions[number]
             run = Run.objects.create(
                 run_id=run_id,
                 system=system,
@@ -142,123 +200,194 @@ def build(db: Path, n: int) -> None:
                 started_at=now,
                 **pinned,
             )
-            seed = {"A": 1, "B": 2, "C": 3}[run_id]
+            right, unscored, disputed = scores[run_id], scores[run_id + "_unscored"], scores[run_id + "_disputed"]
             answer = f"An answer of about eighty characters from {system}, with a citation to the passage."
-            retrieved = json.dumps([{"chunk_id": "doc:1#0001", "rank": 1}, {"chunk_id": "doc:2#0001", "rank": 2}])
-            cur.executemany(
-                "INSERT INTO annotation_answer (run_id, qid, answer, correct, retrieved, prompt_chunks, extra, "
-                "final_verdict, final_source, final_changed_at) VALUES (%s, %s, %s, %s, %s, %s, %s, '', '', NULL)",
-                [
-                    (
-                        run.pk,
-                        q,
-                        answer,
-                        ((int(q[2:]) * 2654435761 + seed * 40503) % 100) < rate_mod,
-                        retrieved,
-                        '["doc:1#0001"]',
-                        "{}",
-                    )
-                    for q in (manifests[1] if version.number == 1 else manifests[2])
-                ],
+
+            def answer_rows(run=run, right=right, unscored=unscored, disputed=disputed, answer=answer, number=number):
+                for q in manifests[number]:
+                    i = int(q[2:])
+                    ok = bool(right[i])
+                    if not unscored[i]:
+                        yield (run.pk, q, answer, ok, retrieved, '["doc:1#0001"]', "{}", "", "", None)
+                    elif disputed[i]:
+                        yield (run.pk, q, answer, None, retrieved, '["doc:1#0001"]', "{}", "", "", None)
+                    else:
+                        final = "correct" if ok else "incorrect"
+                        yield (run.pk, q, answer, None, retrieved, '["doc:1#0001"]', "{}", final, "agreement", now)
+
+            writer.rows(
+                "annotation_answer",
+                (
+                    "run_id",
+                    "qid",
+                    "answer",
+                    "correct",
+                    "retrieved",
+                    "prompt_chunks",
+                    "extra",
+                    "final_verdict",
+                    "final_source",
+                    "final_changed_at",
+                ),
+                answer_rows(),
             )
+            labelled = connection.cursor()
+            labelled.execute("SELECT id, qid FROM annotation_answer WHERE run_id = %s AND correct IS NULL", [run.pk])
+
+            found = labelled.fetchall()
+
+            def label_rows(found=found, right=right, disputed=disputed):
+                for answer_id, q in found:
+                    i = int(q[2:])
+                    first = "correct" if right[i] else "incorrect"
+                    second = first if not disputed[i] else ("incorrect" if right[i] else "correct")
+                    for user, verdict in ((users[0], first), (users[1], second)):
+                        yield (answer_id, user.pk, verdict, "", "import", now, 1)
+
+            writer.rows(
+                "annotation_humanlabel",
+                ("answer_id", "annotator_id", "verdict", "rationale", "source", "labelled_at", "round"),
+                label_rows(),
+            )
+    if connection.vendor == "postgresql":
+        connection.cursor().execute("ANALYZE")
     print(
         f"built {n:,} examples (v2: {n_mod:,} relabelled, {n_add:,} added, {n_rem:,} removed) and 3 runs "
-        f"in {time.perf_counter() - t0:.1f} s -> {db}",
+        f"in {time.perf_counter() - t0:.1f} s -> {url}",
+        file=sys.stderr,
         flush=True,
     )
 
 
-def measure(db: Path, what: str, mode: str) -> dict:
-    """mode "split": timings of the parts and the whole; "rss": the real path alone (peak RSS);
-    "trace": the real path alone under tracemalloc (peak Python heap)."""
+def sql_limit(what: str) -> None:
+    """The plain SQL the figure is set against: the same rows read, only counts returned."""
+    from django.db import connection
+
+    from annotation.models import DatasetVersion, Run
+
+    cur = connection.cursor()
+    if what == "compare":
+        a, b = Run.objects.get(run_id="A").pk, Run.objects.get(run_id="B").pk
+        cur.execute(
+            "SELECT a.correct, b.correct, a.final_verdict, b.final_verdict, COUNT(*) FROM annotation_answer a "
+            "JOIN annotation_answer b ON b.qid = a.qid AND b.run_id = %s WHERE a.run_id = %s GROUP BY 1, 2, 3, 4",
+            [b, a],
+        )
+    elif what == "diff":
+        v1 = DatasetVersion.objects.get(dataset__name="bench", number=1).pk
+        v2 = DatasetVersion.objects.get(dataset__name="bench", number=2).pk
+        cur.execute(
+            "SELECT o.example_id = n.example_id, COUNT(*) FROM annotation_versionentry n "
+            "LEFT JOIN annotation_versionentry o ON o.qid = n.qid AND o.version_id = %s "
+            "WHERE n.version_id = %s GROUP BY 1",
+            [v1, v2],
+        )
+        cur.fetchall()
+        cur.execute(
+            "SELECT COUNT(*) FROM annotation_versionentry o WHERE o.version_id = %s AND NOT EXISTS "
+            "(SELECT 1 FROM annotation_versionentry n WHERE n.version_id = %s AND n.qid = o.qid)",
+            [v1, v2],
+        )
+    else:
+        v1 = DatasetVersion.objects.get(dataset__name="bench", number=1).pk
+        cur.execute(
+            "SELECT COUNT(*), SUM(LENGTH(e.canonical)) FROM annotation_versionentry v "
+            "JOIN annotation_example e ON e.sha256 = v.example_id WHERE v.version_id = %s",
+            [v1],
+        )
+    cur.fetchall()
+
+
+def median_time(fn, repeats: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of `repeats` calls."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def measure(url: str, what: str, mode: str, repeats: int) -> dict:
+    """mode "split": timings of the parts, the whole and the SQL limit; "rss": the real path alone (peak
+    RSS); "trace": the real path alone under tracemalloc (peak Python heap)."""
     trace = mode in ("rss", "trace")
-    setup_django(db)
+    setup_django(url)
     from annotation.models import Run
     from annotation.selectors.datasets import dataset_get, version_diff, version_get
     from annotation.selectors.gold import stale_gold
     from calibration.selectors.grades import run_grades
-    from comparisons.selectors.compare import (
-        _paired_outcomes,
-        _stratum_sets,
-        compare_runs,
-    )
-    from comparisons.selectors.diff import dataset_diff
+    from comparisons.selectors.compare import _paired_outcomes, _stratum_sets, compare_runs
+    from comparisons.selectors.diff import dataset_diff, modified_fields
 
     if what == "stale":  # measure the check itself, not a report kept by an earlier pass
         from annotation.models import GoldCheckReport
 
         GoldCheckReport.objects.all().delete()
+
+    def real():
+        if what == "compare":
+            return compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
+        if what == "diff":
+            ds = dataset_get("bench")
+            return dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
+        return stale_gold(version_get(dataset_get("bench"), "1"))
+
     if mode == "trace":
         tracemalloc.start()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out: dict = {"what": what}
-    t0 = time.perf_counter()
-    cpu0 = time.process_time()
     if trace:
         # The memory pass runs only the real path, so its peak is the command's own.
+        real()
+    else:
+        real()  # warm: imports (scipy), the first connection, the page cache
+        out["end_to_end_s"], out["end_to_end_cpu_s"] = median_time(real, repeats)
+        out["sql_limit_s"], _ = median_time(lambda: sql_limit(what), repeats)
+        out["ratio"] = out["end_to_end_s"] / out["sql_limit_s"]
+        result = real()
+        t = time.perf_counter()
+        json.dumps(result)
+        out["json_s"] = time.perf_counter() - t
         if what == "compare":
-            compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
+            a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
+            t = time.perf_counter()
+            ga, gb = run_grades(a), run_grades(b)
+            out["db_grades_s"] = time.perf_counter() - t
+            t = time.perf_counter()
+            outcomes_ = _paired_outcomes(ga, gb)
+            out["pairing_s"] = time.perf_counter() - t
+            t = time.perf_counter()
+            _stratum_sets(a.dataset_version, None, outcomes_["paired"])
+            out["db_strata_s"] = time.perf_counter() - t
+            out["no_strata_s"], _ = median_time(
+                lambda: compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, strata=False), 1
+            )
+            out["paired"] = result["n"]
+            out["diff_points"] = result["diff_points"]
+            out["regressions"] = len(result["regressions"])
+            out["b_only"] = result["b_only"]
+            out["disputed_left_out"] = result["disputed_left_out"]["n"]
         elif what == "diff":
             ds = dataset_get("bench")
-            dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
+            v1, v2 = version_get(ds, "1"), version_get(ds, "2")
+            ra, rc = Run.objects.get(run_id="A"), Run.objects.get(run_id="C")
+            t = time.perf_counter()
+            diff = version_diff(v1, v2)
+            out["db_partitions_s"] = time.perf_counter() - t
+            t = time.perf_counter()
+            modified_fields(v1, v2, diff.modified)
+            out["modified_fields_s"] = time.perf_counter() - t
+            t = time.perf_counter()
+            run_grades(ra, version=v1), run_grades(rc, version=v2)
+            out["db_grades_s"] = time.perf_counter() - t
+            out["delta"] = result["movement"]["delta"]
+            out["sum_contributions"] = sum(result["movement"]["contributions"].values())
+            out["partitions"] = {p: len(result[p]) for p in ("added", "removed", "modified", "unchanged")}
         else:
-            stale_gold(version_get(dataset_get("bench"), "1"))
-    elif what == "compare":
-        a, b = Run.objects.get(run_id="A"), Run.objects.get(run_id="B")
-        t = time.perf_counter()
-        ga, gb = run_grades(a), run_grades(b)
-        out["db_grades_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        outcomes = _paired_outcomes(ga, gb)
-        out["pairing_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        _stratum_sets(a.dataset_version, None, outcomes["paired"])
-        out["db_strata_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        result = compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, grades=(ga, gb))
-        out["compare_given_grades_s"] = time.perf_counter() - t
-        out["n"] = result["n"]
-        out["diff_points"] = result["diff_points"]
-        t, c = time.perf_counter(), time.process_time()
-        compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False)
-        out["end_to_end_s"] = time.perf_counter() - t
-        out["end_to_end_cpu_s"] = time.process_time() - c
-        t, c = time.perf_counter(), time.process_time()
-        compare_runs(run_a="A", run_b="B", iters=10_000, check_stale=False, strata=False)
-        out["no_strata_s"] = time.perf_counter() - t
-        out["no_strata_cpu_s"] = time.process_time() - c
-    elif what == "diff":
-        ds = dataset_get("bench")
-        v1, v2 = version_get(ds, "1"), version_get(ds, "2")
-        ra, rc = Run.objects.get(run_id="A"), Run.objects.get(run_id="C")
-        t = time.perf_counter()
-        version_diff(v1, v2)
-        out["db_partitions_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        run_grades(ra, version=v1), run_grades(rc, version=v2)
-        out["db_grades_s"] = time.perf_counter() - t
-        t, c = time.perf_counter(), time.process_time()
-        res = dataset_diff(ds, "1", "2", run_old=Run.objects.get(run_id="A"), run_new=Run.objects.get(run_id="C"))
-        out["end_to_end_s"] = time.perf_counter() - t
-        out["end_to_end_cpu_s"] = time.process_time() - c
-        out["delta"] = res["movement"]["delta"]
-        out["sum_contributions"] = sum(res["movement"]["contributions"].values())
-        out["partitions"] = {p: len(res[p]) for p in ("added", "removed", "modified", "unchanged")}
-        t = time.perf_counter()
-        json.dumps(res)
-        out["json_s"] = time.perf_counter() - t
-    elif what == "stale":
-        ds = dataset_get("bench")
-        t = time.perf_counter()
-        report = stale_gold(version_get(ds, "1"))
-        out["end_to_end_s"] = time.perf_counter() - t
-        out["checked"] = report["checked"]
-        out["stale"] = len(report["stale"])
-        t = time.perf_counter()
-        stale_gold(version_get(ds, "1"))
-        out["kept_report_s"] = time.perf_counter() - t
-    out["total_s"] = time.perf_counter() - t0
-    out["total_cpu_s"] = time.process_time() - cpu0
+            out["checked"] = result["checked"]
+            out["stale"] = len(result["stale"])
     out["load_avg_1m"] = os.getloadavg()[0]
     if mode == "trace":
         out["tracemalloc_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
@@ -267,40 +396,84 @@ def measure(db: Path, what: str, mode: str) -> dict:
     return out
 
 
+def ensure_built(db: str, n: int, rebuild: bool) -> str:
+    url = db_url(db, n)
+    if db == "sqlite":
+        path = Path(url.removeprefix("sqlite:///"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if rebuild or not path.exists():
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+            run_child(["--build", db, "--n", str(n)])
+        return url
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists and rebuild:
+            conn.execute(f'DROP DATABASE "{name}"')
+            exists = None
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+            run_child(["--build", db, "--n", str(n)])
+    return url
+
+
+def run_child(args: list[str]) -> str:
+    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    sys.stderr.write(proc.stderr)
+    if proc.returncode:
+        raise SystemExit(proc.returncode)
+    return proc.stdout
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--n", type=int, help="one size (instead of --sizes)")
     parser.add_argument("--only", default="compare,diff")
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls of each side (median printed)")
     parser.add_argument("--child", default="")
+    parser.add_argument("--build", default="")
+    parser.add_argument("--db", default="sqlite")
     parser.add_argument("--mode", default="split", choices=("split", "rss", "trace"))
     args = parser.parse_args()
-    db = ROOT / "var" / "bench" / f"compare_{args.n}.sqlite3"
-    if args.child:
-        print(json.dumps(measure(db, args.child, args.mode)))
+    sizes = [args.n] if args.n else [int(x) for x in args.sizes.split(",") if x]
+    if args.build:
+        build(db_url(args.build, sizes[0]), sizes[0])
         return
-    db.parent.mkdir(parents=True, exist_ok=True)
-    if args.rebuild or not db.exists():
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db) + suffix).unlink(missing_ok=True)
-        build(db, args.n)
-    for what in [w for w in args.only.split(",") if w]:
-        runs = {}
-        for mode in ("split", "rss", "trace"):
-            proc = subprocess.run(
-                [sys.executable, __file__, "--n", str(args.n), "--child", what, "--mode", mode],
-                capture_output=True,
-                text=True,
-            )
-            if proc.returncode:
-                print(proc.stderr, file=sys.stderr)
-                raise SystemExit(proc.returncode)
-            runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
-        fast = runs["split"]
-        fast["rss_growth_mb"] = runs["rss"]["rss_growth_mb"]  # the real path alone, no tracemalloc overhead
-        fast["rss_peak_mb"] = runs["rss"]["rss_peak_mb"]
-        fast["tracemalloc_peak_mb"] = runs["trace"]["tracemalloc_peak_mb"]
-        print(json.dumps({"n": args.n, **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in fast.items()}}))
+    if args.child:
+        print(json.dumps(measure(db_url(args.db, sizes[0]), args.child, args.mode, args.repeats)))
+        return
+    dbs = [d for d, skip in (("sqlite", args.no_sqlite), ("postgresql", args.no_postgres)) if not skip]
+    table = []
+    for db in dbs:
+        for n in sizes:
+            ensure_built(db, n, args.rebuild)
+            for what in [w for w in args.only.split(",") if w]:
+                runs = {}
+                for mode in ("split", "rss", "trace"):
+                    common = ["--n", str(n), "--db", db, "--child", what, "--mode", mode, "--repeats"]
+                    stdout = run_child([*common, str(args.repeats)])
+                    runs[mode] = json.loads(stdout.strip().splitlines()[-1])
+                fast = runs["split"]
+                fast["rss_growth_mb"] = runs["rss"]["rss_growth_mb"]  # the real path alone, no tracemalloc
+                fast["rss_peak_mb"] = runs["rss"]["rss_peak_mb"]
+                fast["tracemalloc_peak_mb"] = runs["trace"]["tracemalloc_peak_mb"]
+                row = {"db": db, "n": n, **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in fast.items()}}
+                table.append(row)
+                print(json.dumps(row), flush=True)
+    print("\ndb          what       n           seconds  x SQL limit  peak RSS MB  Python heap MB", file=sys.stderr)
+    for r in table:
+        print(
+            f"{r['db']:11} {r['what']:8} {r['n']:>10,}  {r['end_to_end_s']:9.3f}  {r['ratio']:10.2f}x"
+            f"  {r['rss_peak_mb']:11.0f}  {r['tracemalloc_peak_mb']:14.0f}",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

@@ -217,8 +217,32 @@ def paired_bootstrap_ci(b_only: int, a_only: int, n: int, *, iters: int = 10_000
     return float(lo), float(hi)
 
 
+def _regressions_from_array(qids: npt.NDArray[np.str_], a_only: npt.NDArray[np.bool_]) -> tuple[str, ...]:
+    """The qids where ``a_only`` holds, sorted, after checking every qid is distinct: numpy's own loops.
+
+    A numpy str array orders and compares as Python's ``str`` does (code point by code point; the
+    array holds no trailing NUL, so a shorter qid padded with NULs sorts before any qid it starts).
+    Already strictly increasing (one vectorised comparison of neighbours) means distinct and the
+    regressions come out sorted with no sort; otherwise one sort checks for duplicates and the few
+    regressions are sorted on their own. Only the regressions become Python strings."""
+    if qids.shape[0] > 1 and not bool(np.all(qids[1:] > qids[:-1])):
+        ordered = np.sort(qids)
+        if bool(np.any(ordered[1:] == ordered[:-1])):
+            raise ValueError("qids must be distinct: each question is compared once")
+        return tuple(np.sort(qids[a_only]).tolist())
+    return tuple(qids[a_only].tolist())
+
+
+def _regressions_from_sequence(qids: Sequence[str], a_only: npt.NDArray[np.bool_]) -> tuple[str, ...]:
+    """The same for any other sequence: a set checks distinctness (cheaper than building an array from
+    a million Python strings), and only the regressions are picked out and sorted."""
+    if len(set(qids)) != len(qids):
+        raise ValueError("qids must be distinct: each question is compared once")
+    return tuple(sorted([qids[i] for i in np.flatnonzero(a_only).tolist()]))
+
+
 def paired_diff(
-    qids: Sequence[str],
+    qids: Sequence[str] | npt.NDArray[np.str_],
     a_correct: npt.ArrayLike,
     b_correct: npt.ArrayLike,
     *,
@@ -226,30 +250,35 @@ def paired_diff(
     seed: int = 0,
 ) -> PairedComparison:
     """Compare system B with system A question by question (positive diff: B is better): count the
-    outcomes, then ``paired_counts``."""
-    qids = [str(q) for q in qids]
+    outcomes, then ``paired_counts``.
+
+    ``qids`` may be a numpy str array (the fast path at a million questions: no Python code per
+    qid, see ``_regressions_from_array``) or any sequence (each item taken as ``str(item)``)."""
+    if isinstance(qids, np.ndarray) and qids.dtype.kind == "U" and qids.ndim == 1:
+        array: npt.NDArray[np.str_] | None = qids
+        n_qids = qids.shape[0]
+    else:
+        array = None
+        qids = [str(q) for q in qids]
+        n_qids = len(qids)
     a = _flags(a_correct, "a_correct")
     b = _flags(b_correct, "b_correct")
-    if not len(qids) == a.shape[0] == b.shape[0]:
+    if not n_qids == a.shape[0] == b.shape[0]:
         raise ValueError(
-            f"qids, a_correct and b_correct must have the same length, got {len(qids)}, {a.shape[0]}, {b.shape[0]}"
+            f"qids, a_correct and b_correct must have the same length, got {n_qids}, {a.shape[0]}, {b.shape[0]}"
         )
-    if len(set(qids)) != len(qids):
-        raise ValueError("qids must be distinct: each question is compared once")
-    n = len(qids)
+    a_only = a & ~b
+    regressions = (
+        _regressions_from_array(array, a_only) if array is not None else _regressions_from_sequence(qids, a_only)
+    )
+    n = n_qids
     if n == 0:
         raise ValueError("no questions to compare")
-
-    b_only = int(np.count_nonzero(b & ~a))
-    a_only = a & ~b
-    return paired_counts(
-        n=n,
-        a_right=int(a.sum()),
-        b_right=int(b.sum()),
-        b_only=b_only,
-        regressions=[qids[i] for i in np.flatnonzero(a_only)],
-        iters=iters,
-        seed=seed,
+    a_right, b_right = int(np.count_nonzero(a)), int(np.count_nonzero(b))
+    # Consistent by construction, so the checks of paired_counts are not repeated.
+    b_only = b_right - (a_right - len(regressions))
+    return _from_counts(
+        n=n, a_right=a_right, b_right=b_right, b_only=b_only, regressions=regressions, iters=iters, seed=seed
     )
 
 
@@ -275,7 +304,19 @@ def paired_counts(
     Naive interval: diff +- 1.96 * sqrt(pa(1-pa)/n + pb(1-pb)/n), as if A and B were scored on
     different questions. ``resolvable_gap_points`` uses the observed discordance rate.
     """
-    a_only = len(regressions)
+    _check_counts(n=n, a_right=a_right, b_right=b_right, b_only=b_only, a_only=len(regressions))
+    return _from_counts(
+        n=n,
+        a_right=a_right,
+        b_right=b_right,
+        b_only=b_only,
+        regressions=tuple(sorted(regressions)),
+        iters=iters,
+        seed=seed,
+    )
+
+
+def _check_counts(*, n: int, a_right: int, b_right: int, b_only: int, a_only: int) -> None:
     if n <= 0:
         raise ValueError("no questions to compare")
     # both right + only A + only B must fit in n, and "both right" is the same count seen from A and from B.
@@ -286,6 +327,13 @@ def paired_counts(
             f"inconsistent counts: n={n}, a_right={a_right}, b_right={b_right}, b_only={b_only}, "
             f"a_only={a_only} (both right must be a_right - a_only = b_right - b_only)"
         )
+
+
+def _from_counts(
+    *, n: int, a_right: int, b_right: int, b_only: int, regressions: tuple[str, ...], iters: int, seed: int
+) -> PairedComparison:
+    """``paired_counts`` once the counts are checked and the regressions sorted."""
+    a_only = len(regressions)
     a_score = a_right / n
     b_score = b_right / n
     # From the integer counts, so 24 / 300 gives exactly 8.0 points.
@@ -320,7 +368,7 @@ def paired_counts(
         se_points=100 * se,
         b_only=b_only,
         a_only=a_only,
-        regressions=tuple(sorted(regressions)),
+        regressions=regressions,
         resolvable_gap_points=resolvable_gap(n, discordant_rate=discordant / n),
         iters=iters,
         seed=seed,

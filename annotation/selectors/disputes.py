@@ -202,8 +202,23 @@ def disputed_answers(*, answers: QuerySet | None = None) -> list[Dispute]:
 
 
 def disputed_qids(run) -> list[str]:
-    """The qids of a run's disputed answers, sorted."""
-    return sorted(d.qid for d in disputed_answers(answers=Answer.objects.filter(run=run)))
+    """The qids of a run's disputed answers, sorted: the rule of `_build` (not adjudicated; two verdicts or
+    more among the labels, those still being collected on open queue items set aside) without building
+    each Dispute (its queues, people and stratum), which grading a run with thousands of them need not."""
+    answer_ids = _candidate_ids(Answer.objects.filter(run=run))
+    if not answer_ids:
+        return []
+    adjudicated = set(Adjudication.objects.filter(answer_id__in=answer_ids).values_list("answer_id", flat=True))
+    progress = _in_progress(answer_ids)
+    verdicts: dict[int, set[str]] = defaultdict(set)
+    qid_of: dict[int, str] = {}
+    for answer_id, qid, annotator_id, verdict in HumanLabel.objects.filter(answer_id__in=answer_ids).values_list(
+        "answer_id", "answer__qid", "annotator_id", "verdict"
+    ):
+        qid_of[answer_id] = qid
+        if (answer_id, annotator_id) not in progress:
+            verdicts[answer_id].add(verdict)
+    return sorted(qid_of[a] for a in answer_ids if a not in adjudicated and len(verdicts[a]) >= 2)
 
 
 def left_out(names: Iterable[str], *, what: str = "disputed answer") -> dict:
