@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models.expressions import RawSQL
 
 COPY_MIN = 1000
 UNNEST_BATCH = 5000
@@ -187,15 +186,6 @@ def update_rows(
             part = rows[start : start + UNNEST_BATCH]
             cursor.execute(sql, [list(column) for column in zip(*part, strict=True)])
     return len(rows)
-
-
-def ids_in(ids: Sequence[int], *, using: str = "default") -> RawSQL:
-    """A subquery yielding `ids`, for `filter(pk__in=ids_in(ids))`: one parameter however many ids (a JSON
-    array read by json_each on SQLite, an array on PostgreSQL), so neither SQLite's parameter limit nor
-    Django's compiling of a long IN list applies."""
-    if connections[using].vendor == "postgresql":
-        return RawSQL("SELECT unnest(%s::bigint[])", [list(ids)])
-    return RawSQL("SELECT value FROM json_each(%s)", [json.dumps(list(ids))])
 
 
 def update_ids(model: type[models.Model], ids: Sequence[int], values: dict[str, Any], *, using: str = "default") -> int:

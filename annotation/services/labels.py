@@ -16,8 +16,9 @@ from annotation.models import (
     Queue,
     QueueItem,
 )
-from evalapp.bulk import ids_in, update_ids
+from evalapp.bulk import update_ids
 from evalapp.errors import Problem, ServiceError
+from evalapp.keyset import ids_in
 from evalapp.roles import ANNOTATOR
 from evalapp.validation import TEXT_MAX, raise_problems, seconds_problem, text_problem
 
