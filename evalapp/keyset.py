@@ -7,7 +7,7 @@ from django.db import connections
 from django.db.models.expressions import RawSQL
 
 
-def _one_parameter(keys: list, sql_type: str, using: str) -> RawSQL:
+def _one_parameter(keys: list[str] | list[int], sql_type: str, using: str) -> RawSQL:
     if connections[using].vendor == "postgresql":
         return RawSQL(f"SELECT unnest(%s::{sql_type}[])", (keys,))
     return RawSQL("SELECT value FROM json_each(%s)", (json.dumps(keys),))

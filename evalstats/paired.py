@@ -259,8 +259,8 @@ def paired_diff(
         n_qids = qids.shape[0]
     else:
         array = None
-        qids = [str(q) for q in qids]
-        n_qids = len(qids)
+        as_str = [str(q) for q in qids]
+        n_qids = len(as_str)
     a = _flags(a_correct, "a_correct")
     b = _flags(b_correct, "b_correct")
     if not n_qids == a.shape[0] == b.shape[0]:
@@ -269,7 +269,7 @@ def paired_diff(
         )
     a_only = a & ~b
     regressions = (
-        _regressions_from_array(array, a_only) if array is not None else _regressions_from_sequence(qids, a_only)
+        _regressions_from_array(array, a_only) if array is not None else _regressions_from_sequence(as_str, a_only)
     )
     n = n_qids
     if n == 0:
