@@ -179,3 +179,11 @@ class RelabelAuditAdmin(ReadOnlyAdmin):
 class RelabelAuditItemAdmin(ReadOnlyAdmin):
     blind_run_field = "answer__run_id"
     list_display = ["audit", "answer", "original_verdict"]
+
+
+@admin.register(m.ImportJob)
+class ImportJobAdmin(ReadOnlyAdmin):
+    """A worker's record of an upload imported: read here, written only by the job."""
+
+    list_display = ["id", "kind", "status", "user", "upload_name", "lines_read", "total_lines", "created_at"]
+    list_filter = ["kind", "status"]

@@ -394,6 +394,25 @@ def test_can_list_disputes(roles):
         assert str(error) == "The adjudication list needs the adjudicator role."
 
 
+@pytest.mark.parametrize(
+    ("user_id", "is_staff", "owner_id", "allowed"),
+    [
+        (7, False, 7, True),  # the user who started it
+        (7, True, 7, True),
+        (8, True, 7, True),  # staff, anyone's
+        (8, False, 7, False),  # another user: not found, not forbidden
+    ],
+)
+def test_can_read_import_job(user_id, is_staff, owner_id, allowed):
+    """An import job is read by the user who started it and by staff; to anyone else it does not exist."""
+    facts = {"user_id": user_id, "is_staff": is_staff, "owner_id": owner_id}
+    error = assert_pair(
+        policies.can_read_import_job, policies.check_can_read_import_job, facts, allowed, ServiceError, job_id=17
+    )
+    if error:
+        assert str(error) == "unknown import job 17" and error.status == 404
+
+
 def test_every_pair_in_the_module_has_a_table_here():
     """A rule added to annotation.policies without a truth table fails here."""
     pairs = sorted(name[len("can_") :] for name in dir(policies) if name.startswith("can_"))
