@@ -6,7 +6,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.core.validators import slug_re
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from annotation.hashing import canonical_and_sha256, canonical_json, dataset_hash, example_sha256
 from annotation.models import (
@@ -25,6 +25,7 @@ from annotation.selectors.datasets import (
 from evalapp.bulk import insert_rows
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import check_length, read_jsonl, require_file
+from evalapp.keyset import in_values
 from evalapp.validation import NAME_MAX, raise_problems, text_problem
 from evalstats.manifest import diff_manifests
 
@@ -170,13 +171,8 @@ def _store_examples(rows: list[tuple[str, str, str, str]]) -> None:
     already stored (by any version or dataset) is skipped by its key."""
     if not rows:
         return
-    # Raw SQL: building the ORM's IN clause of 2000 values costs more than running it.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT sha256 FROM {Example._meta.db_table} WHERE sha256 IN ({', '.join('%s' for _ in rows)})",
-            [r[0] for r in rows],
-        )
-        stored = {sha for (sha,) in cursor.fetchall()}
+    # The keys travel as one parameter: the ORM compiling an IN clause of 2000 values costs more than running it.
+    stored = set(Example.objects.filter(sha256__in=in_values(r[0] for r in rows)).values_list("sha256", flat=True))
     new = [r for r in rows if r[0] not in stored]
     try:
         with transaction.atomic():
