@@ -10,13 +10,13 @@ from rest_framework.views import APIView
 
 from annotation import policies
 from annotation.selectors.blind import blind_scope
+from annotation.selectors.queue_list import queues_for_user
 from annotation.selectors.queue_stats import queue_stats
 from annotation.selectors.queues import (
     pool_ids,
     pool_usernames,
     queue_get,
     queue_progress,
-    queues_for_user,
 )
 from annotation.services.queues import (
     DEFAULT_LEASE_SECONDS,

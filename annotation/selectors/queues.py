@@ -5,9 +5,8 @@ answer, the guideline, and their own label. Never the system, the run, a judge v
 annotator's label before all of the item's labels are in (policies.can_see_labels)."""
 
 import json
-from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count
 
 from annotation import policies
 from annotation.models import (
@@ -93,6 +92,15 @@ def next_payload(claim) -> dict:
     return {**item_content(item), "lease_expires_at": claim.lease_expires_at.isoformat()}
 
 
+def _label_row(r: HumanLabel) -> dict:
+    return {
+        "annotator": r.annotator.username,
+        "verdict": r.verdict,
+        "rationale": r.rationale,
+        "labelled_at": r.labelled_at.isoformat(),
+    }
+
+
 def _labels_on(item: QueueItem) -> list[dict]:
     ids = list(Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True))
     rows = (
@@ -100,15 +108,7 @@ def _labels_on(item: QueueItem) -> list[dict]:
         .select_related("annotator")
         .order_by("labelled_at", "id")
     )
-    return [
-        {
-            "annotator": r.annotator.username,
-            "verdict": r.verdict,
-            "rationale": r.rationale,
-            "labelled_at": r.labelled_at.isoformat(),
-        }
-        for r in rows
-    ]
+    return [_label_row(r) for r in rows]
 
 
 def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = None) -> dict:
@@ -304,120 +304,3 @@ def guideline_for(queue: Queue, user) -> dict:
         "expanded": queue.rubric_version not in versions,
         "changed": bool(versions) and queue.rubric_version not in versions,
     }
-
-
-def queues_for_user(user) -> list[dict]:
-    """The queues this user works in (pool member) or manages, with progress for the bars.
-
-    Every figure comes from a grouped query over all the listed queues, so the list costs the same
-    handful of statements however many queues and items there are."""
-    roles = user_roles(user)
-    queues = list(
-        (Queue.objects.all() if policies.can_manage_queues(roles=roles) else Queue.objects.filter(members__user=user))
-        .distinct()
-        .order_by("-created_at", "-id")
-    )
-    ids = [q.pk for q in queues]
-    scope = blind_scope(user)
-    member = set(QueueMember.objects.filter(queue_id__in=ids, user=user).values_list("queue_id", flat=True))
-    counts = {
-        row["queue_id"]: row
-        for row in QueueItem.objects.filter(queue_id__in=ids)
-        .values("queue_id")
-        .annotate(
-            items=Count("id"),
-            complete=Count("id", filter=~Q(status=QueueItem.OPEN)),
-            disputed=Count("id", filter=Q(status=QueueItem.DISPUTED)),
-        )
-        .order_by()
-    }
-    mine = dict(
-        Assignment.objects.filter(queue_id__in=ids, annotator=user, state=Assignment.DONE)
-        .values("queue_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("queue_id", "n")
-    )
-    settled = Assignment.objects.filter(
-        annotator=user, state__in=[Assignment.DONE, Assignment.SKIPPED], queue_id__in=member
-    ).values("item_id")
-    left = dict(
-        QueueItem.objects.filter(queue_id__in=member, status=QueueItem.OPEN)
-        .exclude(pk__in=settled)
-        .values("queue_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("queue_id", "n")
-    )
-    settle = dict(
-        _adjudicable_items(ids, user, roles=roles, scope=scope)
-        .values("queue_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("queue_id", "n")
-    )
-    out = []
-    for queue in queues:
-        c: Any = counts.get(queue.pk, {})
-        items, complete, disputed = c.get("items", 0), c.get("complete", 0), c.get("disputed", 0)
-        n_mine = mine.get(queue.pk, 0)
-        out.append(
-            {
-                "queue": queue,
-                "member": queue.pk in member,
-                "items": items,
-                "complete": complete,
-                "pct_complete": round(100 * complete / items) if items else 0,
-                "mine": n_mine,
-                "left": left.get(queue.pk, 0),
-                "disputed": disputed,
-                # What this user may settle: not the disputed items they labelled themselves.
-                "to_adjudicate": settle.get(queue.pk, 0) if disputed else 0,
-                # An annotator can label each item once; at most `items` are theirs to do.
-                "pct_mine": round(100 * n_mine / items) if items else 0,
-            }
-        )
-    return out
-
-
-def _adjudicable_items(queue_ids, user, *, roles: set[str], scope: BlindScope) -> QuerySet:
-    """`_adjudicable` as one query over many queues: their disputed items this user may settle (the
-    adjudicator role, no claim or label of theirs on the item, not blind to them)."""
-    if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=set()):
-        return QueueItem.objects.none()
-    return (
-        QueueItem.objects.filter(queue_id__in=queue_ids, status=QueueItem.DISPUTED)
-        .exclude(pk__in=Assignment.objects.filter(annotator_id=user.pk).values("item_id"))
-        .exclude(answer_id__in=HumanLabel.objects.filter(annotator_id=user.pk).values("answer_id"))
-        .exclude(answer_id__in=scope.answer_ids_query())
-    )
-
-
-def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None) -> list[dict]:
-    """Items whose labels disagree and that this user may adjudicate, with both labels side by side;
-    not those whose answer is in the user's blind scope (open for them in another queue)."""
-    roles = user_roles(user)
-    scope = scope if scope is not None else blind_scope(user)
-    return [
-        {**item_content(item), "stratum": item.stratum, "labels": _labels_on(item)}
-        for item in _adjudicable(queue, user, roles=roles, scope=scope)
-    ]
-
-
-def _adjudicable(queue: Queue, user, *, roles: set[str], scope: BlindScope) -> list[QueueItem]:
-    """The queue's disputed items this user may settle: not one they labelled, nor one blind to them."""
-    out = []
-    items = (
-        QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED)
-        .select_related("answer__run")
-        .order_by("completed_at", "id")
-    )
-    for item in items:
-        annotators = set(Assignment.objects.filter(item=item).values_list("annotator_id", flat=True))
-        annotators |= set(HumanLabel.objects.filter(answer_id=item.answer_id).values_list("annotator_id", flat=True))
-        if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=annotators):
-            continue
-        if not scope.can_read_answer(item.answer_id, item.answer.run_id, shows_run=False):
-            continue
-        out.append(item)
-    return out

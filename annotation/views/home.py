@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from annotation.models import Dataset, Run
-from annotation.selectors.queues import queues_for_user
+from annotation.selectors.queue_list import queues_for_user
 
 
 @login_required

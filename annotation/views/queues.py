@@ -18,8 +18,10 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation import policies
 from annotation.forms import LabelForm, QueueDisagreementForm, QueueForm, ReasonForm
 from annotation.models import Queue, Run
+from annotation.selectors.adjudication import adjudication_next
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.label_time import queue_label_time
+from annotation.selectors.queue_list import queues_for_user
 from annotation.selectors.queue_stats import (
     disagreement_details,
     queue_disagreement_items,
@@ -27,7 +29,6 @@ from annotation.selectors.queue_stats import (
     queue_stats,
 )
 from annotation.selectors.queues import (
-    adjudication_items,
     guideline_for,
     item_content,
     item_for_user,
@@ -36,7 +37,6 @@ from annotation.selectors.queues import (
     next_payload,
     previous_items,
     queue_get,
-    queues_for_user,
     rework_feedback,
 )
 from annotation.services.claims import item_skip, queue_next, queue_peek
@@ -292,12 +292,8 @@ def queue_item_mine(request, queue_id, item_id):
 def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""
     queue = queue_get(queue_id)
-    items = adjudication_items(queue, request.user, scope=blind_scope(request.user))
-    return render(
-        request,
-        "annotation/queues/adjudicate.html",
-        {"queue": queue, "item": items[0] if items else None, "remaining": len(items)},
-    )
+    item, remaining = adjudication_next(queue, request.user, scope=blind_scope(request.user))
+    return render(request, "annotation/queues/adjudicate.html", {"queue": queue, "item": item, "remaining": remaining})
 
 
 @require_POST

@@ -5,9 +5,10 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from annotation.models import Answer
+from annotation.selectors.adjudication import adjudication_items
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.disputes import dispute_key, disputed_answers, disputes_for_user, left_out
-from annotation.selectors.queues import adjudication_items, queue_progress
+from annotation.selectors.queues import queue_progress
 from annotation.services.claims import queue_next
 from annotation.services.labelling import label_submit
 from annotation.services.queues import queue_create
