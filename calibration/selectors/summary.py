@@ -40,3 +40,13 @@ def measurement_figure(measurement: Measurement, name: str, compute: Callable[[]
     value = compute()
     cache.set(key, {"value": value}, SUMMARY_SECONDS)
     return value
+
+
+# Every figure kept under a measurement (the names `measurement_figure` is called with).
+FIGURES = ("conservative_bootstrap", "sample_weighting", "length_bias")
+
+
+def measurement_forget(measurement: Measurement) -> None:
+    """Drop a measurement's kept figures, so the next read works them out again (a cold read, as the first
+    one after a calibration closes)."""
+    cache.delete_many([summary_key(measurement, name) for name in FIGURES])
