@@ -328,6 +328,7 @@ def pages_with_cold(ids: dict) -> list[tuple[str, str, object]]:
     from calibration.selectors.summary import measurement_forget
 
     measurement = latest_measurement(JudgeVersion.objects.get(pk=ids["version"]))
+    assert measurement is not None, "the bench world's judge version is measured"
     out: list[tuple[str, str, object]] = [(name, path, None) for name, path in pages(ids)]
     out.insert(1, ("judge version page, cold", out[0][1], lambda: measurement_forget(measurement)))
     return out

@@ -544,6 +544,7 @@ def test_figures_kept_for_an_engineer_who_sees_all_are_not_served_to_a_blind_one
     seen = page(team["users"]["eng"]).get(url).content.decode()  # works the length bias out, and keeps it
     assert 'data-testid="ceiling"' in seen and "<td>Q1</td>" in seen
     measurement = latest_measurement(team["judge"])
+    assert measurement is not None
     assert length_bias(measurement)  # the kept figure
     blind = page(team["users"]["eng_ann"]).get(url).content.decode()
     assert 'data-testid="blind"' in blind
