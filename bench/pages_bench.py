@@ -18,7 +18,7 @@ bare (every statement the page issued, re-executed through the same connection c
 page / limit. Target: the judge version page and queue statistics under 300 ms.
 
     .venv/bin/python bench/pages_bench.py [--calibration 10000] [--queue 100000] [--runs 500]
-        [--repeat 5] [--no-postgres] [--only sqlite|postgres] [--reuse]
+        [--repeat 5] [--no-postgres] [--only sqlite|postgres] [--reuse] [--pages judge,queue]
 
 (PAGES_BENCH_DATABASE_URL names another PostgreSQL database; --reuse measures the last build again.)
 """
@@ -320,19 +320,39 @@ def pages(ids: dict) -> list[tuple[str, str]]:
     ]
 
 
-def measure(client, url: str, repeat: int) -> tuple[float, int, float, int]:
-    """(median ms, statements, bare SQL ms, status) of one page."""
+def pages_with_cold(ids: dict) -> list[tuple[str, str, object]]:
+    """The pages, and the judge version page once more with the measurement's kept figures dropped before
+    each fetch (calibration.selectors.summary): the first read after a calibration closes."""
+    from calibration.models import JudgeVersion
+    from calibration.selectors.gates import latest_measurement
+    from calibration.selectors.summary import measurement_forget
+
+    measurement = latest_measurement(JudgeVersion.objects.get(pk=ids["version"]))
+    assert measurement is not None, "the bench world's judge version is measured"
+    out: list[tuple[str, str, object]] = [(name, path, None) for name, path in pages(ids)]
+    out.insert(1, ("judge version page, cold", out[0][1], lambda: measurement_forget(measurement)))
+    return out
+
+
+def measure(client, url: str, repeat: int, before=None) -> tuple[float, int, float, int, float]:
+    """(median ms, statements, bare SQL ms, status, median CPU ms of this process) of one page. On SQLite
+    the database runs in this process, so the CPU time is the page's whole work, which load does not
+    stretch as it stretches wall time; on PostgreSQL it leaves the server's share out. `before()` runs
+    ahead of each fetch, off the clock."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    times = []
+    times, cpu = [], []
     status = 0
     for _ in range(repeat):
         connection.queries_log.clear()
+        if before is not None:
+            before()
         with CaptureQueriesContext(connection) as ctx:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             response = client.get(url)
             times.append((time.perf_counter() - t) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
         status = response.status_code
     statements = [q["sql"] for q in ctx.captured_queries]
     # The page's own SQL, bare: each statement as it was sent (with its parameters inlined by Django's
@@ -349,7 +369,7 @@ def measure(client, url: str, repeat: int) -> tuple[float, int, float, int]:
                     except Exception:  # noqa: BLE001 - a statement whose inlined params do not parse again
                         pass
         bare.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times), len(statements), statistics.median(bare), status
+    return statistics.median(times), len(statements), statistics.median(bare), status, statistics.median(cpu)
 
 
 def run_one(label: str, url: str, args) -> None:
@@ -379,11 +399,15 @@ def run_one(label: str, url: str, args) -> None:
     client.force_login(get_user_model().objects.get(username="engineer"))
     trivial = statistics.median([measure(client, "/api/", 1)[0] for _ in range(max(args.repeat, 5))])
     print(f"  trivial page /api/                    {trivial:7.1f} ms")
-    print(f"  {'page':<28} {'stmts':>5} {'ms':>8} {'limit ms':>9} {'ratio':>6}  status")
-    for name, path in pages(ids):
-        ms, n, bare, status = measure(client, path, args.repeat)
+    print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"  {'page':<28} {'stmts':>5} {'ms':>8} {'cpu ms':>7} {'limit ms':>9} {'ratio':>6}  status")
+    for name, path, before in pages_with_cold(ids):
+        if args.pages and not any(p in name for p in args.pages.split(",")):
+            continue
+        ms, n, bare, status, cpu = measure(client, path, args.repeat, before)
         limit = trivial + bare
-        print(f"  {name:<28} {n:>5} {ms:>8.1f} {limit:>9.1f} {ms / limit:>6.2f}  {status}", flush=True)
+        print(f"  {name:<28} {n:>5} {ms:>8.1f} {cpu:>7.1f} {limit:>9.1f} {ms / limit:>6.2f}  {status}", flush=True)
+    print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 def main() -> None:
@@ -395,6 +419,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--only", choices=["sqlite", "postgres"])
     parser.add_argument("--reuse", action="store_true", help="measure the world the last run built (no build)")
+    parser.add_argument("--pages", default="", help="only the pages whose name holds one of these (comma-separated)")
     args = parser.parse_args()
     if args.only:
         url = PG_URL if args.only == "postgres" else f"sqlite:///{ROOT / 'var' / 'bench' / 'pages.sqlite3'}"
@@ -409,6 +434,7 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--only", label]
         cmd += ["--calibration", str(args.calibration), "--queue", str(args.queue), "--runs", str(args.runs)]
         cmd += ["--repeat", str(args.repeat)] + (["--reuse"] if args.reuse else [])
+        cmd += ["--pages", args.pages] if args.pages else []
         subprocess.run(cmd, check=True)
 
 

@@ -4,7 +4,7 @@ numpy / scipy only (scikit-learn and statsmodels are the references in tests/sta
 dependencies); never Django. Functions take plain arrays and return frozen dataclasses.
 """
 
-from evalstats.agreement import Agreement, agreement, agreement_from_counts
+from evalstats.agreement import Agreement, agreement, agreement_from_counts, dropped_labels_warnings
 from evalstats.band import Band, DifferenceVerdict, difference_verdict, run_band
 from evalstats.bootstrap import (
     BootstrapCI,
@@ -74,6 +74,7 @@ __all__ = [
     "decompose_sums",
     "diff_manifests",
     "difference_verdict",
+    "dropped_labels_warnings",
     "fleiss_kappa",
     "gate_decide",
     "krippendorff_alpha",

@@ -325,8 +325,13 @@ def agreement(
         problem = unordered_weights_problem(labels_used, weights)
         if problem:
             raise ValueError(problem)
-    extra = []
-    dropped = a.shape[0] - int(counts.sum())
-    if dropped:
-        extra.append(f"{dropped} item(s) had a label outside the given labels {list(labels_used)!r} and were ignored")
+    extra = dropped_labels_warnings(a.shape[0] - int(counts.sum()), labels_used)
     return agreement_from_counts(counts, labels_used, weights=weights, positive=positive, extra_warnings=extra)
+
+
+def dropped_labels_warnings(dropped: int, labels: Sequence[Any]) -> list[str]:
+    """The warning `agreement` gives when `dropped` items were labelled outside `labels` (none when 0), for a
+    caller that counts the confusion table itself (in SQL, say) and hands it to `agreement_from_counts`."""
+    if not dropped:
+        return []
+    return [f"{dropped} item(s) had a label outside the given labels {list(labels)!r} and were ignored"]

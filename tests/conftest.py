@@ -64,6 +64,22 @@ def jsonl(rows) -> bytes:
 
 
 @pytest.fixture
+def fetch_within(client, django_assert_max_num_queries):
+    """`fetch(url, bound)`: GET a page with the test's `client` twice (the session and the caches warm on the
+    first) and the second time within `bound` SQL statements, asserting a 200. The two-size statement
+    tests fetch each page over a small and a larger world under the same bound."""
+
+    def fetch(url: str, bound: int):
+        client.get(url)
+        with django_assert_max_num_queries(bound):
+            response = client.get(url)
+        assert response.status_code == 200, response.content[:300]
+        return response
+
+    return fetch
+
+
+@pytest.fixture
 def make_user(db):
     def make(username: str, *roles: str, password: str = "pw-" + "x" * 8):
         result = user_upsert(username=username, roles=list(roles), password=password)

@@ -24,6 +24,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Answer, QueueItem
+from annotation.selectors.blind import blind_scope
 from annotation.services.claims import queue_next
 from annotation.services.labelling import item_adjudicate, label_submit
 from annotation.services.queues import queue_create
@@ -532,3 +533,20 @@ def test_the_prompt_preview_shows_no_answer_of_a_run_the_engineer_labels_blind(t
         assert R not in text and R2 not in text and "code applies" not in text and "The code is" not in text
         assert_hidden(text)
     assert 'data-testid="preview-user"' in seen and "q-0000" in seen
+
+
+@pytest.mark.django_db
+def test_figures_kept_for_an_engineer_who_sees_all_are_not_served_to_a_blind_one(team):
+    from calibration.selectors.diagnostics import length_bias
+    from calibration.selectors.gates import latest_measurement
+
+    url = f"/judges/versions/{team['judge'].pk}/"
+    seen = page(team["users"]["eng"]).get(url).content.decode()  # works the length bias out, and keeps it
+    assert 'data-testid="ceiling"' in seen and "<td>Q1</td>" in seen
+    measurement = latest_measurement(team["judge"])
+    assert measurement is not None
+    assert length_bias(measurement)  # the kept figure
+    blind = page(team["users"]["eng_ann"]).get(url).content.decode()
+    assert 'data-testid="blind"' in blind
+    assert "<td>Q1</td>" not in blind and 'data-testid="ceiling"' not in blind
+    assert length_bias(measurement, scope=blind_scope(team["users"]["eng_ann"])) == []

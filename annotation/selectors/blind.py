@@ -78,12 +78,15 @@ def blind_scope(user) -> BlindScope:
     answer on an open item of a queue whose pool holds the user. Compute it once per request."""
     if user is None or not user.is_authenticated:
         return BlindScope(user_id=None, roles=frozenset())
-    rows = (
+    # Unordered, so the database reaches the open items through the queue's status index instead of
+    # walking every item in queue order; the queue with the lowest id names each run.
+    rows = sorted(
         QueueItem.objects.filter(status=QueueItem.OPEN, queue__members__user_id=user.pk)
-        .values_list("answer__run_id", "answer__run__run_id", "queue__name")
+        .order_by()
+        .values_list("queue_id", "answer__run_id", "answer__run__run_id", "queue__name")
         .distinct()
     )
     where: dict[int, tuple[str, str]] = {}
-    for run_pk, run_id, queue_name in rows:
+    for _queue_id, run_pk, run_id, queue_name in rows:
         where.setdefault(run_pk, (run_id, queue_name))
     return BlindScope(user_id=user.pk, roles=frozenset(user_roles(user)), run_ids=frozenset(where), where=where)

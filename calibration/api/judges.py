@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from annotation.selectors.blind import blind_scope
 from calibration.api import serializers as s
 from calibration.models import JudgeVersion
-from calibration.selectors.gates import judge_gate
+from calibration.selectors.gates import judge_gate, judge_gates
 from calibration.selectors.judges import judge_version_get
 from calibration.services.judges import judge_version_create
 from calibration.services.verdicts import verdicts_import
@@ -36,8 +36,9 @@ class JudgeVersionListView(_ReadWrite):
         operation_id="judge_versions_list",
     )
     def get(self, request):
-        versions = JudgeVersion.objects.select_related("judge").order_by("judge__name", "number")
-        return Response([{**s.JudgeVersionSerializer(v).data, "status": judge_gate(v)["status"]} for v in versions])
+        versions = list(JudgeVersion.objects.select_related("judge").order_by("judge__name", "number"))
+        gates = judge_gates(versions)
+        return Response([{**s.JudgeVersionSerializer(v).data, "status": gates[v.pk]["status"]} for v in versions])
 
     @extend_schema(
         summary="Create (or find) the judge version with this configuration",

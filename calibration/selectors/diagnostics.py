@@ -6,7 +6,9 @@ import json
 from collections.abc import Iterable
 from itertools import combinations
 
-from django.db.models import F, Q, QuerySet
+import numpy as np
+from django.db import connection
+from django.db.models import Count, F, Max, Min, Q, QuerySet
 from django.db.models.functions import Length
 
 from annotation.models import Answer, Dataset, HumanLabel, VersionEntry
@@ -19,7 +21,9 @@ from calibration.models import (
     Verdict,
 )
 from calibration.selectors.gates import sample_is_blind
-from evalstats import agreement
+from calibration.selectors.summary import measurement_figure
+from evalapp.keyset import ids_in
+from evalstats import agreement_from_counts, dropped_labels_warnings
 from evalstats.multirater import multi_rater_agreement
 
 
@@ -166,40 +170,107 @@ def human_ceiling(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> 
     when no answer has two labels, or when the sample holds an answer in the viewer's blind `scope`
     (disputed answers in it are left out). `multi_rater` is Krippendorff's alpha (nominal) over the
     answers with three or more labels, where pairwise kappa mixes raters (None when there are none).
+
+    Read live (the labels change), in a handful of statements whatever the sample's size: the database
+    counts the label pairs; only the labels of answers with three or more come back to be read one by one.
     """
     if sample_is_blind(measurement, scope):
         return None
     sample = measurement.run.sample
-    in_sample = SampleItem.objects.filter(sample_id=sample.pk).values("answer_id")
-    answers = set(in_sample.values_list("answer_id", flat=True))
-    unresolved = {
-        d.answer_id
-        for d in disputed_answers(answers=Answer.objects.filter(run__dataset_id=sample.dataset_id))
-        if d.answer_id not in answers and scope.can_read_answer(d.answer_id, d.run_pk, shows_run=True)
-    }
-    by_answer: dict[int, list[str]] = {}
-    raters: dict[int, list[int]] = {}
-    for answer_id, verdict, annotator_id in (
-        # The sample's answers as a subquery: the database joins them rather than parse thousands of ids.
-        HumanLabel.objects.filter(Q(answer_id__in=in_sample) | Q(answer_id__in=unresolved))
-        .order_by("answer_id", "labelled_at", "annotator_id")
-        .values_list("answer_id", "verdict", "annotator_id")
-    ):
-        by_answer.setdefault(answer_id, []).append(verdict)
-        raters.setdefault(answer_id, []).append(annotator_id)
-    pairs = [p for verdicts in by_answer.values() for p in combinations(verdicts, 2)]
-    if not pairs:
+    unresolved = _unresolved(sample, scope)
+    labelled = HumanLabel.objects.filter(_labelled(sample.pk, unresolved))
+    shapes, by_answer, raters = _label_shapes(labelled)
+    labels = ["correct", "incorrect"]
+    cells = {(a, b): 0 for a in labels for b in labels}
+    total = 0
+    # Two labels that agree make one pair of that verdict whatever their order; every other answer with
+    # two labels or more was read label by label, in order.
+    for (k, lowest, highest), answers in shapes.items():
+        if k == 2 and lowest == highest:
+            total += answers
+            if (lowest, lowest) in cells:
+                cells[(lowest, lowest)] += answers
+    for verdicts in by_answer.values():
+        for pair in combinations(verdicts, 2):
+            total += 1
+            if pair in cells:
+                cells[pair] += 1
+    if not total:
         return None
-    ag = agreement([p[0] for p in pairs], [p[1] for p in pairs], labels=["correct", "incorrect"], positive="correct")
+    counts = [[cells[(a, b)] for b in labels] for a in labels]
+    ag = agreement_from_counts(
+        counts,
+        labels,
+        positive="correct",
+        extra_warnings=dropped_labels_warnings(total - sum(cells.values()), labels),
+    )
+    many = {a: v for a, v in by_answer.items() if len(v) >= 3}
     return {
         "kappa": ag.kappa,
         "raw_agreement": ag.raw_agreement,
         "n": ag.n,
-        "answers": sum(1 for v in by_answer.values() if len(v) >= 2),
-        "unresolved": sum(1 for a in unresolved if len(by_answer.get(a, ())) >= 2),
+        "answers": sum(n for (k, _lo, _hi), n in shapes.items() if k >= 2),
+        # A disputed answer has two verdicts among its labels, so two labels at least.
+        "unresolved": len(unresolved),
         "agreement": ag,
-        "multi_rater": _multi_rater(by_answer, raters),
+        "multi_rater": _multi_rater(many, {a: raters[a] for a in many}),
     }
+
+
+def _unresolved(sample, scope: BlindScope) -> set[int]:
+    """The dataset's disputed answers outside the sample that the viewer may read. A disputed answer's
+    final label is withdrawn until someone settles it (annotation.services.labels keeps it in step), so
+    only the answers without one are looked at."""
+    disputed = disputed_answers(answers=Answer.objects.filter(run__dataset_id=sample.dataset_id, final_verdict=""))
+    if not disputed:
+        return set()
+    sampled = set(
+        SampleItem.objects.filter(sample_id=sample.pk, answer_id__in=ids_in(d.answer_id for d in disputed))
+        .order_by()
+        .values_list("answer_id", flat=True)
+    )
+    return {
+        d.answer_id
+        for d in disputed
+        if d.answer_id not in sampled and scope.can_read_answer(d.answer_id, d.run_pk, shows_run=True)
+    }
+
+
+def _labelled(sample_id: int, unresolved: set[int]) -> Q:
+    """The labels the ceiling reads: on the sample's answers (a subquery, so the database joins them rather
+    than parse thousands of ids) and on the unresolved answers."""
+    in_sample = SampleItem.objects.filter(sample_id=sample_id).order_by().values("answer_id")
+    where = Q(answer_id__in=in_sample)
+    if unresolved:
+        where |= Q(answer_id__in=ids_in(unresolved))
+    return where
+
+
+def _label_shapes(labelled: QuerySet) -> tuple[dict[tuple[int, str, str], int], dict, dict]:
+    """How the labels fall on their answers, in two statements whatever their number: (labels on the
+    answer, lowest verdict, highest verdict) -> how many answers, counted by the database; and, read label
+    by label in order (labelled_at, then annotator), the verdicts and annotators of the few answers whose
+    pairs that count cannot tell: three labels or more, or two that disagree (which came first matters)."""
+    per_answer = (
+        labelled.order_by().values("answer_id").annotate(k=Count("pk"), lowest=Min("verdict"), highest=Max("verdict"))
+    )
+    inner, params = per_answer.values("k", "lowest", "highest").query.sql_with_params()
+    with connection.cursor() as cursor:
+        # The ORM cannot group by an aggregate: the per-answer tallies are grouped again around its query.
+        cursor.execute(f"SELECT k, lowest, highest, COUNT(*) FROM ({inner}) tally GROUP BY k, lowest, highest", params)
+        shapes = {(int(k), lowest, highest): int(n) for k, lowest, highest, n in cursor.fetchall()}
+    by_answer: dict[int, list[str]] = {}
+    raters: dict[int, list[int]] = {}
+    if any(k >= 3 or (k == 2 and lowest != highest) for k, lowest, highest in shapes):
+        mixed = per_answer.filter(Q(k__gte=3) | Q(k=2, lowest__lt=F("highest"))).values("answer_id")
+        for answer_id, verdict, annotator_id in (
+            HumanLabel.objects.filter(answer_id__in=mixed)
+            .order_by("answer_id", "labelled_at", "annotator_id")
+            .values_list("answer_id", "verdict", "annotator_id")
+        ):
+            by_answer.setdefault(answer_id, []).append(verdict)
+            raters.setdefault(answer_id, []).append(annotator_id)
+    return shapes, by_answer, raters
 
 
 MIN_ALPHA_CI_ANSWERS = 10
@@ -228,34 +299,49 @@ def _multi_rater(by_answer: dict[int, list[str]], raters: dict[int, list[int]]) 
 
 def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> list[dict]:
     """Judge pass rate minus human pass rate by answer-length quartile (a judge that favours long answers
-    shows a rising line). Quartiles by character count over the measured items; none for a viewer whose
-    blind `scope` holds a sample answer."""
+    shows a rising line). Quartiles by character count over the measured items, ties in sample-item order;
+    none for a viewer whose blind `scope` holds a sample answer. Read from the measured verdicts and the
+    answers' texts, which never change: worked out once per measurement (calibration.selectors.summary)."""
     if sample_is_blind(measurement, scope):
         return []
+    return measurement_figure(measurement, "length_bias", lambda: _length_bias(measurement))
+
+
+def _length_bias(measurement: Measurement) -> list[dict]:
     # The database measures the lengths (LENGTH counts characters on SQLite and PostgreSQL alike), so the
-    # answer texts never leave it; the stable sort keeps the query's order within a length, as before.
-    rows = list(
+    # answer texts never leave it.
+    rows = (
         Verdict.objects.filter(run=measurement.run)
         .exclude(human_verdict="")
+        .order_by("item_id")
         .values_list(Length("item__answer__answer"), "verdict", "human_verdict")
     )
-    if not rows:
+    lengths, judge, human = [], [], []
+    for length, verdict, human_verdict in rows:
+        lengths.append(length)
+        judge.append(verdict == "correct")
+        human.append(human_verdict == "correct")
+    n = len(lengths)
+    if not n:
         return []
-    rows.sort(key=lambda r: r[0])
-    n = len(rows)
+    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
+    sorted_lengths = np.asarray(lengths, dtype=np.int64)[order]
+    judge_sorted = np.asarray(judge, dtype=bool)[order]
+    human_sorted = np.asarray(human, dtype=bool)[order]
     out = []
     for q in range(4):
-        part = rows[q * n // 4 : (q + 1) * n // 4]
-        if not part:
+        lo, hi = q * n // 4, (q + 1) * n // 4
+        if hi <= lo:
             continue
-        judge_rate = sum(1 for r in part if r[1] == "correct") / len(part)
-        human_rate = sum(1 for r in part if r[2] == "correct") / len(part)
+        size = hi - lo
+        judge_rate = int(judge_sorted[lo:hi].sum()) / size
+        human_rate = int(human_sorted[lo:hi].sum()) / size
         out.append(
             {
                 "quartile": q + 1,
-                "n": len(part),
-                "min_chars": part[0][0],
-                "max_chars": part[-1][0],
+                "n": size,
+                "min_chars": int(sorted_lengths[lo]),
+                "max_chars": int(sorted_lengths[hi - 1]),
                 "judge_pass_rate": judge_rate,
                 "human_pass_rate": human_rate,
                 "difference": judge_rate - human_rate,

@@ -3,7 +3,10 @@ when the sample holds answers the viewer's blind scope hides."""
 
 from __future__ import annotations
 
-from django.db.models import F, Q
+from collections.abc import Iterable
+
+from django.db import connection
+from django.db.models import OuterRef, Subquery
 
 from annotation.models import Answer
 from annotation.selectors.blind import OPERATOR, BlindScope
@@ -15,10 +18,13 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
+from calibration.selectors.summary import measurement_figure
+from calibration.selectors.weighting import num as _num
+from calibration.selectors.weighting import sample_weighting
+from evalapp.keyset import ids_in
 from evalstats import agreement_from_counts, gate_decide, stratified_bootstrap_kappa_ci
 from evalstats.coverage import coverage_warning
 from evalstats.invalid import invalid_as_disagreement
-from evalstats.sampling import budget_weights, plan_allocation
 
 # Draws of the conservative table's bootstrap, as many as calibration_close draws for the stored one.
 BOOTSTRAP_ITERS = 2000
@@ -51,88 +57,51 @@ def conservative_agreement(measurement: Measurement):
 def conservative_bootstrap(measurement: Measurement) -> list | None:
     """The stratified bootstrap interval of the conservative kappa. Without invalid outputs the tables are
     the measured ones, so it is the stored interval; with them it is drawn again from the folded strata
-    (same draws and seed as the stored one)."""
+    (same draws and seed as the stored one), once per measurement (calibration.selectors.summary)."""
     if not measurement.invalid:
         return measurement.bootstrap_ci95
+    return measurement_figure(measurement, "conservative_bootstrap", lambda: _conservative_bootstrap(measurement))
+
+
+def _conservative_bootstrap(measurement: Measurement) -> list | None:
     tables = {s: invalid_as_disagreement(t, measurement.labels)[1] for s, t in measurement.strata.items()}
     if not tables or not sum(int(t.sum()) for t in tables.values()):
         return None
     return stratified_bootstrap_kappa_ci(tables, iters=BOOTSTRAP_ITERS, seed=measurement.run.sample.seed).as_list()
 
 
-def sample_weighting(measurement: Measurement) -> dict | None:
-    """How the measured sample stands to the strata budget it was drawn for, and the estimate weighted
-    back to the budget: the budget-weighted conservative kappa (evalstats.stratified_bootstrap_kappa_ci
-    with the budget's shares) and raw agreement. `follows_budget` is false when a floor raised a stratum
-    above its share (`raised`) or a stratum had fewer answers than its share (`short`); then `words`
-    says so. None for a sample with no stored allocation."""
-    sample = measurement.run.sample
-    allocation = {s: int(n) for s, n in (sample.allocation or {}).items()}
-    if not allocation:
-        return None
-    plan = plan_allocation(sample.size, sample.available or {}, sample.budget or None)
-    tables = {
-        s: t
-        for s, t in ((s, invalid_as_disagreement(t, measurement.labels)[1]) for s, t in measurement.strata.items())
-        if int(t.sum()) > 0 and plan.shares.get(s, 0) > 0
-    }
-    measured_n = {s: int(t.sum()) for s, t in tables.items()}
-    follows = allocation == plan.exact
-    raised = sorted(s for s, n in allocation.items() if n > plan.exact.get(s, 0) and s not in plan.short)
-    out: dict = {
-        "follows_budget": follows,
-        "budget_counts": plan.exact,
-        "drawn": allocation,
-        "raised": raised,
-        "short": list(plan.short),
-        "weights": budget_weights(measured_n, plan.shares),
-        "raw_agreement_weighted": None,
-        "kappa_weighted": None,
-        "kappa_weighted_ci95": None,
-        "words": None,
-    }
-    if tables:
-        total = sum(plan.shares[s] for s in tables)
-        out["raw_agreement_weighted"] = sum(
-            plan.shares[s] / total * float(t.trace()) / measured_n[s] for s, t in tables.items()
-        )
-        boot = stratified_bootstrap_kappa_ci(
-            tables, {s: plan.shares[s] for s in tables}, iters=BOOTSTRAP_ITERS, seed=sample.seed
-        )
-        out["kappa_weighted"], out["kappa_weighted_ci95"] = boot.kappa, boot.as_list()
-    if not follows:
-        parts = [f"{s} drew {allocation.get(s, 0)} (budget share {plan.exact[s]})" for s in sorted(plan.exact)]
-        why = []
-        if raised:
-            why.append(f"the floor of one answer per stratum raised {', '.join(raised)}")
-        if plan.short:
-            why.append(
-                f"{', '.join(plan.short)} had fewer labelled answers than {'its' if len(plan.short) == 1 else 'their'} share"
-            )
-        out["words"] = (
-            f"The sample does not follow the strata budget ({'; '.join(why) or 'it was drawn under other shares'}): "
-            f"{', '.join(parts)}; weighted back to the budget, kappa is {_num(out['kappa_weighted'])} and raw "
-            f"agreement {_num(out['raw_agreement_weighted'])}"
-        )
-    return out
-
-
 def stale_items(measurement: Measurement) -> int:
     """How many items under a measurement's sample changed their final human label after it was measured:
     counted by the database (answers changed since, or whose verdict's stored human label is no longer
     the final one), whatever the sample's size."""
-    run = measurement.run
-    answers = SampleItem.objects.filter(sample_id=run.sample_id).values("answer_id")
-    moved = (
-        Verdict.objects.filter(run=run)
-        .exclude(human_verdict=F("item__answer__final_verdict"))
-        .values("item__answer_id")
+    return stale_counts([measurement.pk]).get(measurement.pk, 0)
+
+
+def stale_counts(measurement_ids: Iterable[int]) -> dict[int, int]:
+    """`stale_items` of many measurements in one statement: measurement id -> stale items (absent: none).
+
+    The sample's items join their answers and, on the measured run, their verdict (one at most: a run
+    judges an item once); an item counts when its answer's final label changed after the measurement or
+    differs from the human label its verdict stored. Written as joins, not OR EXISTS, so PostgreSQL walks
+    the answers' primary key for the sample instead of scanning every answer."""
+    ids = sorted(set(measurement_ids))
+    if not ids:
+        return {}
+    q = connection.ops.quote_name
+    keys = ids_in(ids)
+    sql = (
+        f"SELECT m.id, COUNT(*) FROM {q(Measurement._meta.db_table)} m"
+        f" JOIN {q(CalibrationRun._meta.db_table)} r ON r.id = m.run_id"
+        f" JOIN {q(SampleItem._meta.db_table)} i ON i.sample_id = r.sample_id"
+        f" JOIN {q(Answer._meta.db_table)} a ON a.id = i.answer_id"
+        f" LEFT JOIN {q(Verdict._meta.db_table)} v ON v.item_id = i.id AND v.run_id = m.run_id"
+        f" WHERE m.id IN ({keys.sql})"
+        " AND (a.final_changed_at > m.measured_at OR v.human_verdict <> a.final_verdict)"
+        " GROUP BY m.id"
     )
-    return (
-        Answer.objects.filter(Q(pk__in=answers, final_changed_at__gt=measurement.measured_at) | Q(pk__in=moved))
-        .order_by()
-        .count()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, keys.params)
+        return {int(pk): int(n) for pk, n in cursor.fetchall()}
 
 
 def _confusion_dict(ag) -> dict:
@@ -181,24 +150,82 @@ def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
 
     For a viewer whose blind `scope` holds an answer of the measured sample, the numbers in
     GATE_WITHHELD are null (empty) and `blind` is true; the status, n and threshold stay."""
-    out = _gate(version)
-    out["blind"] = False
-    if scope.blind and out["status"] != "unmeasured" and sample_is_blind(latest_measurement(version), scope):
-        for key in GATE_WITHHELD:
-            out[key] = {} if key in ("per_stratum", "confusion") else None
-        out["blind"] = True
-        out["blind_reason"] = (
-            "the calibration sample holds answers you are labelling blind; its agreement "
-            "figures are hidden from you until those items are complete"
+    return judge_gate_measured(version, scope=scope)[0]
+
+
+def judge_gate_measured(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> tuple[dict, Measurement | None]:
+    """`judge_gate` and the measurement it read (None when unmeasured), for a page that shows more of it."""
+    return _gates([version.pk], scope)[version.pk]
+
+
+def judge_gates(versions: Iterable[JudgeVersion | int], *, scope: BlindScope = OPERATOR) -> dict[int, dict]:
+    """`judge_gate` of many versions, by version id, in the same few statements however many there are:
+    the versions with their judges, their latest measurements with the stale count of each, the runs of
+    the unmeasured ones, and (for a blind viewer) the samples that hold a blind answer."""
+    ids = [v if isinstance(v, int) else v.pk for v in versions]
+    return {pk: gate for pk, (gate, _m) in _gates(ids, scope).items()}
+
+
+def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measurement | None]]:
+    if not ids:
+        return {}
+    # Fresh judges: threshold, policy and min_n may have changed since the caller read the version.
+    found = {v.pk: v for v in JudgeVersion.objects.filter(pk__in=ids).select_related("judge")}
+    newest = Measurement.objects.filter(judge_version_id=OuterRef("judge_version_id")).order_by("-measured_at", "-id")
+    latest = {
+        m.judge_version_id: m
+        for m in Measurement.objects.filter(
+            judge_version_id__in=found, pk=Subquery(newest.values("pk")[:1])
+        ).select_related("run__sample")
+    }
+    stale = stale_counts(m.pk for m in latest.values())
+    running: dict[int, CalibrationRun] = {}
+    unmeasured = [pk for pk in found if pk not in latest]
+    if unmeasured:
+        for run in CalibrationRun.objects.filter(
+            judge_version_id__in=unmeasured, status__in=("queued", "running")
+        ).order_by("-created_at", "-id"):
+            running.setdefault(run.judge_version_id, run)
+    blind_samples: set[int] = set()
+    if scope.blind and latest:
+        blind_samples = set(
+            SampleItem.objects.filter(
+                sample_id__in={m.run.sample_id for m in latest.values()}, answer_id__in=scope.answer_ids_query()
+            )
+            .order_by()
+            .values_list("sample_id", flat=True)
+            .distinct()
         )
-        # The reasons and warnings quote the figures (kappa 0.41 below threshold 0.7).
-        out["reasons"], out["warnings"] = [out["blind_reason"]], []
-        out.pop("reason", None)
+    out = {}
+    for pk in ids:
+        version = found.get(pk)
+        if version is None:
+            continue
+        m = latest.get(pk)
+        gate = _gate(version, version.judge, m, running.get(pk), stale.get(m.pk, 0) if m else 0)
+        gate["blind"] = False
+        if m is not None and m.run.sample_id in blind_samples:
+            _withhold(gate)
+        out[pk] = (gate, m)
     return out
 
 
-def _gate(version: JudgeVersion) -> dict:
-    judge = Judge.objects.get(pk=version.judge_id)  # fresh: threshold, policy and min_n may have changed
+def _withhold(out: dict) -> None:
+    for key in GATE_WITHHELD:
+        out[key] = {} if key in ("per_stratum", "confusion") else None
+    out["blind"] = True
+    out["blind_reason"] = (
+        "the calibration sample holds answers you are labelling blind; its agreement "
+        "figures are hidden from you until those items are complete"
+    )
+    # The reasons and warnings quote the figures (kappa 0.41 below threshold 0.7).
+    out["reasons"], out["warnings"] = [out["blind_reason"]], []
+    out.pop("reason", None)
+
+
+def _gate(
+    version: JudgeVersion, judge: Judge, measurement: Measurement | None, running: CalibrationRun | None, stale: int
+) -> dict:
     base = {
         "judge_version": version.pk,
         "config_hash": version.config_hash,
@@ -208,9 +235,7 @@ def _gate(version: JudgeVersion) -> dict:
         "policy": judge.policy,
         "min_n": judge.min_n,
     }
-    measurement = latest_measurement(version)
     if measurement is None:
-        running = CalibrationRun.objects.filter(judge_version=version, status__in=("queued", "running")).first()
         return {
             **base,
             "status": "unmeasured",
@@ -241,7 +266,6 @@ def _gate(version: JudgeVersion) -> dict:
     boot_conservative = conservative_bootstrap(measurement)
     ci = tuple(boot_conservative) if boot_conservative else None
     decision = gate_decide(conservative, threshold=judge.threshold, policy=judge.policy, min_n=judge.min_n, ci=ci)
-    stale = stale_items(measurement)
     status = "stale" if stale else decision.status
     reasons = list(decision.reasons)
     if measurement.invalid:
@@ -309,7 +333,3 @@ def _gate(version: JudgeVersion) -> dict:
     elif conservative.kappa is None:
         out["reason"] = conservative.reason
     return out
-
-
-def _num(x: float | None) -> str:
-    return "undefined" if x is None else f"{x:.3f}"

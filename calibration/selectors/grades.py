@@ -22,7 +22,7 @@ from annotation.models import Answer, DatasetVersion, Run, VersionEntry
 from annotation.selectors.disputes import disputed_qids, left_out
 from calibration.backends import extraction_verdict, span_verdict
 from calibration.models import GradedAnswer, GradingRun, JudgeVersion
-from calibration.selectors.gates import judge_gate
+from calibration.selectors.gates import judge_gates
 from evalapp.db import column_strings_by, raw_values
 from evalapp.keyset import in_values
 
@@ -151,16 +151,15 @@ def gated_judge_verdicts(run: Run, qids: set[str]) -> tuple[dict[str, bool], int
 
     A version whose gate is fail, unmeasured or stale is not used, nor a forced grading: the caller
     falls back to the final human labels. Returns ({qid: correct}, judge_version_id)."""
-    passing: dict[int, bool] = {}
-    for grading in (
+    gradings = list(
         GradingRun.objects.filter(run=run, status="done", forced=False)
         .select_related("judge_version__judge")
         .order_by("-finished_at", "-id")
-    ):
+    )
+    gates = judge_gates({g.judge_version_id for g in gradings})
+    for grading in gradings:
         version = grading.judge_version
-        if version.pk not in passing:
-            passing[version.pk] = judge_gate(version)["status"] == "pass"
-        if not passing[version.pk]:
+        if gates[version.pk]["status"] != "pass":
             continue
         verdicts: dict[str, bool] = {}
         for batch in chunked(sorted(qids)):
@@ -195,8 +194,9 @@ def _judge_label(version: JudgeVersion) -> str:
 
 def passing_judge_versions() -> list[JudgeVersion]:
     """Every judge version whose gate passes now, newest first."""
-    versions = JudgeVersion.objects.select_related("judge").order_by("-pk")
-    return [v for v in versions if judge_gate(v)["status"] == "pass"]
+    versions = list(JudgeVersion.objects.select_related("judge").order_by("-pk"))
+    gates = judge_gates(versions)
+    return [v for v in versions if gates[v.pk]["status"] == "pass"]
 
 
 def judge_rescore(

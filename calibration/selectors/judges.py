@@ -12,7 +12,7 @@ from calibration.models import (
     SampleItem,
 )
 from calibration.selectors.gates import (
-    judge_gate,
+    judge_gates,
     measurement_agreement,
 )
 from evalapp.errors import NotFound
@@ -46,12 +46,14 @@ def public_params(params: dict) -> dict:
 
 
 def judges_overview(*, scope: BlindScope = OPERATOR) -> list[dict]:
-    """Every judge with its versions and each version's gate status (as the viewer may see it)."""
-    out = []
-    for judge in Judge.objects.prefetch_related("versions"):
-        versions = [{"version": v, "gate": judge_gate(v, scope=scope)} for v in judge.versions.all()]
-        out.append({"judge": judge, "versions": versions})
-    return out
+    """Every judge with its versions and each version's gate status (as the viewer may see it), in the
+    same few statements however many versions there are (calibration.selectors.gates.judge_gates)."""
+    judges = list(Judge.objects.prefetch_related("versions"))
+    gates = judge_gates([v for judge in judges for v in judge.versions.all()], scope=scope)
+    return [
+        {"judge": judge, "versions": [{"version": v, "gate": gates[v.pk]} for v in judge.versions.all()]}
+        for judge in judges
+    ]
 
 
 def kappa_history(judge: Judge, *, scope: BlindScope = OPERATOR) -> list[dict]:

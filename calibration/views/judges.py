@@ -21,7 +21,7 @@ from calibration.charts import (
 from calibration.forms import DIRECTION_CHOICES, CalibrateForm, DisagreementFilterForm
 from calibration.models import CalibrationRun
 from calibration.selectors.diagnostics import disagreement_details, disagreement_rows, human_ceiling, length_bias
-from calibration.selectors.gates import judge_gate, latest_measurement
+from calibration.selectors.gates import judge_gate_measured
 from calibration.selectors.judges import (
     judge_version_get,
     judges_overview,
@@ -52,8 +52,7 @@ def version_detail(request, pk: int):
     except NotFound as exc:
         raise Http404(str(exc)) from exc
     scope = blind_scope(request.user)
-    gate = judge_gate(version, scope=scope)
-    measurement = latest_measurement(version)
+    gate, measurement = judge_gate_measured(version, scope=scope)
     context = {
         "version": version,
         "gate": gate,

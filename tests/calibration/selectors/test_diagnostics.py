@@ -4,10 +4,11 @@ import pytest
 from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.models import Dataset
+from annotation.models import Answer, Dataset
 from annotation.services.label_import import labels_import
-from calibration.models import CalibrationRun, Measurement
-from calibration.selectors.diagnostics import human_ceiling
+from annotation.services.labels import adjudication_record
+from calibration.models import CalibrationRun, Measurement, Verdict
+from calibration.selectors.diagnostics import human_ceiling, length_bias
 from calibration.services.judges import judge_version_create
 from calibration.services.samples import sample_draw
 from tests.calibration.world import human_verdict, load_world
@@ -97,3 +98,152 @@ def test_no_multi_rater_figure_without_an_answer_with_three_labels(tmp_path, mak
     assert ceiling is not None
     assert (ceiling["answers"], ceiling["n"], ceiling["kappa"]) == (60, 60, 1.0)
     assert ceiling["multi_rater"] is None
+
+
+def _measure_all(version, *, size=60):
+    sample = sample_draw(judge=version.judge, dataset=Dataset.objects.get(name="support"), size=size, seed=0)
+    run = CalibrationRun.objects.create(judge_version=version, sample=sample, status="done", total=sample.size)
+    return Measurement.objects.create(
+        judge_version=version,
+        run=run,
+        n=sample.size,
+        labels=["correct", "incorrect"],
+        confusion=[[0, 0], [0, 0]],
+        measured_at=timezone.now(),
+    )
+
+
+def _relabel(tmp_path, name: str, lines: list[dict]) -> None:
+    labels_import(path=write_jsonl(tmp_path / name, lines), replace=True, reason="second look")
+
+
+def _pairs_in_order(measurement) -> tuple[list[str], list[str]]:
+    """The ceiling's pairs read label by label (first label first), as a reference."""
+    from annotation.models import HumanLabel
+
+    answers = measurement.run.sample.items.values("answer_id")
+    by_answer: dict[int, list[str]] = {}
+    for answer_id, verdict in (
+        HumanLabel.objects.filter(answer_id__in=answers)
+        .order_by("answer_id", "labelled_at", "annotator_id")
+        .values_list("answer_id", "verdict")
+    ):
+        by_answer.setdefault(answer_id, []).append(verdict)
+    a = [v[0] for v in by_answer.values()]
+    b = [v[1] for v in by_answer.values()]
+    return a, b
+
+
+def test_the_ceiling_keeps_which_label_came_first_and_follows_a_label_change(tmp_path, make_user):
+    load_world(tmp_path / "world")
+    adjudicator = make_user("adj", "adjudicator")
+    # q-0005 (humans: correct): ann-b says incorrect a day later; q-0003 (humans: incorrect): ann-b says
+    # correct a day earlier. Both pairs are then (correct, incorrect) in time order, never the reverse.
+    _relabel(
+        tmp_path,
+        "flip.jsonl",
+        [
+            {
+                "run_id": "run-a",
+                "qid": "q-0005",
+                "annotator": "ann-b",
+                "verdict": "incorrect",
+                "labelled_at": "2026-06-09T10:00:00Z",
+            },
+            {
+                "run_id": "run-a",
+                "qid": "q-0003",
+                "annotator": "ann-b",
+                "verdict": "correct",
+                "labelled_at": "2026-06-07T10:00:00Z",
+            },
+        ],
+    )
+    for qid in ("q-0005", "q-0003"):
+        adjudication_record(answer=Answer.objects.get(qid=qid), adjudicator=adjudicator, verdict="correct")
+    version = judge_version_create(judge_name="span-judge", backend="span")[0]
+    measurement = _measure_all(version)
+
+    ceiling = human_ceiling(measurement)
+    assert ceiling is not None
+    assert ceiling["agreement"].confusion == ((35, 2), (0, 23))
+    a, b = _pairs_in_order(measurement)
+    assert (ceiling["n"], ceiling["answers"], ceiling["unresolved"]) == (60, 60, 0)
+    assert ceiling["raw_agreement"] == 58 / 60
+    assert ceiling["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+
+    # The ceiling reads the labels live: ann-a's label on q-0010 (humans: correct) is replaced by an
+    # earlier-dated incorrect one, and the next read counts the new disagreement, incorrect first.
+    _relabel(
+        tmp_path,
+        "again.jsonl",
+        [
+            {
+                "run_id": "run-a",
+                "qid": "q-0010",
+                "annotator": "ann-a",
+                "verdict": "incorrect",
+                "labelled_at": "2026-06-07T09:00:00Z",
+            }
+        ],
+    )
+    after = human_ceiling(measurement)
+    assert after is not None
+    assert after["agreement"].confusion == ((34, 2), (1, 23))
+    a, b = _pairs_in_order(measurement)
+    assert after["raw_agreement"] == 57 / 60
+    assert after["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    assert after["kappa"] < ceiling["kappa"]
+
+
+def _reference_length_bias(run) -> list[dict]:
+    """Quartiles read row by row: verdicts in item order, stably sorted by the answer's length."""
+    rows = [
+        (len(v.item.answer.answer), v.verdict, v.human_verdict)
+        for v in Verdict.objects.filter(run=run)
+        .exclude(human_verdict="")
+        .order_by("item_id")
+        .select_related("item__answer")
+    ]
+    rows.sort(key=lambda r: r[0])
+    n, out = len(rows), []
+    for q in range(4):
+        part = rows[q * n // 4 : (q + 1) * n // 4]
+        if part:
+            judge = sum(1 for r in part if r[1] == "correct") / len(part)
+            human = sum(1 for r in part if r[2] == "correct") / len(part)
+            out.append(
+                {
+                    "quartile": q + 1,
+                    "n": len(part),
+                    "min_chars": part[0][0],
+                    "max_chars": part[-1][0],
+                    "judge_pass_rate": judge,
+                    "human_pass_rate": human,
+                    "difference": judge - human,
+                }
+            )
+    return out
+
+
+def test_length_bias_quartiles_are_exact_with_ties_in_item_order(tmp_path, make_user):
+    # Answers of two lengths only, so the quartile boundaries cut through ties.
+    load_world(tmp_path / "world", n=30)
+    version = judge_version_create(judge_name="span-judge", backend="span")[0]
+    measurement = _measure_all(version, size=30)
+    items = list(measurement.run.sample.items.order_by("pk").select_related("answer"))
+    Verdict.objects.bulk_create(
+        [
+            Verdict(
+                run=measurement.run,
+                item=item,
+                verdict=("correct", "incorrect", "invalid")[k % 3],
+                human_verdict="" if k == 4 else item.answer.final_verdict,
+            )
+            for k, item in enumerate(items)
+        ]
+    )
+    expected = _reference_length_bias(measurement.run)
+    assert [q["n"] for q in expected] == [7, 7, 7, 8]
+    assert length_bias(measurement) == expected
+    assert length_bias(measurement) == expected  # the second read is the kept figure, the same
