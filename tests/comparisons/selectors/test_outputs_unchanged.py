@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Answer, Run
+from annotation.models import Answer, Run, VersionEntry
 from annotation.selectors.datasets import dataset_get
 from calibration.selectors.grades import run_grades
 from comparisons.selectors.compare import compare_runs
@@ -59,3 +59,20 @@ def test_answers_graded_by_their_human_label_read_no_question_record(tmp_path):
     assert not [q["sql"] for q in ctx.captured_queries if "canonical" in q["sql"]]
     assert grades.sources == {"harness": 40 // 5 + len(span), "human": 40 // 5}
     assert grades.n_scored == 40 - 40 // 5
+
+
+def test_a_line_that_kept_no_rule_is_graded_by_its_record(tmp_path):
+    """A version line written without its rule (NULL: before the column, or by a bulk writer) is graded by
+    the rule of its record, as before: the same grades as with the rules kept."""
+    build(tmp_path, 40)
+    run = Run.objects.get(run_id="A")
+    kept = run_grades(run)
+    VersionEntry.objects.filter(version=run.dataset_version).update(grading=None)
+    again = run_grades(run)
+    assert (again.right, again.wrong, again.unscored, again.sources) == (
+        kept.right,
+        kept.wrong,
+        kept.unscored,
+        kept.sources,
+    )
+    assert kept.sources == {"harness": 40 // 5, "span": 2 * 40 // 5, "human": 40 // 5}
