@@ -4,10 +4,8 @@ from django.db import migrations, models
 def copy_gradings(apps, schema_editor):
     """Fill the new column from each entry's example record (one statement, both databases); a record
     naming no rule gets "", as grading reads it."""
-    if schema_editor.connection.vendor == "postgresql":
-        rule = "e.canonical::jsonb ->> 'grading'"
-    else:
-        rule = "json_extract(e.canonical, '$.grading')"
+    rules = {"postgresql": "e.canonical::jsonb ->> 'grading'", "sqlite": "json_extract(e.canonical, '$.grading')"}
+    rule = rules[schema_editor.connection.vendor]
     schema_editor.execute(
         f"UPDATE annotation_versionentry SET grading = (SELECT COALESCE({rule}, '') FROM annotation_example e "
         "WHERE e.sha256 = annotation_versionentry.example_id)"

@@ -17,8 +17,8 @@ from annotation.models import (
 )
 from annotation.selectors.datasets import (
     latest_version,
-    version_manifest,
     version_gradings,
+    version_manifest,
     version_strata,
     version_strata_counts,
     working_edits,
@@ -171,9 +171,9 @@ def _import_examples(
     return manifest, strata, gradings
 
 
-def _grading(record: dict) -> str | None:
+def _grading(record: dict | None) -> str | None:
     """The rule a version line keeps of its record: as grading reads it ("" for none), None when unusual."""
-    rule = record.get("grading") or ""
+    rule = (record or {}).get("grading") or ""
     return rule if isinstance(rule, str) else None
 
 

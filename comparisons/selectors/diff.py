@@ -67,9 +67,7 @@ def _records_on_both_sides(
         return olds, news
     old_record = VersionEntry.objects.filter(version=old, qid=OuterRef("qid")).values("example__canonical")[:1]
     rows = (
-        VersionEntry.objects.filter(version=new, qid__in=in_values(qids))
-        .annotate(_old=Subquery(old_record))
-        .order_by()
+        VersionEntry.objects.filter(version=new, qid__in=in_values(qids)).annotate(_old=Subquery(old_record)).order_by()
     )
     for qid, new_text, old_text in raw_values(rows, "qid", "example__canonical", "_old"):
         news[qid] = json.loads(new_text)
