@@ -176,8 +176,8 @@ def build(url: str, n: int) -> None:
             )
             writer.rows(
                 "annotation_versionentry",
-                ("version_id", "qid", "example_id", "stratum"),
-                ((v.pk, q, h, STRATA[int(q[2:]) % 6]) for q, h in manifest.items()),
+                ("version_id", "qid", "example_id", "stratum", "grading"),
+                ((v.pk, q, h, STRATA[int(q[2:]) % 6], "rubric") for q, h in manifest.items()),
             )
             del rows
         pinned = {

@@ -73,6 +73,9 @@ class VersionEntry(models.Model):
     example = models.ForeignKey(Example, on_delete=models.PROTECT, related_name="+")
     # The example's stratum, copied here so per-stratum reads of a million-line manifest need no join.
     stratum = models.CharField(max_length=100, blank=True, default="")
+    # The example's grading rule ("" when it names none), copied here so grading the answers a human label
+    # scores reads no question record; NULL: not copied (a line written without it), read the record.
+    grading = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001 (NULL is "not kept", apart from "")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "qid"], name="uniq_entry_qid")]

@@ -101,6 +101,17 @@ def version_strata(version: DatasetVersion | None) -> dict[str, str]:
     }
 
 
+def version_gradings(version: DatasetVersion | None) -> dict[str, str | None]:
+    """qid -> the grading rule kept on each of a version's lines (None: not kept, read the record)."""
+    if version is None:
+        return {}
+    names: dict[str | None, str | None] = {}
+    return {
+        qid: names.setdefault(rule, rule)
+        for qid, rule in raw_values(VersionEntry.objects.filter(version=version), "qid", "grading")
+    }
+
+
 def version_stratum_qids(version: DatasetVersion | None) -> dict[str, list[str]]:
     """stratum -> the qids of a version in it (in no particular order), in one round trip: the
     shape set algebra over a million questions wants (comparisons.selectors)."""

@@ -17,6 +17,7 @@ from annotation.models import (
 )
 from annotation.selectors.datasets import (
     latest_version,
+    version_gradings,
     version_manifest,
     version_strata,
     version_strata_counts,
@@ -124,13 +125,16 @@ def validate_record(record: dict, line: int | None, dataset: Dataset | None) -> 
     return problems
 
 
-def _import_examples(path: Path, dataset: Dataset | None) -> tuple[dict[str, str], dict[str, str]]:
+def _import_examples(
+    path: Path, dataset: Dataset | None
+) -> tuple[dict[str, str], dict[str, str], dict[str, str | None]]:
     """One pass over the file: validate every line, store each valid record's Example as it comes (in
-    batches), and return (qid -> example sha256, qid -> stratum). Raises with all problems; the caller's
+    batches), and return (qid -> example sha256, qid -> stratum, qid -> grading rule). Raises with all problems; the caller's
     transaction then takes back what was stored. Each record's canonical JSON is built once."""
     problems: list[Problem] = []
     manifest: dict[str, str] = {}
     strata: dict[str, str] = {}
+    gradings: dict[str, str | None] = {}
     names: dict[str, str] = {}  # one string per stratum name, shared by every qid in it
     first_line: dict[str, int] = {}
     batch: list[tuple[str, str, str, str]] = []
@@ -153,6 +157,7 @@ def _import_examples(path: Path, dataset: Dataset | None) -> tuple[dict[str, str
                 text, sha = canonical_and_sha256(obj)
                 manifest[qid] = sha
                 strata[qid] = stratum
+                gradings[qid] = _grading(obj)
                 if not problems:  # once the import is refused, only the checking goes on
                     batch.append((sha, qid, stratum, text))
                     if len(batch) >= BATCH:
@@ -163,7 +168,13 @@ def _import_examples(path: Path, dataset: Dataset | None) -> tuple[dict[str, str
     if not manifest:
         raise ServiceError(f"{path}: the file has no records")
     _store_examples(batch)
-    return manifest, strata
+    return manifest, strata, gradings
+
+
+def _grading(record: dict | None) -> str | None:
+    """The rule a version line keeps of its record: as grading reads it ("" for none), None when unusual."""
+    rule = (record or {}).get("grading") or ""
+    return rule if isinstance(rule, str) else None
 
 
 def _store_examples(rows: list[tuple[str, str, str, str]]) -> None:
@@ -185,7 +196,14 @@ def _store_examples(rows: list[tuple[str, str, str, str]]) -> None:
 
 
 def _create_version(
-    *, dataset: Dataset, manifest: dict[str, str], strata: dict[str, str], source: str, user=None, note: str = ""
+    *,
+    dataset: Dataset,
+    manifest: dict[str, str],
+    strata: dict[str, str],
+    gradings: dict[str, str | None],
+    source: str,
+    user=None,
+    note: str = "",
 ) -> VersionResult:
     """Write a new version with this manifest unless it equals the latest one (then return that)."""
     latest = latest_version(dataset)
@@ -210,8 +228,8 @@ def _create_version(
     )
     insert_rows(
         VersionEntry,
-        ("version", "qid", "example", "stratum"),
-        ((version.pk, qid, sha, strata[qid]) for qid, sha in manifest.items()),
+        ("version", "qid", "example", "stratum", "grading"),
+        ((version.pk, qid, sha, strata[qid], gradings.get(qid)) for qid, sha in manifest.items()),
     )
     return VersionResult(
         dataset.name,
@@ -239,7 +257,7 @@ def questions_import(
     check_dataset_name(dataset_name)
     dataset = Dataset.objects.filter(name=dataset_name).first()
     with transaction.atomic():
-        manifest, strata = _import_examples(path, dataset)
+        manifest, strata, gradings = _import_examples(path, dataset)
         dataset = (
             Dataset.objects.create(name=dataset_name)
             if dataset is None
@@ -251,7 +269,9 @@ def questions_import(
                 f"dataset {dataset.name!r} has {pending} unpublished working-copy edit(s); publish them first "
                 "(publish_dataset) or pass --discard-working-copy"
             )
-        return _create_version(dataset=dataset, manifest=manifest, strata=strata, source="import", user=user)
+        return _create_version(
+            dataset=dataset, manifest=manifest, strata=strata, gradings=gradings, source="import", user=user
+        )
 
 
 def strata_set(*, dataset_name: str, shares: dict[str, str]) -> dict[str, float]:
@@ -318,6 +338,7 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
     latest = latest_version(dataset)
     manifest = version_manifest(latest) if latest else {}
     strata = version_strata(latest) if latest else {}
+    gradings = version_gradings(latest) if latest else {}
     new_examples = []
     for edit in working_edits(dataset):
         if edit.record is None:
@@ -326,6 +347,7 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
         sha = example_sha256(edit.record)
         manifest[edit.qid] = sha
         strata[edit.qid] = edit.record.get("stratum", "")
+        gradings[edit.qid] = _grading(edit.record)
         new_examples.append(
             Example(
                 sha256=sha, qid=edit.qid, stratum=edit.record.get("stratum", ""), canonical=canonical_json(edit.record)
@@ -334,7 +356,9 @@ def dataset_publish(*, dataset_name: str, user=None, note: str = "") -> VersionR
     if not manifest:
         raise ServiceError(f"dataset {dataset_name!r} has no questions to publish")
     Example.objects.bulk_create(new_examples, ignore_conflicts=True)
-    result = _create_version(dataset=dataset, manifest=manifest, strata=strata, source="publish", user=user, note=note)
+    result = _create_version(
+        dataset=dataset, manifest=manifest, strata=strata, gradings=gradings, source="publish", user=user, note=note
+    )
     if not result.created:
         # The edits only restated the latest version: nothing is pending any more.
         working_edits(dataset).update(base_version=None)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.db import connections
+from django.db.models import OuterRef, Subquery
 
 from annotation.models import Answer, DatasetVersion, Run, VersionEntry
 from annotation.selectors.disputes import disputed_qids, left_out
@@ -248,6 +249,31 @@ def judge_rescore(
     )
 
 
+def _pending_by_rule(answers, version: DatasetVersion | None) -> tuple[dict[str, str], dict[str, set[str]], dict]:
+    """The answers without a harness score: (qid -> final human verdict, grading rule -> their qids, the
+    question records read on the way). The rule comes from the version's line, in the same statement as the
+    answers; only a line that kept none (or a qid the version lacks) has its record read, one statement."""
+    pending: dict[str, str] = {}
+    rules: dict[str, str] = {}
+    rows = answers.filter(correct__isnull=True)
+    if version is not None:
+        kept = VersionEntry.objects.filter(version=version, qid=OuterRef("qid")).values("grading")[:1]
+        rows = rows.annotate(_rule=Subquery(kept))
+        for qid, final, rule in raw_values(rows, "qid", "final_verdict", "_rule"):
+            pending[qid] = final
+            if rule is not None:
+                rules[qid] = rule
+    else:
+        pending = dict(raw_values(rows, "qid", "final_verdict"))
+    unknown = set(pending).difference(rules)
+    records = version_records_for(version, unknown) if unknown else {}
+    by_rule: dict[str, set[str]] = {}
+    for qid in pending:
+        rule = rules[qid] if qid in rules else (records.get(qid) or {}).get("grading") or ""
+        by_rule.setdefault(rule, set()).add(qid)
+    return pending, by_rule, records
+
+
 def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
     """Grade every answer of a run (see the module docstring); `version` defaults to the run's own."""
     version = version if version is not None else run.dataset_version
@@ -261,15 +287,11 @@ def run_grades(run: Run, *, version: DatasetVersion | None = None) -> RunGrades:
     ungraded: Counter = Counter()
     unscored: list[str] = []
     if None in by_harness:
-        pending = dict(raw_values(answers.filter(correct__isnull=True), "qid", "final_verdict"))
         graded: dict[str, tuple[bool, str]] = {}  # qid -> (correct, source)
-        records = version_records_for(version, set(pending))
-        by_rule: dict[str, set[str]] = {}
-        for qid in pending:
-            record = records.get(qid)
-            by_rule.setdefault((record or {}).get("grading") or "", set()).add(qid)
+        pending, by_rule, records = _pending_by_rule(answers, version)
         rule_qids = by_rule.get("span", set()) | by_rule.get("extraction", set())
         if rule_qids:
+            records.update(version_records_for(version, rule_qids.difference(records)))
             for qid, text in answer_values(run, rule_qids, "answer"):
                 verdict = rule_verdict(records.get(qid), text)
                 if verdict in ("correct", "incorrect"):

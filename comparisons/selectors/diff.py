@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import math
 
-from annotation.models import Dataset, DatasetVersion, Run
+from django.db.models import OuterRef, Subquery
+
+from annotation.models import Dataset, DatasetVersion, Run, VersionEntry
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import versions_partition
 from calibration.selectors.grades import run_grades, version_records_for
 from comparisons.selectors.compare import run_band_for
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
+from evalapp.db import raw_values
 from evalapp.errors import Problem, ServiceError
+from evalapp.keyset import in_values
 from evalstats.manifest import (
     NEW_PARTITIONS,
     OLD_PARTITIONS,
@@ -50,6 +55,30 @@ SCORED_FIELDS = ("expected", "gold_chunk_id", "gold_doc_id", "gold_text", "gradi
 _ABSENT = object()
 
 
+def _records_on_both_sides(
+    old: DatasetVersion, new: DatasetVersion, qids: set[str]
+) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(qid -> old record, qid -> new record) of these qids, in one statement: each qid's new line and its
+    record, with the old line's record beside it, looked up on the (version, qid) index; only the records
+    of these qids are read, never a pass over either version."""
+    olds: dict[str, dict] = {}
+    news: dict[str, dict] = {}
+    if not qids:
+        return olds, news
+    old_record = VersionEntry.objects.filter(version=old, qid=OuterRef("qid")).values("example__canonical")[:1]
+    rows = (
+        VersionEntry.objects.filter(version=new, qid__in=in_values(qids)).annotate(_old=Subquery(old_record)).order_by()
+    )
+    for qid, new_text, old_text in raw_values(rows, "qid", "example__canonical", "_old"):
+        news[qid] = json.loads(new_text)
+        if old_text is not None:
+            olds[qid] = json.loads(old_text)
+    missing = qids.difference(news)
+    if missing:  # qids the new version lacks (a caller's own list): the old side alone
+        olds.update(version_records_for(old, missing))
+    return olds, news
+
+
 def modified_fields(
     old: DatasetVersion, new: DatasetVersion, qids
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -57,7 +86,7 @@ def modified_fields(
     one side only counts), and SCORED_FIELDS + `metadata_only` -> the sorted qids that changed there
     (`metadata_only`: none of SCORED_FIELDS changed, so no score can move)."""
     wanted = set(qids)
-    olds, news = version_records_for(old, wanted), version_records_for(new, wanted)
+    olds, news = _records_on_both_sides(old, new, wanted)
     fields: dict[str, list[str]] = {}
     by: dict[str, list[str]] = {k: [] for k in (*SCORED_FIELDS, "metadata_only")}
     for qid in sorted(wanted):

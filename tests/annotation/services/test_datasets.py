@@ -229,3 +229,28 @@ def test_manifest_lines_carry_the_stratum_through_import_and_publish(loaded, mak
         "q-0002": "numeric",
         "q-0003": "no_answer",
     }
+
+
+@pytest.mark.django_db
+def test_manifest_lines_carry_the_grading_rule_through_import_and_publish(loaded, make_user):
+    """Each line keeps its record's rule ("" for a record naming none), so grading the answers a human
+    label scores reads no record; a publish keeps the rules of the lines it carries over."""
+    assert dict(VersionEntry.objects.values_list("qid", "grading")) == {
+        "q-0001": "rubric",
+        "q-0002": "extraction",
+        "q-0003": "",
+    }
+    working_edit(
+        dataset_name="support",
+        qid="q-0002",
+        changes={"grading": "span"},
+        base_revision=0,
+        user=make_user("e", "expert"),
+    )
+    dataset_publish(dataset_name="support")
+    v2 = DatasetVersion.objects.get(number=2)
+    assert dict(VersionEntry.objects.filter(version=v2).values_list("qid", "grading")) == {
+        "q-0001": "rubric",
+        "q-0002": "span",
+        "q-0003": "",
+    }
