@@ -44,7 +44,16 @@ def in_id_chunks(qs: QuerySet[Any], fields: tuple[str, ...] = (), chunk: int = 2
 
 
 # ASCII "unit separator": never part of a qid or a stratum name that anyone types.
-_SEP = "\x1f"
+SEPARATOR = _SEP = "\x1f"
+
+
+def split_joined(count: int, joined: str | None) -> list[str] | None:
+    """The `count` values a database joined with SEPARATOR (STRING_AGG / GROUP_CONCAT; NULL when there were
+    none), or None when a value held the separator itself and the caller must read the rows instead."""
+    if not count:
+        return []
+    parts = (joined or "").split(_SEP)
+    return parts if len(parts) == count else None
 
 
 def column_strings(qs: QuerySet[Any], field: str) -> list[str]:

@@ -7,9 +7,9 @@ import math
 
 from django.db.models import OuterRef, Subquery
 
-from annotation.models import Dataset, DatasetVersion, Run, VersionEntry
+from annotation.models import Dataset, DatasetVersion, Example, Run, VersionEntry
 from annotation.selectors.blind import OPERATOR, BlindScope
-from annotation.selectors.datasets import versions_partition
+from annotation.selectors.datasets import partition_dict, version_diff_detail, version_get
 from calibration.selectors.grades import run_grades, version_records_for
 from comparisons.selectors.compare import run_band_for
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
@@ -55,6 +55,21 @@ SCORED_FIELDS = ("expected", "gold_chunk_id", "gold_doc_id", "gold_text", "gradi
 _ABSENT = object()
 
 
+def _records_by_hash(pairs: dict[str, tuple[str, str]], qids: set[str]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(qid -> old record, qid -> new record) of these qids from their (old, new) example hashes, in one
+    statement on the example table's primary key (no manifest line read again)."""
+    wanted = {pairs[q] for q in qids}
+    texts = dict(
+        raw_values(
+            Example.objects.filter(sha256__in=in_values({h for pair in wanted for h in pair})).order_by(),
+            "sha256",
+            "canonical",
+        )
+    )
+    records = {h: json.loads(t) for h, t in texts.items()}
+    return {q: records[pairs[q][0]] for q in qids}, {q: records[pairs[q][1]] for q in qids}
+
+
 def _records_on_both_sides(
     old: DatasetVersion, new: DatasetVersion, qids: set[str]
 ) -> tuple[dict[str, dict], dict[str, dict]]:
@@ -80,13 +95,18 @@ def _records_on_both_sides(
 
 
 def modified_fields(
-    old: DatasetVersion, new: DatasetVersion, qids
+    old: DatasetVersion, new: DatasetVersion, qids, *, example_pairs: dict[str, tuple[str, str]] | None = None
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """What changed in each modified question: qid -> the keys whose value differs (sorted; a key present on
     one side only counts), and SCORED_FIELDS + `metadata_only` -> the sorted qids that changed there
-    (`metadata_only`: none of SCORED_FIELDS changed, so no score can move)."""
+    (`metadata_only`: none of SCORED_FIELDS changed, so no score can move). `example_pairs` (qid -> (old,
+    new) example hash, from annotation.selectors.datasets.version_diff_detail), when it covers every qid,
+    lets the records be read by hash alone."""
     wanted = set(qids)
-    olds, news = _records_on_both_sides(old, new, wanted)
+    if example_pairs is not None and wanted.issubset(example_pairs):
+        olds, news = _records_by_hash(example_pairs, wanted)
+    else:
+        olds, news = _records_on_both_sides(old, new, wanted)
     fields: dict[str, list[str]] = {}
     by: dict[str, list[str]] = {k: [] for k in (*SCORED_FIELDS, "metadata_only")}
     for qid in sorted(wanted):
@@ -196,8 +216,10 @@ def dataset_diff(
     (modified_fields) and, given a run on each, the movement decomposed by partition with its reading in
     words (movement_reading; the band leaves out runs in the viewer's blind `scope`), and, when questions
     were added, the ceiling on what they can move."""
-    old, new, diff, out = versions_partition(dataset, old_ref, new_ref)
-    out["modified_fields"], out["modified_by"] = modified_fields(old, new, diff.modified)
+    old, new = version_get(dataset, old_ref), version_get(dataset, new_ref)
+    diff, example_pairs = version_diff_detail(old, new)
+    out = partition_dict(dataset, old, new, diff)
+    out["modified_fields"], out["modified_by"] = modified_fields(old, new, diff.modified, example_pairs=example_pairs)
     if run_old is not None and run_new is not None:
         # Graded by the question's rule where the harness gave no score (calibration.selectors.grades).
         sums = {}

@@ -3,7 +3,9 @@
 import random
 
 import pytest
+from django.db import connection
 
+from annotation.selectors import datasets
 from annotation.selectors.datasets import version_diff, version_manifest
 from evalstats.manifest import ManifestDiff, diff_manifests
 from tests.factories import DatasetFactory, record, version
@@ -14,7 +16,23 @@ pytestmark = pytest.mark.django_db
 STRATA = ["policy_lookup", "procedural", "no_answer"]
 
 
-def test_the_database_partition_of_two_versions_is_the_manifest_diff():
+@pytest.fixture(params=["joined", "by_lookup"])
+def partition_path(request, monkeypatch):
+    """Both ways the database works the partition out: one FULL OUTER JOIN (PostgreSQL), and a lookup of
+    each new line in the old version (SQLite, and PostgreSQL when a qid holds the separator); `joined`
+    asserts on PostgreSQL that the one-statement path really ran."""
+    calls = []
+    joined = datasets._version_diff_joined
+    if request.param == "by_lookup":
+        monkeypatch.setattr(datasets, "_version_diff_joined", lambda old, new: None)
+    else:
+        monkeypatch.setattr(datasets, "_version_diff_joined", lambda old, new: calls.append(1) or joined(old, new))
+    yield request.param
+    if request.param == "joined" and connection.vendor == "postgresql":
+        assert calls and all(calls)
+
+
+def test_the_database_partition_of_two_versions_is_the_manifest_diff(partition_path):
     rng = random.Random(7)
     records = [record(f"q-{i:04d}", stratum=rng.choice(STRATA)) for i in range(80)]
     edited, removed, modified = [], [], []
@@ -44,3 +62,21 @@ def test_the_database_partition_of_two_versions_is_the_manifest_diff():
     assert version_diff(v1, v1) == ManifestDiff(
         added=(), removed=(), modified=(), unchanged=tuple(r["qid"] for r in records)
     )
+
+
+def test_a_qid_holding_the_separator_is_partitioned_by_reading_the_rows():
+    support = DatasetFactory(name="support")
+    odd = "q-\x1f-odd"
+    v1 = version(support, [record("q-1"), record(odd)])
+    v2 = version(support, [record("q-1", expected="relabelled"), record(odd), record("q-2")], parent=v1)
+    assert datasets._version_diff_joined(v1, v2) is None  # PostgreSQL: the joined string does not split
+    assert version_diff(v1, v2) == ManifestDiff(added=("q-2",), removed=(), modified=("q-1",), unchanged=(odd,))
+
+
+def test_the_partition_is_one_statement(django_assert_num_queries):
+    support = DatasetFactory(name="support")
+    v1 = version(support, [record(f"q-{i}") for i in range(30)])
+    v2 = version(support, [record(f"q-{i}") for i in range(5, 40)], parent=v1)
+    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 2):
+        diff = version_diff(v1, v2)
+    assert (len(diff.added), len(diff.removed), len(diff.modified), len(diff.unchanged)) == (10, 5, 0, 25)

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
+from annotation.selectors.datasets import version_diff_detail
 from annotation.services.datasets import questions_import
+from comparisons.selectors.diff import modified_fields
 from tests.comparisons.support import (
     import_questions,
     import_run,
@@ -12,6 +14,7 @@ from tests.comparisons.support import (
     run_command,
 )
 from tests.conftest import QUESTIONS, question, run_cmd, write_jsonl
+from tests.factories import DatasetFactory, record, version
 
 pytestmark = pytest.mark.django_db
 
@@ -254,3 +257,19 @@ def test_diff_datasets_narrows_modified_field_by_field(tmp_path, api_client_for)
         "stratum": 0,
         "metadata_only": 1,
     }
+
+
+def test_modified_fields_read_by_example_hash_equal_those_read_through_the_lines():
+    support = DatasetFactory(name="hashes")
+    base = [record(f"q-{i}") for i in range(6)]
+    v1 = version(support, base)
+    changed = [dict(base[0], expected="x"), dict(base[1], stratum="procedural"), dict(base[2], note="meta"), *base[3:]]
+    v2 = version(support, changed, parent=v1)
+    diff, pairs = version_diff_detail(v1, v2)
+    by_lookup = modified_fields(v1, v2, diff.modified)
+    assert diff.modified == ("q-0", "q-1", "q-2")
+    if pairs is not None:  # PostgreSQL's joined partition carries the hashes
+        assert set(pairs) == {"q-0", "q-1", "q-2"}
+        assert modified_fields(v1, v2, diff.modified, example_pairs=pairs) == by_lookup
+    assert by_lookup[0] == {"q-0": ["expected"], "q-1": ["stratum"], "q-2": ["note"]}
+    assert by_lookup[1]["metadata_only"] == ["q-2"]
