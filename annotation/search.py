@@ -192,10 +192,14 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         rows = cur.fetchall()
         if connection.vendor != "postgresql" and rows:
             ids = [r[0] for r in rows]
+            # One pass of the MATCH over the page's rowid range, the page's rows picked by `+rowid IN` (the `+`
+            # keeps the IN list away from FTS5): with a plain `rowid IN` FTS5 runs the MATCH again for every id,
+            # and a common last word's prefix doclist was merged 20 times (35-50 ms of a 65 ms search).
             cur.execute(
                 f"SELECT rowid, snippet({FTS_TABLE}, 0, '{_OPEN}', '{_CLOSE}', '…', 40) FROM {FTS_TABLE} "
-                f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})",
-                [match, *ids],
+                f"WHERE {FTS_TABLE} MATCH %s AND rowid BETWEEN %s AND %s "
+                f"AND +rowid IN ({', '.join(['%s'] * len(ids))})",
+                [match, min(ids), max(ids), *ids],
             )
             snippets = dict(cur.fetchall())
             rows = [(*r[:6], snippets.get(r[0], ""), r[6]) for r in rows]
