@@ -137,6 +137,7 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         filters.append("d.source = %s")
         params.append(source)
     extra = "".join(f" AND {f}" for f in filters)
+    join = " JOIN annotation_document d ON d.id = c.document_id" if filters else ""  # only a filter needs it
     if connection.vendor == "postgresql":
         tsquery = _tsquery(words)
         # Ranking reads every match; a word in most chunks would rank the whole corpus on each keystroke.
@@ -145,7 +146,6 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         # The rank is computed as the matches are read, so the window's sort and count carry (id, rank) only:
         # carrying search_tsv through them spilled 4 MB to disk for a common word (about half the statement's
         # 45 ms). The document is joined only when a filter needs it.
-        join = " JOIN annotation_document d ON d.id = c.document_id" if filters else ""
         sql = f"""
             SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, hits.rank,
                    ts_headline('english', c.text, to_tsquery('english', %s),
@@ -179,8 +179,7 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
                 SELECT w.id, w.score, count(*) OVER () AS matches, row_number() OVER (ORDER BY w.id) AS nth
                 FROM (
                     SELECT {FTS_TABLE}.rowid AS id, bm25({FTS_TABLE}) AS score
-                    FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
-                    JOIN annotation_document d ON d.id = c.document_id
+                    FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid{join}
                     WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
                     LIMIT {window + 1}
                 ) w
