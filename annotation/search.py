@@ -10,6 +10,12 @@ Ranking reads every match it ranks, so it is bounded: up to RANK_WINDOW matches 
 page is then exactly the full ranking (ties broken by chunk pk on both databases). A query with more matches
 than that (a word in most chunks) is ranked over the first RANK_WINDOW matches only, and the result says
 so (`partial`), so the page can ask for another word or a filter instead of passing a sample off as the best.
+
+The window stays on both databases because an exact answer without it was measured and is too slow: at
+100,000 chunks a common word matches 65,000-100,000 of them, and the database's own `ORDER BY rank LIMIT k`
+over all of them took 100-160 ms with bm25 on SQLite (FTS5 scores every match before its top-k sort) and
+94-400 ms with ts_rank_cd on PostgreSQL, where a bare count of the matches alone took 38-87 ms (ts_rank is
+cheaper but orders differently). bench/search_bench.py prints that unbounded ranking's p95 in each run.
 """
 
 import re
@@ -137,30 +143,33 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         filters.append("d.source = %s")
         params.append(source)
     extra = "".join(f" AND {f}" for f in filters)
+    join = " JOIN annotation_document d ON d.id = c.document_id" if filters else ""  # only a filter needs it
     if connection.vendor == "postgresql":
         tsquery = _tsquery(words)
         # Ranking reads every match; a word in most chunks would rank the whole corpus on each keystroke.
         # So at most `window` + 1 matches are read: all of them are ranked when that is all there is (the
         # exact full ranking); one more than the window means the ranking is partial and the extra is dropped.
+        # The rank is computed as the matches are read, so the window's sort and count carry (id, rank) only:
+        # carrying search_tsv through them spilled 4 MB to disk for a common word (about half the statement's
+        # 45 ms). The document is joined only when a filter needs it.
         sql = f"""
             SELECT c.id, c.chunk_id, d.doc_id, d.title, d.source, hits.rank,
                    ts_headline('english', c.text, to_tsquery('english', %s),
                                'StartSel={_OPEN}, StopSel={_CLOSE}, MaxWords=40, MinWords=15, MaxFragments=2'),
                    hits.matches
             FROM (
-                SELECT m.id, ts_rank_cd(m.search_tsv, to_tsquery('english', %s)) AS rank, m.matches
+                SELECT m.id, m.rank, m.matches
                 FROM (
-                    SELECT w.id, w.search_tsv, count(*) OVER () AS matches,
-                           row_number() OVER (ORDER BY w.id) AS nth
+                    SELECT w.id, w.rank, count(*) OVER () AS matches, row_number() OVER (ORDER BY w.id) AS nth
                     FROM (
-                        SELECT c.id, c.search_tsv FROM annotation_chunk c
-                        JOIN annotation_document d ON d.id = c.document_id
+                        SELECT c.id, ts_rank_cd(c.search_tsv, to_tsquery('english', %s)) AS rank
+                        FROM annotation_chunk c{join}
                         WHERE NOT c.retired AND c.search_tsv @@ to_tsquery('english', %s){extra}
                         LIMIT {window + 1}
                     ) w
                 ) m
                 WHERE m.nth <= {window}
-                ORDER BY rank DESC, m.id LIMIT %s OFFSET %s
+                ORDER BY m.rank DESC, m.id LIMIT %s OFFSET %s
             ) hits
             JOIN annotation_chunk c ON c.id = hits.id JOIN annotation_document d ON d.id = c.document_id
             ORDER BY hits.rank DESC, c.id
@@ -176,8 +185,7 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
                 SELECT w.id, w.score, count(*) OVER () AS matches, row_number() OVER (ORDER BY w.id) AS nth
                 FROM (
                     SELECT {FTS_TABLE}.rowid AS id, bm25({FTS_TABLE}) AS score
-                    FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid
-                    JOIN annotation_document d ON d.id = c.document_id
+                    FROM {FTS_TABLE} JOIN annotation_chunk c ON c.id = {FTS_TABLE}.rowid{join}
                     WHERE {FTS_TABLE} MATCH %s AND NOT c.retired{extra}
                     LIMIT {window + 1}
                 ) w
@@ -192,10 +200,14 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         rows = cur.fetchall()
         if connection.vendor != "postgresql" and rows:
             ids = [r[0] for r in rows]
+            # One pass of the MATCH over the page's rowid range, the page's rows picked by `+rowid IN` (the `+`
+            # keeps the IN list away from FTS5): with a plain `rowid IN` FTS5 runs the MATCH again for every id,
+            # and a common last word's prefix doclist was merged 20 times (35-50 ms of a 65 ms search).
             cur.execute(
                 f"SELECT rowid, snippet({FTS_TABLE}, 0, '{_OPEN}', '{_CLOSE}', '…', 40) FROM {FTS_TABLE} "
-                f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})",
-                [match, *ids],
+                f"WHERE {FTS_TABLE} MATCH %s AND rowid BETWEEN %s AND %s "
+                f"AND +rowid IN ({', '.join(['%s'] * len(ids))})",
+                [match, min(ids), max(ids), *ids],
             )
             snippets = dict(cur.fetchall())
             rows = [(*r[:6], snippets.get(r[0], ""), r[6]) for r in rows]

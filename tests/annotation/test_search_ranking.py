@@ -122,3 +122,41 @@ def test_the_pages_and_the_api_say_when_the_ranking_is_partial(corpus, monkeypat
     assert advice in page.get("/corpus/", {"q": "plan"}).content.decode()
     assert advice in page.get("/tagging/support/search/", {"q": "plan"}).content.decode()
     assert advice not in page.get("/tagging/support/search/", {"q": "plan filler1"}).content.decode()
+
+
+def rank_of(q: str) -> dict[str, float]:
+    """The database's own rank of every live match of q (the value the page sorts by), by chunk id."""
+    words = search.query_words(q)
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            tsquery = search._tsquery(words)
+            cur.execute(
+                "SELECT chunk_id, ts_rank_cd(search_tsv, to_tsquery('english', %s)) FROM annotation_chunk "
+                "WHERE NOT retired AND search_tsv @@ to_tsquery('english', %s)",
+                [tsquery, tsquery],
+            )
+        else:
+            cur.execute(
+                f"SELECT c.chunk_id, -bm25({search.FTS_TABLE}) FROM {search.FTS_TABLE} f "
+                f"JOIN annotation_chunk c ON c.id = f.rowid WHERE {search.FTS_TABLE} MATCH %s",
+                [search._fts_match(words)],
+            )
+        return {chunk_id: float(rank) for chunk_id, rank in cur.fetchall()}
+
+
+def test_a_partial_page_is_the_exact_ranking_of_the_matches_it_ranked(corpus, monkeypatch):
+    # Past the window the page is not the best of all matches, but it must be exactly what it says: the
+    # ranked matches in the database's own order (rank, then chunk), each with its true rank, none of
+    # them outranked by a ranked match left off the page.
+    monkeypatch.setattr(search, "RANK_WINDOW", 12)
+    ranks = rank_of("plan")
+    assert len(ranks) == 30
+    first, second = search_chunks("plan", limit=5), search_chunks("plan", limit=5, offset=5)
+    page = [*first, *second]
+
+    assert (first.partial, second.partial) == (True, True) and len(page) == 10
+    assert [h.rank for h in page] == pytest.approx([ranks[h.chunk_id] for h in page])
+    assert [(-h.rank, h.chunk_pk) for h in page] == sorted((-h.rank, h.chunk_pk) for h in page)
+    rest = search_chunks("plan", limit=20, offset=10)  # the other two ranked matches
+    assert len(rest) == 2 and all(h.rank <= page[-1].rank for h in rest)
+    assert len({h.chunk_id for h in [*page, *rest]}) == 12
