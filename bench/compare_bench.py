@@ -315,7 +315,7 @@ def measure(url: str, what: str, mode: str, repeats: int) -> dict:
     trace = mode in ("rss", "trace")
     setup_django(url)
     from annotation.models import Run
-    from annotation.selectors.datasets import dataset_get, version_diff, version_get
+    from annotation.selectors.datasets import dataset_get, version_diff_detail, version_get
     from annotation.selectors.gold import stale_gold
     from calibration.selectors.grades import run_grades
     from comparisons.selectors.compare import _paired_outcomes, _stratum_sets, compare_runs
@@ -374,10 +374,10 @@ def measure(url: str, what: str, mode: str, repeats: int) -> dict:
             v1, v2 = version_get(ds, "1"), version_get(ds, "2")
             ra, rc = Run.objects.get(run_id="A"), Run.objects.get(run_id="C")
             t = time.perf_counter()
-            diff = version_diff(v1, v2)
+            diff, pairs = version_diff_detail(v1, v2)
             out["db_partitions_s"] = time.perf_counter() - t
             t = time.perf_counter()
-            modified_fields(v1, v2, diff.modified)
+            modified_fields(v1, v2, diff.modified, example_pairs=pairs)
             out["modified_fields_s"] = time.perf_counter() - t
             t = time.perf_counter()
             run_grades(ra, version=v1), run_grades(rc, version=v2)
