@@ -21,12 +21,17 @@ def partition_path(request, monkeypatch):
     """Both ways the database works the partition out: one FULL OUTER JOIN (PostgreSQL), and a lookup of
     each new line in the old version (SQLite, and PostgreSQL when a qid holds the separator); `joined`
     asserts on PostgreSQL that the one-statement path really ran."""
-    calls = []
+    calls: list[int] = []
     joined = datasets._version_diff_joined
+
+    def counted(old, new):
+        calls.append(1)
+        return joined(old, new)
+
     if request.param == "by_lookup":
         monkeypatch.setattr(datasets, "_version_diff_joined", lambda old, new: None)
     else:
-        monkeypatch.setattr(datasets, "_version_diff_joined", lambda old, new: calls.append(1) or joined(old, new))
+        monkeypatch.setattr(datasets, "_version_diff_joined", counted)
     yield request.param
     if request.param == "joined" and connection.vendor == "postgresql":
         assert calls and all(calls)
@@ -46,7 +51,7 @@ def test_the_database_partition_of_two_versions_is_the_manifest_diff(partition_p
             edited.append(r)
     added = [f"q-{i:04d}" for i in range(500, 506)]
     edited += [record(qid) for qid in added]
-    support = DatasetFactory(name="support")
+    support = DatasetFactory.create(name="support")
     v1 = version(support, records)
     v2 = version(support, edited, parent=v1)
 
@@ -65,7 +70,7 @@ def test_the_database_partition_of_two_versions_is_the_manifest_diff(partition_p
 
 
 def test_a_qid_holding_the_separator_is_partitioned_by_reading_the_rows():
-    support = DatasetFactory(name="support")
+    support = DatasetFactory.create(name="support")
     odd = "q-\x1f-odd"
     v1 = version(support, [record("q-1"), record(odd)])
     v2 = version(support, [record("q-1", expected="relabelled"), record(odd), record("q-2")], parent=v1)
@@ -74,7 +79,7 @@ def test_a_qid_holding_the_separator_is_partitioned_by_reading_the_rows():
 
 
 def test_the_partition_is_one_statement(django_assert_num_queries):
-    support = DatasetFactory(name="support")
+    support = DatasetFactory.create(name="support")
     v1 = version(support, [record(f"q-{i}") for i in range(30)])
     v2 = version(support, [record(f"q-{i}") for i in range(5, 40)], parent=v1)
     with django_assert_num_queries(1 if connection.vendor == "postgresql" else 2):

@@ -260,7 +260,7 @@ def test_diff_datasets_narrows_modified_field_by_field(tmp_path, api_client_for)
 
 
 def test_modified_fields_read_by_example_hash_equal_those_read_through_the_lines():
-    support = DatasetFactory(name="hashes")
+    support = DatasetFactory.create(name="hashes")
     base = [record(f"q-{i}") for i in range(6)]
     v1 = version(support, base)
     changed = [dict(base[0], expected="x"), dict(base[1], stratum="procedural"), dict(base[2], note="meta"), *base[3:]]
