@@ -58,29 +58,27 @@ DIRECTIONS = {
 }
 
 
-def disagreement_rows(
+def disagreement_ids(
     measurement: Measurement,
     *,
     scope: BlindScope = OPERATOR,
     stratum: str = "",
     direction: str = "",
 ) -> QuerySet:
-    """The verdicts where the judge and the final human label differ, in sample order, as value rows
-    (DISAGREEMENT_FIELDS) filtered by the database: count it, slice a page of it, then hand the page to
-    `disagreement_details`. Only one stratum's, or one direction's (DIRECTIONS), when asked; items of
-    runs in the viewer's blind `scope` are left out (each row names its run)."""
-    rows = (
-        Verdict.objects.filter(run=measurement.run)
-        .exclude(human_verdict="")
-        .exclude(verdict=F("human_verdict"))
-        .exclude(item__answer__run_id__in=scope.run_ids)
-    )
+    """The ids of the verdicts where the judge and the final human label differ, in sample order, filtered
+    by the database: count it, slice a page of it, then hand the page to `disagreement_details`. Only one
+    stratum's, or one direction's (DIRECTIONS), when asked; items of runs in the viewer's blind `scope` are
+    left out (each row names its run)."""
+    rows = Verdict.objects.filter(run=measurement.run).exclude(human_verdict="").exclude(verdict=F("human_verdict"))
+    # Only a filter that needs them joins the items and answers, so the count reads the verdicts alone.
+    if scope.run_ids:
+        rows = rows.exclude(item__answer__run_id__in=scope.run_ids)
     if stratum:
         rows = rows.filter(item__stratum=stratum)
     if direction in DIRECTIONS:
         judge, human = DIRECTIONS[direction]
         rows = rows.filter(verdict=judge) if human is None else rows.filter(verdict=judge, human_verdict=human)
-    return rows.order_by("item__position", "pk").values(*DISAGREEMENT_FIELDS)
+    return rows.order_by("item__position", "pk").values_list("pk", flat=True)
 
 
 DISAGREEMENT_FIELDS = (
@@ -98,11 +96,15 @@ DISAGREEMENT_FIELDS = (
 )
 
 
-def disagreement_details(rows: Iterable[dict]) -> list[dict]:
-    """Disagreement rows (`disagreement_rows`) with their question, gold passage and expected answer from
-    the question record of the answer's run's dataset version (the dataset's latest as fallback): one
-    query per version the rows span."""
-    rows = list(rows)
+def disagreement_details(verdict_ids: Iterable[int]) -> list[dict]:
+    """The disagreements of a page of `disagreement_ids` (a slice of it, or any verdict ids), with their
+    answer and outputs and their question, gold passage and expected answer from the question record of the
+    answer's run's dataset version (the dataset's latest as fallback), in sample order. A slice goes to the
+    database as a subquery, so it sorts only ids and positions before it joins the page's few answers: one
+    statement for the page and one per version it spans."""
+    rows = list(
+        Verdict.objects.filter(pk__in=verdict_ids).order_by("item__position", "pk").values(*DISAGREEMENT_FIELDS)
+    )
     latest: dict[int, int | None] = {}
     wanted: dict[int | None, set[str]] = {}
     for r in rows:
@@ -155,8 +157,8 @@ def disagreements(
     direction: str = "",
 ) -> list[dict]:
     """Items where the judge and the final human label differ, with question, gold passage and outputs
-    (the first `limit` of `disagreement_rows`, with `disagreement_details`)."""
-    rows = disagreement_rows(measurement, scope=scope, stratum=stratum, direction=direction)
+    (the first `limit` of `disagreement_ids`, with `disagreement_details`)."""
+    rows = disagreement_ids(measurement, scope=scope, stratum=stratum, direction=direction)
     return disagreement_details(rows[:limit])
 
 
