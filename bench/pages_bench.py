@@ -321,8 +321,8 @@ def pages(ids: dict) -> list[tuple[str, str]]:
 
 
 def pages_with_cold(ids: dict) -> list[tuple[str, str, object]]:
-    """The pages, and the judge version page once more with the measurement's kept figures dropped before
-    each fetch (calibration.selectors.summary): the first read after a calibration closes."""
+    """The pages, and the judge version page and API once more with the measurement's kept figures dropped
+    before each fetch (calibration.selectors.summary): the first read after a calibration closes."""
     from calibration.models import JudgeVersion
     from calibration.selectors.gates import latest_measurement
     from calibration.selectors.summary import measurement_forget
@@ -331,6 +331,8 @@ def pages_with_cold(ids: dict) -> list[tuple[str, str, object]]:
     assert measurement is not None, "the bench world's judge version is measured"
     out: list[tuple[str, str, object]] = [(name, path, None) for name, path in pages(ids)]
     out.insert(1, ("judge version page, cold", out[0][1], lambda: measurement_forget(measurement)))
+    api = next(k for k, (name, _p, _b) in enumerate(out) if name == "judge version API")
+    out.insert(api + 1, ("judge version API, cold", out[api][1], lambda: measurement_forget(measurement)))
     return out
 
 

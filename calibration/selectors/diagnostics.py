@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 from django.db import connection
-from django.db.models import Count, F, Max, Min, Q, QuerySet
+from django.db.models import Case, Count, F, Max, Min, Q, QuerySet, Value, When
 from django.db.models.functions import Length
 
 from annotation.models import Answer, Dataset, HumanLabel, VersionEntry
@@ -58,29 +58,27 @@ DIRECTIONS = {
 }
 
 
-def disagreement_rows(
+def disagreement_ids(
     measurement: Measurement,
     *,
     scope: BlindScope = OPERATOR,
     stratum: str = "",
     direction: str = "",
 ) -> QuerySet:
-    """The verdicts where the judge and the final human label differ, in sample order, as value rows
-    (DISAGREEMENT_FIELDS) filtered by the database: count it, slice a page of it, then hand the page to
-    `disagreement_details`. Only one stratum's, or one direction's (DIRECTIONS), when asked; items of
-    runs in the viewer's blind `scope` are left out (each row names its run)."""
-    rows = (
-        Verdict.objects.filter(run=measurement.run)
-        .exclude(human_verdict="")
-        .exclude(verdict=F("human_verdict"))
-        .exclude(item__answer__run_id__in=scope.run_ids)
-    )
+    """The ids of the verdicts where the judge and the final human label differ, in sample order, filtered
+    by the database: count it, slice a page of it, then hand the page to `disagreement_details`. Only one
+    stratum's, or one direction's (DIRECTIONS), when asked; items of runs in the viewer's blind `scope` are
+    left out (each row names its run)."""
+    rows = Verdict.objects.filter(run=measurement.run).exclude(human_verdict="").exclude(verdict=F("human_verdict"))
+    # Only a filter that needs them joins the items and answers, so the count reads the verdicts alone.
+    if scope.run_ids:
+        rows = rows.exclude(item__answer__run_id__in=scope.run_ids)
     if stratum:
         rows = rows.filter(item__stratum=stratum)
     if direction in DIRECTIONS:
         judge, human = DIRECTIONS[direction]
         rows = rows.filter(verdict=judge) if human is None else rows.filter(verdict=judge, human_verdict=human)
-    return rows.order_by("item__position", "pk").values(*DISAGREEMENT_FIELDS)
+    return rows.order_by("item__position", "pk").values_list("pk", flat=True)
 
 
 DISAGREEMENT_FIELDS = (
@@ -98,11 +96,15 @@ DISAGREEMENT_FIELDS = (
 )
 
 
-def disagreement_details(rows: Iterable[dict]) -> list[dict]:
-    """Disagreement rows (`disagreement_rows`) with their question, gold passage and expected answer from
-    the question record of the answer's run's dataset version (the dataset's latest as fallback): one
-    query per version the rows span."""
-    rows = list(rows)
+def disagreement_details(verdict_ids: Iterable[int]) -> list[dict]:
+    """The disagreements of a page of `disagreement_ids` (a slice of it, or any verdict ids), with their
+    answer and outputs and their question, gold passage and expected answer from the question record of the
+    answer's run's dataset version (the dataset's latest as fallback), in sample order. A slice goes to the
+    database as a subquery, so it sorts only ids and positions before it joins the page's few answers: one
+    statement for the page and one per version it spans."""
+    rows = list(
+        Verdict.objects.filter(pk__in=verdict_ids).order_by("item__position", "pk").values(*DISAGREEMENT_FIELDS)
+    )
     latest: dict[int, int | None] = {}
     wanted: dict[int | None, set[str]] = {}
     for r in rows:
@@ -155,8 +157,8 @@ def disagreements(
     direction: str = "",
 ) -> list[dict]:
     """Items where the judge and the final human label differ, with question, gold passage and outputs
-    (the first `limit` of `disagreement_rows`, with `disagreement_details`)."""
-    rows = disagreement_rows(measurement, scope=scope, stratum=stratum, direction=direction)
+    (the first `limit` of `disagreement_ids`, with `disagreement_details`)."""
+    rows = disagreement_ids(measurement, scope=scope, stratum=stratum, direction=direction)
     return disagreement_details(rows[:limit])
 
 
@@ -308,40 +310,39 @@ def length_bias(measurement: Measurement, *, scope: BlindScope = OPERATOR) -> li
 
 
 def _length_bias(measurement: Measurement) -> list[dict]:
-    # The database measures the lengths (LENGTH counts characters on SQLite and PostgreSQL alike), so the
-    # answer texts never leave it.
+    # The database measures the lengths (LENGTH counts characters on SQLite and PostgreSQL alike) and says
+    # which verdicts pass, so four integers an item come back through the cursor, unsorted, without the
+    # ORM's per-row work; numpy sorts them by (length, item id) and sums each quarter of the sorted list.
+    passes = Case(When(verdict="correct", then=Value(1)), default=Value(0))
+    human_passes = Case(When(human_verdict="correct", then=Value(1)), default=Value(0))
     rows = (
         Verdict.objects.filter(run=measurement.run)
         .exclude(human_verdict="")
-        .order_by("item_id")
-        .values_list(Length("item__answer__answer"), "verdict", "human_verdict")
+        .order_by()
+        .values_list("item_id", Length("item__answer__answer"), passes, human_passes)
     )
-    lengths, judge, human = [], [], []
-    for length, verdict, human_verdict in rows:
-        lengths.append(length)
-        judge.append(verdict == "correct")
-        human.append(human_verdict == "correct")
-    n = len(lengths)
+    sql, params = rows.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = np.asarray(cursor.fetchall(), dtype=np.int64).reshape(-1, 4)
+    n = len(found)
     if not n:
         return []
-    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
-    sorted_lengths = np.asarray(lengths, dtype=np.int64)[order]
-    judge_sorted = np.asarray(judge, dtype=bool)[order]
-    human_sorted = np.asarray(human, dtype=bool)[order]
+    ordered = found[np.lexsort((found[:, 0], found[:, 1]))]
     out = []
     for q in range(4):
         lo, hi = q * n // 4, (q + 1) * n // 4
         if hi <= lo:
             continue
         size = hi - lo
-        judge_rate = int(judge_sorted[lo:hi].sum()) / size
-        human_rate = int(human_sorted[lo:hi].sum()) / size
+        judge_rate = int(ordered[lo:hi, 2].sum()) / size
+        human_rate = int(ordered[lo:hi, 3].sum()) / size
         out.append(
             {
                 "quartile": q + 1,
                 "n": size,
-                "min_chars": int(sorted_lengths[lo]),
-                "max_chars": int(sorted_lengths[hi - 1]),
+                "min_chars": int(ordered[lo, 1]),
+                "max_chars": int(ordered[hi - 1, 1]),
                 "judge_pass_rate": judge_rate,
                 "human_pass_rate": human_rate,
                 "difference": judge_rate - human_rate,

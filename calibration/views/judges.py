@@ -20,7 +20,7 @@ from calibration.charts import (
 )
 from calibration.forms import DIRECTION_CHOICES, CalibrateForm, DisagreementFilterForm
 from calibration.models import CalibrationRun
-from calibration.selectors.diagnostics import disagreement_details, disagreement_rows, human_ceiling, length_bias
+from calibration.selectors.diagnostics import disagreement_details, disagreement_ids, human_ceiling, length_bias
 from calibration.selectors.gates import judge_gate_measured
 from calibration.selectors.judges import (
     judge_version_get,
@@ -71,7 +71,7 @@ def version_detail(request, pk: int):
     if measurement is not None:
         ceiling = human_ceiling(measurement, scope=scope)
         f = DisagreementFilterForm(request.GET).parsed("bad disagreement filters")
-        found = disagreement_rows(measurement, scope=scope, stratum=f["stratum"] or "", direction=f["direction"] or "")
+        found = disagreement_ids(measurement, scope=scope, stratum=f["stratum"] or "", direction=f["direction"] or "")
         page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
         page.object_list = disagreement_details(page.object_list)
         query = {k: f[k] for k in ("stratum", "direction") if f[k]}

@@ -247,3 +247,27 @@ def test_length_bias_quartiles_are_exact_with_ties_in_item_order(tmp_path, make_
     assert [q["n"] for q in expected] == [7, 7, 7, 8]
     assert length_bias(measurement) == expected
     assert length_bias(measurement) == expected  # the second read is the kept figure, the same
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 6, 11])
+def test_length_bias_quartiles_cut_where_slices_of_the_sorted_items_cut(tmp_path, size):
+    # Fewer items than quartiles, and sizes whose quarters are not whole: the quartiles the database
+    # sums are the slices q*n//4 to (q+1)*n//4 of the items sorted by length (ties in item order).
+    load_world(tmp_path / "world", n=size + 1)
+    version = judge_version_create(judge_name="span-judge", backend="span")[0]
+    measurement = _measure_all(version, size=size + 1)
+    items = list(measurement.run.sample.items.order_by("pk").select_related("answer"))
+    Verdict.objects.bulk_create(
+        [
+            Verdict(
+                run=measurement.run,
+                item=item,
+                verdict=("incorrect", "correct")[k % 2],
+                human_verdict="" if k == 1 else item.answer.final_verdict,
+            )
+            for k, item in enumerate(items)
+        ]
+    )
+    expected = _reference_length_bias(measurement.run)
+    assert sum(q["n"] for q in expected) == len(items) - 1
+    assert length_bias(measurement) == expected

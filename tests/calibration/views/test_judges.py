@@ -62,3 +62,28 @@ def test_disagreements_page_and_filter(world, run_inline, client, make_user, mon
     assert rows(one) == [(d["stratum"], d["human"], d["judge"]) for d in expected][:PER_PAGE]
 
     assert client.get(url + "?page=lots").status_code == 400
+
+
+@pytest.mark.django_db
+def test_every_page_of_disagreements_walks_the_sample_in_order(world, run_inline, client, make_user, monkeypatch):
+    # The pages, read one after another, are the disagreements read row by row in sample order, and a page
+    # past the last shows the last.
+    monkeypatch.setattr("calibration.views.judges.DISAGREEMENTS_PER_PAGE", PER_PAGE)
+    version, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10)
+    run = run_inline(version, size=60)
+    agreed = Verdict.objects.filter(run=run, verdict="correct", human_verdict="correct").order_by("pk")[:3]
+    Verdict.objects.filter(pk__in=[v.pk for v in agreed]).update(verdict="incorrect")
+    expected = [
+        (v.item.stratum, v.human_verdict, v.verdict)
+        for v in Verdict.objects.filter(run=run).select_related("item").order_by("item__position", "pk")
+        if v.human_verdict and v.verdict != v.human_verdict
+    ]
+    pages = -(-len(expected) // PER_PAGE)
+    assert pages >= 3
+    client.force_login(make_user("eng", "engineer"))
+    url = f"/judges/versions/{version.pk}/"
+
+    shown = [row for page in range(1, pages + 1) for row in rows(client.get(f"{url}?page={page}").content.decode())]
+
+    assert shown == expected
+    assert rows(client.get(f"{url}?page={pages + 5}").content.decode()) == expected[(pages - 1) * PER_PAGE :]
