@@ -7,6 +7,8 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
     fail_429       answer HTTP 429 (with Retry-After: 0) to the first N requests
     fail_500       answer HTTP 500 to the next N requests
     hang           sleep `hang_seconds` (past any client timeout) on the next N requests
+    hold_after     once this many requests were answered, hold every later one until `release()` (None:
+                   never): a test that kills a worker mid-run stops it there whatever the machine's load
     stamps         (read) time.monotonic() at the arrival of every request, to check a rate limit
     per_second     (read) requests that arrived in each wall-clock second (epoch seconds -> count); also
                    served as JSON by `GET /stats` (and cleared by `POST /stats/reset`), for a server run
@@ -41,6 +43,9 @@ class JudgeServer:
         self.fail_500 = 0
         self.hang = 0
         self.hang_seconds = 5.0
+        self.hold_after: int | None = None
+        self.answered = 0
+        self.released = threading.Event()
         self.requests = 0
         self.stamps: list[float] = []
         self.per_second: dict[int, int] = {}
@@ -112,6 +117,12 @@ class JudgeServer:
                 if action == "hang":
                     time.sleep(server.hang_seconds)
                     return self._send(503, b'{"error": "too late"}')
+                if server.hold_after is not None:
+                    with server.lock:
+                        server.answered += 1
+                        held = server.answered > server.hold_after
+                    if held:
+                        server.released.wait(600)
                 if server.latency:
                     time.sleep(server.latency)
                 try:
@@ -158,6 +169,11 @@ class JudgeServer:
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
+
+    def release(self) -> None:
+        """Answer the requests `hold_after` holds, and every later one."""
+        self.hold_after = None
+        self.released.set()
 
     def start(self) -> JudgeServer:
         self.thread.start()
