@@ -64,6 +64,15 @@ class DatasetAdmin(NoDeleteAdmin):
     list_display = ["name", "no_answer_stratum", "created_at"]
 
 
+@admin.register(m.Criterion)
+class CriterionAdmin(ReadOnlyAdmin):
+    """Defined with `set_criterion` or the API, where a change becomes the next version; never edited here."""
+
+    list_display = ["dataset", "name", "number", "kind", "pass_rule", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "dataset__name"]
+
+
 @admin.register(m.DatasetVersion)
 class DatasetVersionAdmin(ReadOnlyAdmin):
     list_display = [

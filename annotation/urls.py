@@ -81,6 +81,7 @@ dataset_api_patterns = [
         name="api-version-export",
     ),
     path("datasets/<slug:name>/strata/", datasets_api.StrataView.as_view(), name="api-strata"),
+    path("datasets/<slug:name>/criteria/", datasets_api.CriteriaView.as_view(), name="api-criteria"),
     path("datasets/<slug:name>/publish/", datasets_api.PublishView.as_view(), name="api-publish"),
     path("datasets/<slug:name>/check-labels/", datasets_api.CheckLabelsView.as_view(), name="api-check-labels"),
     path("datasets/<slug:name>/label-time/", label_time_api.TaggingTimeView.as_view(), name="api-tagging-time"),

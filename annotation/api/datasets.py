@@ -12,12 +12,14 @@ from annotation.api import serializers as s
 from annotation.api.common import CURATORS, READERS, UPLOAD_PARSERS
 from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import Dataset
+from annotation.selectors.criteria import criteria_list, criterion_row
 from annotation.selectors.datasets import (
     dataset_get,
     version_get,
     version_records,
 )
 from annotation.selectors.gold import stale_gold
+from annotation.services.criteria import criterion_set
 from annotation.services.datasets import check_dataset_name, dataset_publish, questions_import, strata_set
 from evalapp.api import (
     DeclaredOutput,
@@ -107,6 +109,38 @@ class StrataView(DeclaredOutput, APIView):
         data.is_valid(raise_exception=True)
         strata = strata_set(dataset_name=name, shares=data.validated_data["strata"])
         return Response(s.StrataResultSerializer({"dataset": name, "strata": strata}).data)
+
+
+class CriteriaView(DeclaredOutput, APIView):
+    """A dataset's criteria (GET: latest versions, `?all=1` every version) and defining one (POST)."""
+
+    def get_permissions(self):
+        return [READERS()] if self.request.method == "GET" else [CURATORS()]
+
+    @extend_schema(summary="The dataset's criteria", responses={200: s.CriterionSerializer(many=True)})
+    def get(self, request, name):
+        history = request.query_params.get("all") in ("1", "true")
+        return Response(s.CriterionSerializer(criteria_list(name, history=history), many=True).data)
+
+    @extend_schema(
+        summary="Define a criterion (a change is its next version)",
+        request=s.CriterionInSerializer,
+        responses={200: s.CriterionSetSerializer, 201: s.CriterionSetSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request, name):
+        data = s.CriterionInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        made, outcome = criterion_set(
+            dataset_name=name,
+            name=v["criterion"],
+            kind=v["kind"],
+            values=v.get("values"),
+            pass_rule=v["pass_rule"],
+            user=request.user,
+        )
+        body = s.CriterionSetSerializer({**criterion_row(made), "status": outcome}).data
+        return Response(body, status=status.HTTP_200_OK if outcome == "unchanged" else status.HTTP_201_CREATED)
 
 
 class PublishView(DeclaredOutput, APIView):

@@ -322,3 +322,32 @@ class LabelExportLineSerializer(serializers.Serializer):
     labelled_at = serializers.CharField()
     rationale = serializers.CharField(allow_blank=True)
     source = serializers.CharField(allow_blank=True)
+
+
+class CriterionInSerializer(serializers.Serializer):
+    criterion = serializers.CharField(max_length=100, help_text="lower-case letters, digits, - and _")
+    kind = serializers.ChoiceField(choices=["binary", "categorical", "ordinal"])
+    values = serializers.ListField(
+        child=serializers.CharField(max_length=100),
+        required=False,
+        max_length=100,
+        help_text="the values, worst first for ordinal; binary's are correct, incorrect",
+    )
+    pass_rule = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=300, help_text="e.g. '>=4', 'in good|fine'"
+    )
+
+
+class CriterionSerializer(serializers.Serializer):
+    criterion = serializers.CharField()
+    version = serializers.IntegerField()
+    kind = serializers.CharField()
+    values = serializers.ListField(child=serializers.CharField())
+    pass_rule = serializers.CharField(source="pass", allow_null=True)
+    passing = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    created_at = serializers.CharField()
+    created_by = serializers.CharField(allow_null=True)
+
+
+class CriterionSetSerializer(CriterionSerializer):
+    status = serializers.ChoiceField(choices=["created", "new version", "unchanged"])

@@ -2,6 +2,7 @@
 
 from annotation.models.corpus import Chunk, Document
 from annotation.models.datasets import (
+    Criterion,
     Dataset,
     DatasetVersion,
     EditAudit,
@@ -40,6 +41,7 @@ __all__ = [
     "Answer",
     "Assignment",
     "Chunk",
+    "Criterion",
     "Dataset",
     "DatasetVersion",
     "Document",

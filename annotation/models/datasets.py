@@ -147,3 +147,28 @@ class GoldCheckReport(models.Model):
 
     def __str__(self):
         return f"{self.version}: corpus {self.corpus_state}"
+
+
+class Criterion(models.Model):
+    """One version of a dataset's criterion: what a label on it may say (evalstats.criteria).
+
+    Never edited: a changed definition is a new version with the next number, as judge versions are, so
+    a label or a figure made under one definition keeps naming exactly that definition."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="criteria")
+    name = models.CharField(max_length=100)
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20)
+    values = models.JSONField()
+    pass_rule = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["dataset", "name", "number"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "name", "number"], name="uniq_criterion_version")]
+
+    def __str__(self):
+        return f"{self.dataset_id}:{self.name} v{self.number}"

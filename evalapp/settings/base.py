@@ -173,7 +173,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"VerdictEnum": "annotation.models.runs.VERDICTS"},
+    "ENUM_NAME_OVERRIDES": {
+        "VerdictEnum": "annotation.models.runs.VERDICTS",
+        "CriterionKindEnum": "evalstats.criteria.KINDS",
+        "LabelTimeKindEnum": [("tagging", "tagging"), ("labelling", "labelling")],
+    },
 }
 
 # Celery: a filesystem broker under var/ needs no service on a laptop; redis:// in CI and production.
