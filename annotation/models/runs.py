@@ -122,3 +122,43 @@ class Adjudication(models.Model):
 
     class Meta:
         ordering = ["answer_id", "at", "id"]
+
+
+class CriterionLabel(models.Model):
+    """An annotator's current value on an answer for one of its dataset's criteria (a `Criterion` other than
+    the binary verdict, which stays a HumanLabel): at most one per annotator and criterion name, under the
+    criterion version it was given on; history in CriterionLabelEvent."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.PROTECT, related_name="criterion_labels")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    criterion = models.ForeignKey("annotation.Criterion", on_delete=models.PROTECT, related_name="labels")
+    name = models.CharField(max_length=100)  # the criterion's name, whatever its version
+    value = models.CharField(max_length=100)
+    rationale = models.TextField(blank=True)
+    source = models.CharField(max_length=20, default="import")
+    labelled_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["answer_id", "name", "labelled_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "annotator", "name"], name="uniq_criterion_label_annotator")
+        ]
+
+
+class CriterionLabelEvent(models.Model):
+    """Append-only history of every criterion value written or changed, so none is ever lost."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.PROTECT, related_name="+")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    criterion = models.ForeignKey("annotation.Criterion", on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(max_length=100)
+    old_value = models.CharField(max_length=100, blank=True)
+    new_value = models.CharField(max_length=100)
+    rationale = models.TextField(blank=True)
+    source = models.CharField(max_length=20)
+    reason = models.TextField(blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]

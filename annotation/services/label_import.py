@@ -4,7 +4,7 @@ labels would be overridden; a change needs --replace with a reason and leaves a 
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -13,6 +13,9 @@ from django.utils import timezone
 from annotation import policies
 from annotation.models import (
     Answer,
+    Criterion,
+    CriterionLabel,
+    CriterionLabelEvent,
     HumanLabel,
     LabelEvent,
     QueueItem,
@@ -31,7 +34,32 @@ from evalapp.jsonl import (
 )
 from evalapp.roles import ANNOTATOR, usernames_with_role
 from evalapp.validation import TEXT_MAX
+from evalstats.criteria import NAME_MAX as CRITERION_NAME_MAX
+from evalstats.criteria import VALUE_MAX as CRITERION_VALUE_MAX
 
+CRITERION_LABEL_COLUMNS = [
+    "answer_id",
+    "annotator_id",
+    "criterion_id",
+    "name",
+    "value",
+    "rationale",
+    "source",
+    "labelled_at",
+]
+CRITERION_EVENT_COLUMNS = [
+    "answer_id",
+    "annotator_id",
+    "criterion_id",
+    "name",
+    "old_value",
+    "new_value",
+    "rationale",
+    "source",
+    "reason",
+    "by_id",
+    "at",
+]
 LABEL_COLUMNS = ["answer_id", "annotator_id", "verdict", "rationale", "source", "labelled_at", "round"]
 EVENT_COLUMNS = [
     "answer_id",
@@ -82,6 +110,39 @@ class _LabelLine(NamedTuple):
     verdict: str | None
     labelled_at: datetime | None
     rationale: str
+    # A line on one of the dataset's criteria ({"criterion", "value"}) instead of the binary verdict.
+    criterion: str | None = None
+    value: str | None = None
+
+
+def _criterion_value(obj: dict[str, Any], line: int, problems: list[Problem]) -> tuple[str | None, str | None]:
+    """(criterion name, value as text) of a criterion line: a value is a string or a whole number (4 and "4"
+    are the same value); checked against the criterion's values once the run's dataset is known."""
+    name, value = obj.get("criterion"), obj.get("value")
+    ok = True
+    if "verdict" in obj:
+        problems.append(
+            Problem("a line gives either a verdict or a criterion and its value, not both", line=line, field="verdict")
+        )
+        ok = False
+    if not _plain(name, CRITERION_NAME_MAX):
+        problems.append(Problem(f"must name a criterion, not {_shown(name)}", line=line, field="criterion"))
+        ok = False
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not _plain(value, CRITERION_VALUE_MAX):
+        problems.append(
+            Problem(
+                f"must be a value of the criterion (a string or a whole number), not {_shown(obj.get('value'))}",
+                line=line,
+                field="value",
+            )
+        )
+        ok = False
+    if not ok:
+        return None, None
+    assert isinstance(name, str) and isinstance(value, str)
+    return name, value
 
 
 def _refuse_unless(problems: list[Problem], line: int, field: str, check, **facts) -> bool:
@@ -104,8 +165,8 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
     seen: dict[tuple, int] = {}
     times: dict[str, datetime] = {}
     for line, obj, problem in read_jsonl(path):
-        if problem:
-            problems.append(problem)
+        if problem or obj is None:
+            problems.extend([problem] if problem else [])
             continue
         run_id, qid, annotator = obj.get("run_id"), obj.get("qid"), obj.get("annotator")
         # The usual line passes at a glance; any doubt goes through require_str, which names the fault.
@@ -113,8 +174,12 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
             run_id = require_str(obj, "run_id", line, problems, max_length=RUN_ID_MAX)
             qid = require_str(obj, "qid", line, problems, max_length=QID_MAX)
             annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
+        criterion = value = None
         verdict = obj.get("verdict")
-        if verdict not in VERDICT_VALUES:
+        if "criterion" in obj or "value" in obj:
+            criterion, value = _criterion_value(obj, line, problems)
+            verdict = None
+        elif verdict not in VERDICT_VALUES:
             problems.append(
                 Problem(f"verdict must be 'correct' or 'incorrect', not {_shown(verdict)}", line=line, field="verdict")
             )
@@ -129,12 +194,13 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
             problems.append(Problem("must be a string", line=line, field="rationale"))
             rationale = None
         check_length(obj, "rationale", TEXT_MAX, line, problems)
-        key = (run_id, qid, annotator)
-        if None not in key:
+        key = (run_id, qid, annotator, criterion)
+        if None not in key[:3]:
             if key in seen:
+                on = f" on {criterion!r}" if criterion else ""
                 problems.append(
                     Problem(
-                        f"a second label by {annotator!r} for {run_id}/{qid} (first on line {seen[key]})",
+                        f"a second label by {annotator!r}{on} for {run_id}/{qid} (first on line {seen[key]})",
                         line=line,
                         field="annotator",
                     )
@@ -142,7 +208,15 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
             seen[key] = line
         rows.append(
             _LabelLine(
-                line, run_id, qid, annotator, verdict if verdict in VERDICT_VALUES else None, at, rationale or ""
+                line,
+                run_id,
+                qid,
+                annotator,
+                verdict if verdict in VERDICT_VALUES else None,
+                at,
+                rationale or "",
+                criterion,
+                value,
             )
         )
     return rows
@@ -196,6 +270,7 @@ def labels_import(
             .filter(answer__run__run_id__in=run_ids, annotator__username__in=names)
             .values_list("pk", "answer_id", "annotator__username", "verdict", "rationale", "source", "round")
         }
+        criteria, existing_values = _criterion_facts(rows, run_ids, names)
         queues: dict[int, list[tuple[int, str, str]]] = {}
         for answer_id, queue_id, name, kind in QueueItem.objects.filter(answer__run__run_id__in=run_ids).values_list(
             "answer_id", "queue_id", "queue__name", "queue__kind"
@@ -203,6 +278,7 @@ def labels_import(
             queues.setdefault(answer_id, []).append((queue_id, name, kind))
 
         writes: list[tuple[_LabelLine, int, tuple | None]] = []
+        value_writes: list[tuple[_LabelLine, int, Criterion, tuple | None]] = []
         for r in rows:
             if r.run_id and r.run_id not in known_runs:
                 problems.append(Problem(f"unknown run {r.run_id!r}", line=r.line, field="run_id"))
@@ -231,6 +307,12 @@ def labels_import(
                         roles={ANNOTATOR} if r.annotator in annotators else set(),
                         username=r.annotator,
                     )
+            if r.criterion is not None:
+                if answer_id is not None and r.annotator is not None:
+                    _check_criterion_line(
+                        r, answer_id, criteria, existing_values, queues, replace, reason, problems, counts, value_writes
+                    )
+                continue
             if answer_id is None or r.annotator is None or r.verdict is None:
                 continue
             current = existing.get((answer_id, r.annotator))
@@ -298,8 +380,141 @@ def labels_import(
             ) from None
         update_rows(HumanLabel, ["verdict", "rationale", "source", "labelled_at"], changed)
         insert_rows(LabelEvent, EVENT_COLUMNS, events)
-        counts["created"], counts["changed"] = len(fresh), len(changed)
+        made, remade = _write_values(value_writes, user_ids, reason, by_id, now)
+        counts["created"], counts["changed"] = len(fresh) + made, len(changed) + remade
         final_label_refresh(answer_ids={answer_id for _r, answer_id, _c in writes})
     return LabelImportResult(
-        len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created, replaced=len(changed)
+        len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created, replaced=counts["changed"]
     )
+
+
+def _criterion_facts(
+    rows: list[_LabelLine], run_ids: set[str], names: set[str]
+) -> tuple[dict[tuple[str, str], Criterion], dict[tuple[int, str, str], tuple]]:
+    """(the latest version of each criterion the lines name, by (run id, criterion name); the current
+    values on the runs' answers by (answer id, annotator, criterion name), locked): two statements, none
+    when no line names a criterion."""
+    wanted = {r.criterion for r in rows if r.criterion}
+    if not wanted:
+        return {}, {}
+    datasets = dict(Run.objects.filter(run_id__in=run_ids).values_list("run_id", "dataset_id"))
+    latest: dict[tuple[int, str], Criterion] = {}
+    for c in Criterion.objects.filter(dataset_id__in=set(datasets.values()), name__in=wanted).order_by("number"):
+        latest[(c.dataset_id, c.name)] = c
+    criteria = {
+        (run_id, name): latest[(dataset_id, name)]
+        for run_id, dataset_id in datasets.items()
+        for name in wanted
+        if (dataset_id, name) in latest
+    }
+    current = {
+        (answer_id, user, name): (pk, value, rationale, source)
+        for pk, answer_id, user, name, value, rationale, source in CriterionLabel.objects.select_for_update(
+            of=("self",)
+        )
+        .filter(answer__run__run_id__in=run_ids, annotator__username__in=names, name__in=wanted)
+        .values_list("pk", "answer_id", "annotator__username", "name", "value", "rationale", "source")
+    }
+    return criteria, current
+
+
+def _check_criterion_line(r, answer_id, criteria, existing_values, queues, replace, reason, problems, counts, writes):
+    """A criterion line against the run's dataset's definition and the value already there: the same rules
+    as a verdict (queued answers are labelled in the queue; a change needs --replace with a reason)."""
+    criterion = criteria.get((r.run_id, r.criterion))
+    if criterion is None:
+        problems.append(
+            Problem(
+                f"run {r.run_id!r}'s dataset has no criterion {r.criterion!r} (define it with set_criterion)",
+                line=r.line,
+                field="criterion",
+            )
+        )
+        return
+    if r.value not in criterion.values:
+        problems.append(
+            Problem(
+                f"{r.value!r} is not a value of {criterion.name!r} v{criterion.number}: one of "
+                f"{', '.join(criterion.values)}",
+                line=r.line,
+                field="value",
+            )
+        )
+        return
+    current = existing_values.get((answer_id, r.annotator, r.criterion))
+    if current is not None and current[1] == r.value and r.rationale in ("", current[2]):
+        counts["unchanged"] += 1
+        return
+    answer = f"{r.run_id}/{r.qid}"
+    if not _refuse_unless(
+        problems,
+        r.line,
+        "qid" if queues.get(answer_id) else "value",
+        policies.check_can_import_label,
+        queues=queues.get(answer_id, []),
+        label_source=current[3] if current else None,
+        answer=answer,
+        annotator=r.annotator,
+    ):
+        return
+    if current is not None:
+        rationale_only = current[1] == r.value
+        if not _refuse_unless(
+            problems,
+            r.line,
+            "rationale" if rationale_only else "value",
+            policies.check_can_replace_label,
+            replace=replace,
+            reason=reason,
+            annotator=r.annotator,
+            answer=f"{answer} on {r.criterion!r}",
+            old=current[1],
+            new=r.value,
+            rationale_only=rationale_only,
+        ):
+            return
+    writes.append((r, answer_id, criterion, current))
+
+
+def _write_values(writes, user_ids: dict[str, int], reason: str, by_id: int | None, now) -> tuple[int, int]:
+    """The checked criterion lines as plain rows, with their history; (created, changed). No statement when
+    no line named a criterion."""
+    if not writes:
+        return 0, 0
+    fresh, changed, events = [], [], []
+    for r, answer_id, criterion, current in writes:
+        at = r.labelled_at or now
+        annotator_id = user_ids[r.annotator]
+        if current is None:
+            fresh.append((answer_id, annotator_id, criterion.pk, r.criterion, r.value, r.rationale, "import", at))
+            events.append(
+                (answer_id, annotator_id, criterion.pk, r.criterion, "", r.value, r.rationale, "import", "", None, now)
+            )
+        else:
+            pk, old_value, old_rationale, _source = current
+            changed.append((criterion.pk, r.value, r.rationale or old_rationale, "import", at, pk))
+            events.append(
+                (
+                    answer_id,
+                    annotator_id,
+                    criterion.pk,
+                    r.criterion,
+                    old_value,
+                    r.value,
+                    r.rationale,
+                    "import",
+                    reason,
+                    by_id,
+                    now,
+                )
+            )
+    try:
+        with transaction.atomic():
+            insert_rows(CriterionLabel, CRITERION_LABEL_COLUMNS, fresh)
+    except IntegrityError:
+        raise ServiceError(
+            "labels were written on these answers while the file was imported; import it again", code=1, status=409
+        ) from None
+    update_rows(CriterionLabel, ["criterion_id", "value", "rationale", "source", "labelled_at"], changed)
+    insert_rows(CriterionLabelEvent, CRITERION_EVENT_COLUMNS, events)
+    return len(fresh), len(changed)
