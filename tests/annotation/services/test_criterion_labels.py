@@ -97,3 +97,24 @@ def test_a_criterion_value_is_kept_under_the_version_it_was_given_on(tmp_path, r
         str(write_jsonl(tmp_path / "b.jsonl", [line("q-0002", "ann1", criterion="tone", value="warm")])),
     )
     assert rows() == [("q-0001", "ann1", "tone", 1, "rude"), ("q-0002", "ann1", "tone", 2, "warm")]
+
+
+@pytest.mark.django_db
+def test_the_export_carries_criterion_values_and_imports_back_unchanged(tmp_path, rubric):
+    labels = [
+        line("q-0002", "ann1", criterion="faithfulness", value=3),
+        line("q-0001", "ann1", verdict="correct"),
+        {**line("q-0001", "ann2", criterion="tone", value="neutral"), "labelled_at": "2026-05-20T09:00:00Z"},
+    ]
+    assert run_cmd("import_labels", str(write_jsonl(tmp_path / "l.jsonl", labels)))[0] == 0
+    out = tmp_path / "export.jsonl"
+    code, _, _ = run_cmd("export_labels", "--run", "r1", "--output", str(out))
+    exported = [json.loads(x) for x in out.read_text().splitlines()]
+    assert code == 0
+    assert [(e["qid"], e["annotator"], e.get("criterion"), e.get("value"), e.get("verdict")) for e in exported] == [
+        ("q-0001", "ann2", "tone", "neutral", None),  # 09:00, before the verdict's 10:00
+        ("q-0001", "ann1", None, None, "correct"),
+        ("q-0002", "ann1", "faithfulness", "3", None),
+    ]
+    code, printed, _ = run_cmd("import_labels", str(out), "--json")
+    assert (code, json.loads(printed)["unchanged"], json.loads(printed)["created"]) == (0, 3, 0)
