@@ -70,7 +70,7 @@ BOUNDS = {
     "queues API": 9,
     "disputes page": 15,
     "disputes API": 13,
-    "label export": 6,
+    "label export": 7,  # the verdicts and, merged in, the criterion values: one id read each, then their chunks
     "runs API": 6,
     "answers API": 9,
     "dataset versions API": 5,
