@@ -22,10 +22,16 @@ def _tables() -> tuple[str, str, str]:
 
 
 def _blind_clause(scope: BlindScope, column: str) -> tuple[str, tuple]:
-    """` AND column NOT IN (the viewer's blind answers)` as SQL, or nothing for a scope blind to nothing."""
+    """SQL leaving out the viewer's blind answers (`column` is the answer id), or nothing for a scope blind
+    to nothing. On PostgreSQL ` AND NOT EXISTS (…)`: a hash anti-join whatever the number of blind answers,
+    where NOT IN is a hashed subplan only while the set fits in work_mem and a rescan per row past it. On
+    SQLite ` AND column NOT IN (…)`: the set is built once into an ephemeral index, where its NOT EXISTS
+    runs the subquery (a pass over the queues) for every row."""
     if not scope.blind:
         return "", ()
     sql, params = scope.answer_ids_query().query.sql_with_params()
+    if connection.vendor == "postgresql":
+        return f" AND NOT EXISTS (SELECT 1 FROM ({sql}) blind WHERE blind.answer_id = {column})", tuple(params)
     return f" AND {column} NOT IN ({sql})", tuple(params)
 
 
