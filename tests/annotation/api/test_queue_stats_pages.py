@@ -28,8 +28,10 @@ def label_all(queue, pool):
     disagreeing = []
     for first, second in VERDICTS:
         claim = queue_next(queue=queue, annotator=pool["ann1"])
+        assert claim is not None
         label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict=first)
-        assert queue_next(queue=queue, annotator=pool["ann2"]).item.pk == claim.item.pk
+        other = queue_next(queue=queue, annotator=pool["ann2"])
+        assert other is not None and other.item.pk == claim.item.pk
         label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann2"], verdict=second)
         if first != second:
             disagreeing.append((claim.item.pk, claim.item.key))
@@ -86,6 +88,7 @@ def test_flags_and_skips_page_by_offset_with_their_counts(make_queue, pool, api_
     flagged = []
     for _ in range(3):
         claim = queue_next(queue=queue, annotator=pool["ann1"])
+        assert claim is not None
         item_flag(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], reason="unclear question")
         item_skip(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], reason="cannot tell")
         flagged.append(claim.item.key)

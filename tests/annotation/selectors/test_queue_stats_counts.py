@@ -49,7 +49,7 @@ def test_counted_pairs_give_the_per_item_figures_exactly(make_queue, pool):
     assert got["n"] == 27
     assert got["disagreements_count"] == len(got["disagreements"]) == 4  # rows 2, 4, 6 and 9 of VERDICTS
     rows = _label_rows(queue, OPERATOR)
-    by_stratum = defaultdict(int)
+    by_stratum: dict[str, int] = defaultdict(int)
     for item in queue.items.all():
         if len({v for _u, v in rows[item.pk]}) > 1:
             by_stratum[item.stratum] += 1
