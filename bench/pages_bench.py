@@ -15,7 +15,8 @@ Then each page and API call is fetched through Django's test Client as an engine
 auth, the selectors, rendering; no network), median of --repeat fetches, with the SQL statements counted.
 The limit beside each is the time of a trivial page (the API root, `/api/`) plus the time of the page's own SQL run
 bare (every statement the page issued, re-executed through the same connection cursor); the ratio is
-page / limit. Target: the judge version page and queue statistics under 300 ms.
+page / limit. Target: the judge version page and queue statistics under 300 ms. The queue statistics also
+print `floor x`: their time over one grouped scan of the queue's 200,000 labels, which no figure of them can beat.
 
     .venv/bin/python bench/pages_bench.py [--calibration 10000] [--queue 100000] [--runs 500]
         [--repeat 5] [--no-postgres] [--only sqlite|postgres] [--reuse] [--pages judge,queue]
@@ -374,6 +375,25 @@ def measure(client, url: str, repeat: int, before=None) -> tuple[float, int, flo
     return statistics.median(times), len(statements), statistics.median(bare), status, statistics.median(cpu)
 
 
+def label_scan_ms(queue_id: int, repeat: int) -> float:
+    """Median ms of the database's own pass over the queue's labels (every label of its items' answers,
+    counted by verdict): what no statistics of those labels can beat."""
+    from django.db import connection
+
+    sql = (
+        "SELECT l.verdict, COUNT(*) FROM annotation_humanlabel l WHERE l.answer_id IN"
+        " (SELECT answer_id FROM annotation_queueitem WHERE queue_id = %s) GROUP BY l.verdict"
+    )
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [queue_id])
+            cursor.fetchall()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
 def run_one(label: str, url: str, args) -> None:
     if not args.reuse:
         if label == "postgres":
@@ -401,14 +421,20 @@ def run_one(label: str, url: str, args) -> None:
     client.force_login(get_user_model().objects.get(username="engineer"))
     trivial = statistics.median([measure(client, "/api/", 1)[0] for _ in range(max(args.repeat, 5))])
     print(f"  trivial page /api/                    {trivial:7.1f} ms")
+    floor = label_scan_ms(ids["queue"], max(args.repeat, 5))
+    print(f"  floor: one grouped scan of the queue's labels {floor:7.1f} ms (the queue pages' 'floor x')")
     print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"  {'page':<28} {'stmts':>5} {'ms':>8} {'cpu ms':>7} {'limit ms':>9} {'ratio':>6}  status")
+    print(f"  {'page':<28} {'stmts':>5} {'ms':>8} {'cpu ms':>7} {'limit ms':>9} {'ratio':>6}  status  floor x")
     for name, path, before in pages_with_cold(ids):
         if args.pages and not any(p in name for p in args.pages.split(",")):
             continue
         ms, n, bare, status, cpu = measure(client, path, args.repeat, before)
         limit = trivial + bare
-        print(f"  {name:<28} {n:>5} {ms:>8.1f} {cpu:>7.1f} {limit:>9.1f} {ms / limit:>6.2f}  {status}", flush=True)
+        times_floor = f"  {ms / floor:7.1f}" if name.startswith("queue stats") else ""
+        print(
+            f"  {name:<28} {n:>5} {ms:>8.1f} {cpu:>7.1f} {limit:>9.1f} {ms / limit:>6.2f}  {status}{times_floor}",
+            flush=True,
+        )
     print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

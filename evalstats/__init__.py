@@ -12,6 +12,7 @@ from evalstats.bootstrap import (
     bootstrap_kappa_ci,
     stratified_bootstrap_kappa_ci,
 )
+from evalstats.counts import agreement_from_cells, agreement_report_from_counts
 from evalstats.drift import Drift, relabel_drift
 from evalstats.gate import GateDecision, gate_decide
 from evalstats.kappa import confusion_matrix
@@ -62,8 +63,10 @@ __all__ = [
     "StratifiedBootstrapCI",
     "StratumAgreement",
     "agreement",
+    "agreement_from_cells",
     "agreement_from_counts",
     "agreement_report",
+    "agreement_report_from_counts",
     "agreement_report_from_rows",
     "agreement_rows",
     "bootstrap_alpha_ci",

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import numpy.typing as npt
 
 from evalstats._encode import as_column
@@ -68,13 +69,41 @@ def agreement_report(
     elif int(counts.sum()) != a.shape[0]:
         outside = sorted({str(x) for x in (*a.tolist(), *b.tolist())} - {str(x) for x in labels})
         raise ValueError(f"labels {outside} are not in the given labels {list(labels)!r}")
+    tables = strata_tables(a, b, strata, labels=labels)[1] if strata is not None else None
+    return report_from_tables(
+        labels,
+        counts,
+        tables,
+        weights=weights,
+        iters=iters,
+        seed=seed,
+        positive=positive,
+        min_n=min_n,
+        stratified=stratified,
+    )
+
+
+def report_from_tables(
+    labels: Sequence[Any],
+    counts: npt.NDArray[np.int64],
+    tables: Mapping[str, npt.NDArray[Any]] | None,
+    *,
+    weights: str | None,
+    iters: int,
+    seed: int,
+    positive: str | None,
+    min_n: int,
+    stratified: bool,
+) -> dict[str, Any]:
+    """The report from the pooled confusion table (rows a, columns b, in ``labels`` order) and, when given,
+    the per-stratum tables (keyed in name order; None for no ``per_stratum``): the one body that
+    ``agreement_report`` and ``evalstats.counts.agreement_report_from_counts`` share, so they cannot drift apart."""
     ag = agreement_from_counts(counts, labels, weights=weights, positive=positive)
     out = ag.to_dict()
 
     ci: BootstrapCI | StratifiedBootstrapCI | None = None
     method = "counts"
-    if strata is not None:
-        _, tables = strata_tables(a, b, strata, labels=labels)
+    if tables is not None:
         out["per_stratum"] = {}
         for name, table in tables.items():
             st = agreement_from_counts(table, labels, weights=weights, positive=positive)
@@ -88,7 +117,7 @@ def agreement_report(
             )
             out["per_stratum"][name] = entry.to_dict()
     if ag.kappa is not None and iters > 0:
-        if stratified:
+        if stratified and tables is not None:
             ci = stratified_bootstrap_kappa_ci(tables, None, iters=iters, seed=seed, weights=weights)
             method = "stratified counts"
         else:

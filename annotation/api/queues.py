@@ -31,6 +31,10 @@ from evalapp.roles import user_roles
 from evalapp.serializers import AgreementSerializer
 from evalapp.validation import ITERS_MAX
 
+# Disagreements, flags and skips a page of the statistics API, unless ?limit= says otherwise.
+PAGE_DEFAULT = 100
+PAGE_MAX = 1000
+
 
 class QueueInSerializer(serializers.Serializer):
     name = serializers.CharField()
@@ -122,8 +126,16 @@ class DisagreementSerializer(serializers.Serializer):
 
 class QueueAgreementSerializer(AgreementSerializer):
     per_pair = serializers.DictField(child=PairAgreementSerializer(), help_text='"a/b" (usernames) -> agreement')
-    disagreements = DisagreementSerializer(many=True)
-    disagreements_count = serializers.IntegerField(help_text="how many items the disagreements list holds")
+    disagreements = DisagreementSerializer(
+        many=True, help_text="a page of the disagreeing items in item order (?limit=, ?disagreements_after=)"
+    )
+    disagreements_count = serializers.IntegerField(help_text="how many items disagree, on every page together")
+    disagreements_by_stratum = serializers.DictField(
+        child=serializers.IntegerField(), help_text="stratum -> disagreeing items"
+    )
+    disagreements_next = text(
+        help_text="the item_id to pass as ?disagreements_after= for the next page; null on the last page"
+    )
 
 
 class ReviewSerializer(serializers.Serializer):
@@ -157,8 +169,15 @@ class QueueStatsSerializer(serializers.Serializer):
     progress = QueueProgressSerializer()
     agreement = QueueAgreementSerializer()
     blind_excluded = serializers.IntegerField(help_text="complete items left out: you label their runs blind")
-    flags = ReviewSerializer(many=True, help_text="flags for review (not on items you label blind)")
-    skips = ReviewSerializer(many=True, help_text="skips with their reasons (not on items you label blind)")
+    flags = ReviewSerializer(many=True, help_text="flags for review (not on items you label blind), a page of them")
+    skips = ReviewSerializer(
+        many=True, help_text="skips with their reasons (not on items you label blind), a page of them"
+    )
+    flags_count = serializers.IntegerField(help_text="every flag the lists would hold, on every page together")
+    skips_count = serializers.IntegerField(help_text="every skip the lists would hold, on every page together")
+    reviews_next_offset = serializers.IntegerField(
+        allow_null=True, help_text="the ?reviews_offset= of the next page of flags and skips; null on the last"
+    )
     multi_rater = MultiRaterSerializer(
         allow_null=True, help_text="overlap 3 or more: agreement among all of an item's labels at once; else null"
     )
@@ -289,6 +308,21 @@ class StatsView(DeclaredOutput, APIView):
             default=2000,
             help_text="bootstrap resamples (default 2000; 0 skips the bootstrap)",
         )
+        limit = whole_number(
+            1,
+            PAGE_MAX,
+            required=False,
+            default=PAGE_DEFAULT,
+            help_text=f"disagreements, flags and skips a page (default {PAGE_DEFAULT}, at most {PAGE_MAX})",
+        )
+        disagreements_after = serializers.CharField(
+            required=False,
+            max_length=32,
+            help_text="the item_id after which the disagreements continue (the last page's disagreements_next)",
+        )
+        reviews_offset = whole_number(
+            0, 10**9, required=False, default=0, help_text="flags and skips from this one on (reviews_next_offset)"
+        )
 
     @extend_schema(
         summary="Progress and human-human agreement (engineer, adjudicator)",
@@ -297,5 +331,15 @@ class StatsView(DeclaredOutput, APIView):
     )
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
-        iters = self.FilterSerializer.parse(request)["iters"]
-        return Response(queue_stats(queue_get(queue_id), iters=iters, scope=blind_scope(request.user)))
+        q = self.FilterSerializer.parse(request)
+        return Response(
+            queue_stats(
+                queue_get(queue_id),
+                iters=q["iters"],
+                scope=blind_scope(request.user),
+                disagreements_limit=q["limit"],
+                disagreements_after=q.get("disagreements_after"),
+                reviews_offset=q["reviews_offset"],
+                reviews_limit=q["limit"],
+            )
+        )

@@ -156,6 +156,10 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["queue", "state", "lease_expires_at"], name="assignment_lease"),
             models.Index(fields=["queue", "annotator", "state"], name="assignment_mine"),
+            # Flags and skips are few among a queue's assignments: the statistics count and list them
+            # from these without reading the rest.
+            models.Index(fields=["queue", "item"], condition=Q(flagged_at__isnull=False), name="assignment_flagged"),
+            models.Index(fields=["queue", "item"], condition=Q(skipped_at__isnull=False), name="assignment_skipped"),
         ]
 
 

@@ -12,7 +12,9 @@ why queue_label_time reads every label of the queue whoever asks (like queue_pro
 queue_stats must leave out the answers in the viewer's blind scope.
 """
 
-from django.db.models import OuterRef, Subquery
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models import F, Sum
 
 from annotation.models import Assignment, Dataset, HumanLabel, Queue, QueueItem
 from annotation.selectors.datasets import working_records
@@ -145,19 +147,28 @@ def queue_label_time(queue: Queue, *, min_seconds: float = 0.0) -> dict:
 
     Every pool member has a row, with no figure until they label."""
     _check(min_seconds)
-    # Each done assignment with its label's active seconds (none when it has no label): one joined read.
-    label_seconds = HumanLabel.objects.filter(
-        answer_id=OuterRef("item__answer_id"), annotator_id=OuterRef("annotator_id")
-    ).values("active_seconds")[:1]
+    # Each done assignment's label seconds (none without a label), counted by annotator and value in one
+    # grouped join: as many rows as distinct figures, not one a label.
+    assignment, item, label = (m._meta.db_table for m in (Assignment, QueueItem, HumanLabel))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT a.annotator_id, l.active_seconds, COUNT(*) FROM {assignment} a"
+            f" JOIN {item} qi ON qi.id = a.item_id"
+            f" LEFT JOIN {label} l ON l.answer_id = qi.answer_id AND l.annotator_id = a.annotator_id"
+            " WHERE a.queue_id = %s AND a.state = %s GROUP BY a.annotator_id, l.active_seconds",
+            (queue.pk, Assignment.DONE),
+        )
+        counted = cursor.fetchall()
+    names = dict(get_user_model().objects.filter(pk__in={r[0] for r in counted}).values_list("pk", "username"))
     per_person: dict[str, list[float | None]] = {name: [] for name in pool_usernames(queue)}
-    for username, seconds in (
-        Assignment.objects.filter(queue=queue, state=Assignment.DONE)
-        .order_by()
-        .values_list("annotator__username", Subquery(label_seconds))
-    ):
-        per_person.setdefault(username, []).append(seconds)
-    open_done = QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).values_list("done", flat=True)
-    left = sum(max(queue.overlap - done, 0) for done in open_done)
+    for annotator_id, seconds, n in counted:
+        per_person.setdefault(names[annotator_id], []).extend([seconds] * n)
+    left = (
+        QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN, done__lt=queue.overlap).aggregate(
+            left=Sum(queue.overlap - F("done"))
+        )["left"]
+        or 0
+    )
     report = _report(
         per_person,
         left=left,

@@ -3,12 +3,8 @@ per stratum, and with three or more labels an item Fleiss' kappa and Krippendorf
 labels the viewer's scope may read."""
 
 from collections import defaultdict
-from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import QuerySet
-from django.db.models.expressions import RawSQL
 
 from annotation.models import (
     Assignment,
@@ -17,10 +13,17 @@ from annotation.models import (
     QueueItem,
 )
 from annotation.selectors.blind import OPERATOR, BlindScope
+from annotation.selectors.queue_pairs import (
+    PairCount,
+    disagreement_counts,
+    disagreement_details,
+    disagreement_page,
+    item_id_after,
+    pair_counts,
+)
 from annotation.selectors.queues import queue_progress
-from evalstats.agreement import agreement
+from evalstats.counts import agreement_from_cells, agreement_report_from_counts
 from evalstats.multirater import multi_rater_agreement
-from evalstats.report import agreement_report
 
 # From this overlap on, pooling every pair of labels on an item as an item of its own overstates precision.
 MULTI_RATER_OVERLAP = 3
@@ -57,169 +60,75 @@ def _label_rows(queue: Queue, scope: BlindScope) -> dict[int, list[tuple[str, st
     return out
 
 
-def queue_reviews(queue: Queue, scope: BlindScope = OPERATOR) -> dict:
+def queue_reviews(queue: Queue, scope: BlindScope = OPERATOR, *, offset: int = 0, limit: int | None = None) -> dict:
     """Flags and skips of the queue's items, for its adjudicators and engineers: who, when, why; no verdict.
+    `flags_count` and `skips_count` count them all; the lists hold those from `offset` on, `limit` of each
+    at most (all without a limit), in item order then annotator; `reviews_next_offset` is where the next
+    page starts, None when both lists are whole.
 
     An item whose answer is in the viewer's blind scope (open in a queue whose pool holds them) is left
     out, so one annotator never reads another's flag or skip on an item they may still label."""
-    rows = (
-        Assignment.objects.filter(queue=queue)
-        .exclude(flagged_at=None, skipped_at=None)
-        .exclude(item__answer_id__in=scope.answer_ids_query())
-        .select_related("item__answer", "annotator")
-        .order_by("item__position", "annotator__username")
-    )
-    flags, skips = [], []
-    for row in rows:
-        base = {
-            "item_id": row.item.key,
-            "qid": row.item.answer.qid,
-            "stratum": row.item.stratum,
-            "status": row.item.status,
-            "annotator": row.annotator.username,
-        }
-        if row.flagged_at is not None:
-            flags.append({**base, "reason": row.flag_reason, "at": row.flagged_at.isoformat()})
-        if row.skipped_at is not None:
-            skips.append({**base, "reason": row.skip_reason, "at": row.skipped_at.isoformat()})
-    return {"flags": flags, "skips": skips}
-
-
-def _blind_clause(scope: BlindScope, column: str) -> tuple[str, tuple]:
-    """` AND column NOT IN (the viewer's blind answers)` as SQL, or nothing for a scope blind to nothing."""
-    if not scope.blind:
-        return "", ()
-    sql, params = scope.answer_ids_query().query.sql_with_params()
-    return f" AND {column} NOT IN ({sql})", tuple(params)
-
-
-def _pairs_sql(queue: Queue, scope: BlindScope, select: str, group: str = "") -> tuple[str, tuple]:
-    """Every pair of submitted labels on one complete item of the queue, the first label in (submit time,
-    then annotator id) as `a1`/`l1` and the later as `a2`/`l2`: the pairs `combinations` makes of the
-    item's labels in submit order, joined and filtered by the database."""
-    assignment, item, label = (m._meta.db_table for m in (Assignment, QueueItem, HumanLabel))
-    blind, params = _blind_clause(scope, "qi.answer_id")
-    sql = (
-        f"SELECT {select} FROM {assignment} a1"
-        f" JOIN {assignment} a2 ON a2.item_id = a1.item_id AND a2.state = %s AND (a1.submitted_at < a2.submitted_at"
-        " OR (a1.submitted_at = a2.submitted_at AND a1.annotator_id < a2.annotator_id))"
-        f" JOIN {item} qi ON qi.id = a1.item_id"
-        f" JOIN {label} l1 ON l1.answer_id = qi.answer_id AND l1.annotator_id = a1.annotator_id"
-        f" JOIN {label} l2 ON l2.answer_id = qi.answer_id AND l2.annotator_id = a2.annotator_id"
-        f" WHERE a1.queue_id = %s AND a1.state = %s AND qi.status <> %s{blind}{group}"
-    )
-    return sql, (Assignment.DONE, queue.pk, Assignment.DONE, QueueItem.OPEN, *params)
-
-
-def pair_counts(queue: Queue, scope: BlindScope = OPERATOR) -> list[tuple[str, int, int, str, str, int]]:
-    """(stratum, first annotator id, second annotator id, first verdict, second verdict, pairs) over the
-    queue's complete items outside the viewer's blind `scope`: one grouped query, whatever the size."""
-    sql, params = _pairs_sql(
-        queue,
-        scope,
-        "qi.stratum, a1.annotator_id, a2.annotator_id, l1.verdict, l2.verdict, COUNT(*)",
-        " GROUP BY qi.stratum, a1.annotator_id, a2.annotator_id, l1.verdict, l2.verdict",
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [tuple(row) for row in cursor.fetchall()]
-
-
-_DISAGREEMENT_ROW = ("pk", "key", "answer_id", "answer__qid", "stratum", "status", "answer__final_verdict")
-
-
-def queue_disagreement_items(queue: Queue, scope: BlindScope = OPERATOR) -> QuerySet:
-    """The queue's complete items whose labels disagree (outside the viewer's blind `scope`), as value
-    rows in item order, for a caller to count and page; `disagreement_details` fills in the labels.
-    Labels disagree exactly when their smallest and largest verdict differ: one grouped scan of the
-    submitted labels, no pairing."""
-    assignment, item, label = (m._meta.db_table for m in (Assignment, QueueItem, HumanLabel))
-    blind, params = _blind_clause(scope, "qi.answer_id")
-    sql = (
-        f"SELECT a.item_id FROM {assignment} a JOIN {item} qi ON qi.id = a.item_id"
-        f" JOIN {label} l ON l.answer_id = qi.answer_id AND l.annotator_id = a.annotator_id"
-        f" WHERE a.queue_id = %s AND a.state = %s AND qi.status <> %s{blind}"
-        " GROUP BY a.item_id HAVING MIN(l.verdict) <> MAX(l.verdict)"
-    )
-    return (
-        QueueItem.objects.filter(pk__in=RawSQL(sql, (queue.pk, Assignment.DONE, QueueItem.OPEN, *params)))
-        .order_by("pk")
-        .values(*_DISAGREEMENT_ROW)
-    )
-
-
-def queue_disagreement_rows(item_ids: Iterable[int]) -> list[dict]:
-    """The value rows of `queue_disagreement_items` for these item ids (a page of them), in item order."""
-    return list(QueueItem.objects.filter(pk__in=list(item_ids)).order_by("pk").values(*_DISAGREEMENT_ROW))
-
-
-def disagreement_details(items: Iterable[dict]) -> list[dict]:
-    """Rows of `queue_disagreement_items` as the stats object lists them: each annotator's label in
-    submit order, and the final verdict. Two queries for any number of items."""
-    items = list(items)
-    if not items:
-        return []
-    labels: dict[int, list[tuple]] = defaultdict(list)
-    ids = [i["pk"] for i in items]
-    answers = {i["pk"]: i["answer_id"] for i in items}
-    verdicts = {
-        (a, u): v
-        for a, u, v in HumanLabel.objects.filter(answer_id__in=set(answers.values())).values_list(
-            "answer_id", "annotator_id", "verdict"
+    rows = Assignment.objects.filter(queue=queue).exclude(item__answer_id__in=scope.answer_ids_query())
+    out: dict = {}
+    counted: dict[str, int | None] = {}
+    for name, column, reason in (("flags", "flagged_at", "flag_reason"), ("skips", "skipped_at", "skip_reason")):
+        found = (
+            rows.filter(**{f"{column}__isnull": False})
+            .order_by("item__position", "annotator__username")
+            .values(
+                "item__key", "item__answer__qid", "item__stratum", "item__status", "annotator__username", reason, column
+            )
         )
-    }
-    for item_id, uid, username, at in Assignment.objects.filter(item_id__in=ids, state=Assignment.DONE).values_list(
-        "item_id", "annotator_id", "annotator__username", "submitted_at"
-    ):
-        if (answers[item_id], uid) in verdicts:
-            labels[item_id].append((at, uid, username, verdicts[(answers[item_id], uid)]))
-    out = []
-    for i in items:
-        rows = sorted(labels[i["pk"]], key=lambda r: (r[0], r[1]))
-        out.append(
+        page = list(found[offset : offset + limit] if limit is not None else found[offset:])
+        out[name] = [
             {
-                "item_id": i["key"],
-                "qid": i["answer__qid"],
-                "stratum": i["stratum"],
-                "status": i["status"],
-                "labels": {u: v for _at, _uid, u, v in rows},
-                "final": i["answer__final_verdict"] or None,
+                "item_id": r["item__key"],
+                "qid": r["item__answer__qid"],
+                "stratum": r["item__stratum"],
+                "status": r["item__status"],
+                "annotator": r["annotator__username"],
+                "reason": r[reason],
+                "at": r[column].isoformat(),
             }
-        )
+            for r in page
+        ]
+        # A page that is not full, past rows that exist, ends the list: its length gives the count.
+        short = limit is None or len(page) < limit
+        counted[name] = offset + len(page) if short and (page or offset == 0) else None
+    if None in counted.values():
+        counted = {
+            name: n if n is not None else rows.filter(**{f"{column}__isnull": False}).count()
+            for (name, n), column in zip(counted.items(), ("flagged_at", "skipped_at"), strict=True)
+        }
+    out["flags_count"], out["skips_count"] = counted["flags"], counted["skips"]
+    shown = offset + max(len(out["flags"]), len(out["skips"]))
+    out["reviews_next_offset"] = shown if shown < max(out["flags_count"], out["skips_count"]) else None
     return out
 
 
-def _pairwise_report(queue: Queue, scope: BlindScope, *, iters: int, seed: int) -> dict:
-    """evalstats.report's agreement object with `per_pair`, from the grouped pair counts. Every figure
-    in it is a function of the confusion counts (overall, per stratum, per pair), so label columns laid
-    out from the counts give the numbers the per-item columns give."""
-    counts = pair_counts(queue, scope)
+def _pairwise_report(queue: Queue, scope: BlindScope, counts: list[PairCount], *, iters: int, seed: int) -> dict:
+    """evalstats.report's agreement object with `per_pair`, from the grouped pair counts: the cells go to
+    evalstats as counts (no per-item columns), which gives exactly the figures the columns would."""
     users = dict(
         get_user_model()
         .objects.filter(pk__in={u for _s, ua, ub, *_ in counts for u in (ua, ub)})
         .values_list("pk", "username")
     )
-    a, b, strata = [], [], []
-    pairs: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for stratum, uid_a, uid_b, va, vb, n in sorted(counts, key=lambda r: (r[0] or "", r[1], r[2], r[3], r[4])):
+    pairs: dict[tuple[str, str], list[tuple[str, str, int]]] = defaultdict(list)
+    for _stratum, uid_a, uid_b, va, vb, n in counts:
         ua, ub = users[uid_a], users[uid_b]
-        a.extend([va] * n)
-        b.extend([vb] * n)
-        strata.extend([stratum or "(none)"] * n)
-        key = tuple(sorted((ua, ub)))
-        pairs[key].extend([(va, vb) if key[0] == ua else (vb, va)] * n)
-    report = (
-        agreement_report(range(len(a)), a, b, strata, iters=iters, seed=seed)
-        if a
-        else agreement([], []).to_dict() | {"bootstrap_ci95": None}
+        key = (ua, ub) if ua <= ub else (ub, ua)
+        pairs[key].append((va, vb, n) if key[0] == ua else (vb, va, n))
+    report = agreement_report_from_counts(
+        [(stratum or "(none)", va, vb, n) for stratum, _ua, _ub, va, vb, n in counts], iters=iters, seed=seed
     )
     report["per_pair"] = {
         f"{ua}/{ub}": {
             k: v
-            for k, v in agreement([x for x, _ in pl], [y for _, y in pl]).to_dict().items()
+            for k, v in agreement_from_cells(cells).to_dict().items()
             if k in ("n", "raw_agreement", "kappa", "reason", "confusion")
         }
-        for (ua, ub), pl in sorted(pairs.items())
+        for (ua, ub), cells in sorted(pairs.items())
     }
     return report
 
@@ -231,29 +140,46 @@ def queue_stats(
     seed: int = 0,
     scope: BlindScope = OPERATOR,
     with_disagreements: bool = True,
+    disagreements_limit: int | None = None,
+    disagreements_after: str | None = None,
+    reviews_offset: int = 0,
+    reviews_limit: int | None = None,
 ) -> dict:
     """Progress and human-human agreement over the complete items.
 
     `agreement` is evalstats.report's object (a = first label in, b = second; with overlap
     above 2, every pair of labels on an item counts once) with `per_stratum`, plus `per_pair` (each
-    annotator pair on the items both labelled, a = the name that sorts first), `disagreements` (every
-    disagreeing item, unless `with_disagreements` is false: a page lists them a page at a time from
-    `queue_disagreement_items`) and `disagreements_count` (None without the list).
-    Items whose answer is in the viewer's blind `scope` are left out of the agreement and the list
+    annotator pair on the items both labelled, a = the name that sorts first), `disagreements_count` (every
+    disagreeing item), `disagreements_by_stratum` (the same per stratum) and `disagreements`: in item order,
+    every one, or `disagreements_limit` of them after the item keyed `disagreements_after`, with
+    `disagreements_next` the key to continue after (None on the last page); none unless `with_disagreements`
+    (a page lists them a page at a time with `queue_pairs.disagreement_page`).
+    Items whose answer is in the viewer's blind `scope` are left out of the agreement and the lists
     (`blind_excluded` counts them); progress counts stay whole, being counts of labels, not verdicts.
-    `flags` and `skips` are queue_reviews'.
+    `flags`, `skips` and their counts are queue_reviews', from `reviews_offset`, `reviews_limit` of each.
     With overlap 3 or more, `multi_rater` holds Fleiss' kappa and Krippendorff's alpha (nominal) over the
     same complete items, its interval a bootstrap over items (pairs on one item are not independent);
     else it is None.
 
-    The pairs are counted by the database (`pair_counts`), so the cost does not grow with the items
-    beyond the database's own scan; only the multi-rater figures read every label.
+    The pairs are counted by the database (`pair_counts`) and handed to evalstats as counts, and only a
+    page of disagreements is read, so the cost does not grow with the items beyond the database's own scan;
+    only the multi-rater figures read every label.
     """
-    report = _pairwise_report(queue, scope, iters=iters, seed=seed)
-    found = queue_disagreement_items(queue, scope)
-    report["disagreements"] = disagreement_details(found) if with_disagreements else []
-    # A page that lists them a page at a time counts them with its paginator.
-    report["disagreements_count"] = len(report["disagreements"]) if with_disagreements else None
+    counts = pair_counts(queue, scope)
+    report = _pairwise_report(queue, scope, counts, iters=iters, seed=seed)
+    by_stratum = disagreement_counts(queue, scope, counts)
+    report["disagreements_count"] = sum(by_stratum.values())
+    report["disagreements_by_stratum"] = by_stratum
+    report["disagreements"], report["disagreements_next"] = [], None
+    if with_disagreements:
+        after = item_id_after(queue, disagreements_after) if disagreements_after else None
+        if disagreements_limit is None:
+            ids = disagreement_page(queue, scope, limit=report["disagreements_count"] or 1, after_id=after)
+        else:
+            ids = disagreement_page(queue, scope, limit=disagreements_limit + 1, after_id=after)
+        more = disagreements_limit is not None and len(ids) > disagreements_limit
+        report["disagreements"] = disagreement_details(ids[:disagreements_limit] if more else ids)
+        report["disagreements_next"] = report["disagreements"][-1]["item_id"] if more else None
     hidden = (
         QueueItem.objects.filter(queue=queue, answer_id__in=scope.answer_ids_query())
         .exclude(status=QueueItem.OPEN)
@@ -281,6 +207,6 @@ def queue_stats(
         "progress": queue_progress(queue),
         "agreement": report,
         "blind_excluded": hidden,
-        **queue_reviews(queue, scope),
+        **queue_reviews(queue, scope, offset=reviews_offset, limit=reviews_limit),
         "multi_rater": multi,
     }

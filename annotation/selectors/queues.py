@@ -5,6 +5,7 @@ answer, the guideline, and their own label. Never the system, the run, a judge v
 annotator's label before all of the item's labels are in (policies.can_see_labels)."""
 
 import json
+from collections import defaultdict
 
 from django.db.models import Count
 
@@ -204,18 +205,21 @@ def rework_feedback(queue: Queue, item: QueueItem, user, *, scope: BlindScope | 
 
 
 def queue_progress(queue: Queue) -> dict:
-    """Items by status and labels in, overall and per annotator (counts only: no verdicts)."""
-    by_status = dict(QueueItem.objects.filter(queue=queue).values_list("status").annotate(n=Count("id")))
+    """Items by status and labels in, overall and per annotator (counts only: no verdicts). Four grouped
+    counts whatever the size: items by status, assignments by annotator and state (read off the
+    (queue, annotator, state) index alone), flags (a partial index) and the pool."""
+    by_status = dict(QueueItem.objects.filter(queue=queue).order_by().values_list("status").annotate(n=Count("id")))
     items = sum(by_status.values())
-    labels = Assignment.objects.filter(queue=queue, state=Assignment.DONE).count()
-    per_annotator = dict(
-        Assignment.objects.filter(queue=queue, state=Assignment.DONE)
-        .values_list("annotator__username")
-        .annotate(n=Count("id"))
-    )
-    live = Assignment.objects.filter(queue=queue, state=Assignment.CLAIMED).count()
-    skipped = Assignment.objects.filter(queue=queue, state=Assignment.SKIPPED).count()
-    flagged = Assignment.objects.filter(queue=queue).exclude(flagged_at=None).count()
+    by_state: dict[str, int] = defaultdict(int)
+    done_by: dict[int, int] = {}
+    for annotator_id, state, n in (
+        Assignment.objects.filter(queue=queue).order_by().values_list("annotator_id", "state").annotate(n=Count("id"))
+    ):
+        by_state[state] += n
+        if state == Assignment.DONE:
+            done_by[annotator_id] = n
+    flagged = Assignment.objects.filter(queue=queue, flagged_at__isnull=False).count()
+    pool = sorted(QueueMember.objects.filter(queue=queue).values_list("user__username", "user_id"))
     complete = items - by_status.get(QueueItem.OPEN, 0)
     return {
         "items": items,
@@ -224,13 +228,13 @@ def queue_progress(queue: Queue) -> dict:
         "agreed": by_status.get(QueueItem.AGREED, 0),
         "disputed": by_status.get(QueueItem.DISPUTED, 0),
         "adjudicated": by_status.get(QueueItem.ADJUDICATED, 0),
-        "labels": labels,
+        "labels": by_state[Assignment.DONE],
         "labels_needed": items * queue.overlap,
-        "claims": live,
-        "skipped": skipped,
+        "claims": by_state[Assignment.CLAIMED],
+        "skipped": by_state[Assignment.SKIPPED],
         "flagged": flagged,
         "share_complete": round(complete / items, 4) if items else 0.0,
-        "per_annotator": {name: per_annotator.get(name, 0) for name in pool_usernames(queue)},
+        "per_annotator": {name: done_by.get(uid, 0) for name, uid in pool},
     }
 
 

@@ -22,12 +22,8 @@ from annotation.selectors.adjudication import adjudication_next
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.label_time import queue_label_time
 from annotation.selectors.queue_list import queues_for_user
-from annotation.selectors.queue_stats import (
-    disagreement_details,
-    queue_disagreement_items,
-    queue_disagreement_rows,
-    queue_stats,
-)
+from annotation.selectors.queue_pairs import DisagreementIds, disagreement_details
+from annotation.selectors.queue_stats import queue_stats
 from annotation.selectors.queues import (
     guideline_for,
     item_content,
@@ -328,15 +324,14 @@ def queue_stats_page(request, queue_id):
     queue = queue_get(queue_id)
     f = QueueDisagreementForm(request.GET).parsed("bad disagreement filters")
     scope = blind_scope(request.user)
-    stats = queue_stats(queue, iters=1000, scope=scope, with_disagreements=False)
+    stats = queue_stats(queue, iters=1000, scope=scope, with_disagreements=False, reviews_limit=REVIEWS_ON_PAGE)
     ag = stats["agreement"]
-    found = queue_disagreement_items(queue, scope)
-    if f["stratum"]:
-        found = found.filter(stratum=f["stratum"])
-    # The grouped scan runs once: its ids are counted and sliced here, and only the page's rows are read.
-    page = Paginator(list(found.values_list("pk", flat=True)), DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
-    page.object_list = disagreement_details(queue_disagreement_rows(page.object_list))
-    ag["disagreements_count"] = page.paginator.count
+    stratum = f["stratum"] or None
+    total = ag["disagreements_by_stratum"].get(stratum, 0) if stratum else ag["disagreements_count"]
+    # Counted with the pairs; only this page's ids and rows are read.
+    ids = DisagreementIds(queue, scope, total=total, stratum=stratum)
+    page = Paginator(ids, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
+    rows = disagreement_details(page.object_list)
     labels = ag.get("labels") or ["correct", "incorrect"]
     matrix = [(a, [ag["confusion"].get(f"{a}/{b}", 0) for b in labels]) for a in labels]
     return render(
@@ -349,7 +344,7 @@ def queue_stats_page(request, queue_id):
             "labels": labels,
             "matrix": matrix,
             "time": queue_label_time(queue),
-            "disagreements": page.object_list,
+            "disagreements": rows,
             "disagreement_page": page,
             "disagreement_stratum": f["stratum"] or "",
             "disagreement_query": urlencode({"stratum": f["stratum"]}) if f["stratum"] else "",
@@ -361,3 +356,5 @@ def queue_stats_page(request, queue_id):
 
 # The statistics page lists its disagreements this many at a time, the agreement figures above them.
 DISAGREEMENTS_PER_PAGE = 50
+# Flags and skips shown on the page (each), their counts whole; the API pages through the rest.
+REVIEWS_ON_PAGE = 100

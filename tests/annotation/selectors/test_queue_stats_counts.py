@@ -44,6 +44,15 @@ def test_counted_pairs_give_the_per_item_figures_exactly(make_queue, pool):
     label_everything(queue, pool)
     got = queue_stats(queue, iters=300, seed=4)["agreement"]
     want = from_rows(queue, iters=300, seed=4)
-    assert {k: v for k, v in got.items() if k not in ("disagreements", "disagreements_count")} == want
+    listed = ("disagreements", "disagreements_count", "disagreements_by_stratum", "disagreements_next")
+    assert {k: v for k, v in got.items() if k not in listed} == want
     assert got["n"] == 27
     assert got["disagreements_count"] == len(got["disagreements"]) == 4  # rows 2, 4, 6 and 9 of VERDICTS
+    rows = _label_rows(queue, OPERATOR)
+    by_stratum: dict[str, int] = defaultdict(int)
+    for item in queue.items.all():
+        if len({v for _u, v in rows[item.pk]}) > 1:
+            by_stratum[item.stratum] += 1
+    assert got["disagreements_by_stratum"] == dict(sorted(by_stratum.items()))
+    assert sum(by_stratum.values()) == 4
+    assert got["disagreements_next"] is None

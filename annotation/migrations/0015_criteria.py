@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0013_versionentry_grading"),
+        ("annotation", "0014_assignment_review_indexes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
