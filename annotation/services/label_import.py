@@ -316,37 +316,8 @@ def labels_import(
             if answer_id is None or r.annotator is None or r.verdict is None:
                 continue
             current = existing.get((answer_id, r.annotator))
-            if current is not None and current[1] == r.verdict and r.rationale in ("", current[2]):
-                counts["unchanged"] += 1
-                continue
-            answer = f"{r.run_id}/{r.qid}"
-            if not _refuse_unless(
-                problems,
-                r.line,
-                "qid" if queues.get(answer_id) else "verdict",
-                policies.check_can_import_label,
-                queues=queues.get(answer_id, []),
-                label_source=current[3] if current else None,
-                answer=answer,
-                annotator=r.annotator,
-            ):
-                continue
-            if current is not None:
-                rationale_only = current[1] == r.verdict
-                _refuse_unless(
-                    problems,
-                    r.line,
-                    "rationale" if rationale_only else "verdict",
-                    policies.check_can_replace_label,
-                    replace=replace,
-                    reason=reason,
-                    annotator=r.annotator,
-                    answer=answer,
-                    old=current[1],
-                    new=r.verdict,
-                    rationale_only=rationale_only,
-                )
-            writes.append((r, answer_id, current))
+            if _to_write(r, answer_id, current, r.verdict, "verdict", queues, replace, reason, problems, counts):
+                writes.append((r, answer_id, current))
         if problems:
             problems.sort(key=lambda p: p.line or 0)
             raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
@@ -386,6 +357,44 @@ def labels_import(
     return LabelImportResult(
         len(rows), counts["created"], counts["changed"], counts["unchanged"], users_created, replaced=counts["changed"]
     )
+
+
+def _to_write(r, answer_id, current, new: str, field: str, queues, replace, reason, problems, counts) -> bool:
+    """Whether a line's label (a verdict, or a criterion's value: `new`, on `field`) is to be written over
+    `current` ((pk, label, rationale, source, …) or None): an identical one is counted unchanged; one on a
+    queued answer or over a queue's label is refused; a change needs replace with a reason (refused here,
+    it still returns True: the file fails on its problems before anything is written)."""
+    if current is not None and current[1] == new and r.rationale in ("", current[2]):
+        counts["unchanged"] += 1
+        return False
+    answer = f"{r.run_id}/{r.qid}"
+    if not _refuse_unless(
+        problems,
+        r.line,
+        "qid" if queues.get(answer_id) else field,
+        policies.check_can_import_label,
+        queues=queues.get(answer_id, []),
+        label_source=current[3] if current else None,
+        answer=answer,
+        annotator=r.annotator,
+    ):
+        return False
+    if current is not None:
+        rationale_only = current[1] == new
+        _refuse_unless(
+            problems,
+            r.line,
+            "rationale" if rationale_only else field,
+            policies.check_can_replace_label,
+            replace=replace,
+            reason=reason,
+            annotator=r.annotator,
+            answer=answer if field == "verdict" else f"{answer} on {r.criterion!r}",
+            old=current[1],
+            new=new,
+            rationale_only=rationale_only,
+        )
+    return True
 
 
 def _criterion_facts(
@@ -442,38 +451,8 @@ def _check_criterion_line(r, answer_id, criteria, existing_values, queues, repla
         )
         return
     current = existing_values.get((answer_id, r.annotator, r.criterion))
-    if current is not None and current[1] == r.value and r.rationale in ("", current[2]):
-        counts["unchanged"] += 1
-        return
-    answer = f"{r.run_id}/{r.qid}"
-    if not _refuse_unless(
-        problems,
-        r.line,
-        "qid" if queues.get(answer_id) else "value",
-        policies.check_can_import_label,
-        queues=queues.get(answer_id, []),
-        label_source=current[3] if current else None,
-        answer=answer,
-        annotator=r.annotator,
-    ):
-        return
-    if current is not None:
-        rationale_only = current[1] == r.value
-        if not _refuse_unless(
-            problems,
-            r.line,
-            "rationale" if rationale_only else "value",
-            policies.check_can_replace_label,
-            replace=replace,
-            reason=reason,
-            annotator=r.annotator,
-            answer=f"{answer} on {r.criterion!r}",
-            old=current[1],
-            new=r.value,
-            rationale_only=rationale_only,
-        ):
-            return
-    writes.append((r, answer_id, criterion, current))
+    if _to_write(r, answer_id, current, r.value, "value", queues, replace, reason, problems, counts):
+        writes.append((r, answer_id, criterion, current))
 
 
 def _write_values(writes, user_ids: dict[str, int], reason: str, by_id: int | None, now) -> tuple[int, int]:
