@@ -49,54 +49,46 @@ def labels_for_export(*, run_id: str | None = None, queue: Queue | None = None, 
         yield record
 
 
-def _verdict_records(run_id: str | None, queue: Queue | None, scope: BlindScope) -> Iterator[tuple[tuple, dict]]:
-    rows = HumanLabel.objects.order_by("answer__run__run_id", "answer__qid", "labelled_at", "id")
+def _scoped(rows, run_id: str | None, scope: BlindScope):
+    """Labels of the run asked for (any, without one), oldest first an answer, none of a run `scope` hides."""
+    rows = rows.order_by("answer__run__run_id", "answer__qid", "labelled_at", "id")
     if run_id:
         rows = rows.filter(answer__run__run_id=run_id)
     if scope.run_ids:
         rows = rows.exclude(answer__run_id__in=scope.run_ids)
+    return rows
+
+
+_COMMON = ("answer__run__run_id", "answer__qid", "annotator__username", "labelled_at", "rationale", "source")
+
+
+def _records(rows, label: tuple[str, ...], names: tuple[str, ...], rank: int) -> Iterator[tuple[tuple, dict[str, Any]]]:
+    """((run, qid, time, rank), record) of each label: the import line with the `label` columns as `names`."""
+    for run, qid, annotator, labelled_at, rationale, source, *given in in_id_chunks(rows, (*_COMMON, *label)):
+        yield (
+            (run, qid, labelled_at, rank),
+            {
+                "run_id": run,
+                "qid": qid,
+                "annotator": annotator,
+                **dict(zip(names, given, strict=True)),
+                "labelled_at": labelled_at.isoformat().replace("+00:00", "Z"),
+                "rationale": rationale,
+                "source": source,
+            },
+        )
+
+
+def _verdict_records(run_id: str | None, queue: Queue | None, scope: BlindScope) -> Iterator[tuple[tuple, dict]]:
+    rows = _scoped(HumanLabel.objects.all(), run_id, scope)
     if queue is not None:
         rows = rows.filter(
             Q(answer__queue_items__queue=queue)
             & Q(answer__queue_items__assignments__annotator_id=F("annotator_id"))
             & Q(answer__queue_items__assignments__state=Assignment.DONE)
         ).distinct()
-    fields = ("answer__run__run_id", "answer__qid", "annotator__username", "verdict", "labelled_at", "rationale")
-    for run, qid, annotator, verdict, labelled_at, rationale, source in in_id_chunks(rows, (*fields, "source")):
-        yield (
-            (run, qid, labelled_at, 0),
-            {
-                "run_id": run,
-                "qid": qid,
-                "annotator": annotator,
-                "verdict": verdict,
-                "labelled_at": labelled_at.isoformat().replace("+00:00", "Z"),
-                "rationale": rationale,
-                "source": source,
-            },
-        )
+    return _records(rows, ("verdict",), ("verdict",), 0)
 
 
 def _criterion_records(run_id: str | None, scope: BlindScope) -> Iterator[tuple[tuple, dict[str, Any]]]:
-    rows = CriterionLabel.objects.order_by("answer__run__run_id", "answer__qid", "labelled_at", "id")
-    if run_id:
-        rows = rows.filter(answer__run__run_id=run_id)
-    if scope.run_ids:
-        rows = rows.exclude(answer__run_id__in=scope.run_ids)
-    fields = ("answer__run__run_id", "answer__qid", "annotator__username", "name", "value", "labelled_at")
-    for run, qid, annotator, name, value, labelled_at, rationale, source in in_id_chunks(
-        rows, (*fields, "rationale", "source")
-    ):
-        yield (
-            (run, qid, labelled_at, 1),
-            {
-                "run_id": run,
-                "qid": qid,
-                "annotator": annotator,
-                "criterion": name,
-                "value": value,
-                "labelled_at": labelled_at.isoformat().replace("+00:00", "Z"),
-                "rationale": rationale,
-                "source": source,
-            },
-        )
+    return _records(_scoped(CriterionLabel.objects.all(), run_id, scope), ("name", "value"), ("criterion", "value"), 1)
