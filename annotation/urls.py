@@ -95,6 +95,11 @@ run_api_patterns = [
     path("runs/", runs_api.RunListView.as_view(), name="api-runs"),
     path("runs/<str:run_id>/", runs_api.RunDetailView.as_view(), name="api-run"),
     path("runs/<str:run_id>/answers/", runs_api.AnswerListView.as_view(), name="api-answers"),
+    path(
+        "runs/<str:run_id>/criteria/<str:name>/agreement/",
+        runs_api.CriterionAgreementView.as_view(),
+        name="api-criterion-agreement",
+    ),
 ]
 label_api_patterns = [
     path("labels/import/", labels_api.LabelImportView.as_view(), name="api-labels-import"),

@@ -2,7 +2,7 @@
 
 from django.db.models import Count
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -11,14 +11,18 @@ from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
 from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import Answer, Run
 from annotation.selectors.blind import blind_scope
+from annotation.selectors.criterion_agreement import WEIGHTS, criterion_agreement
 from annotation.selectors.runs import run_get
 from annotation.services.runs import run_import
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
+    QuerySerializer,
     uploaded_path,
+    whole_number,
 )
 from evalapp.roles import ENGINEER, HasRole
+from evalapp.validation import ITERS_MAX
 
 
 class RunListView(DeclaredOutput, generics.ListAPIView):
@@ -65,6 +69,36 @@ class RunDetailView(DeclaredOutput, APIView):
     @extend_schema(responses=s.RunSerializer)
     def get(self, request, run_id):
         return Response(s.RunSerializer(run_get(run_id, scope=blind_scope(request.user))).data)
+
+
+class CriterionAgreementView(DeclaredOutput, APIView):
+    """Human-human agreement on one criterion of the run's answers (engineers; a run the viewer labels blind
+    is refused, as its results are)."""
+
+    permission_classes = [RUN_READERS]
+
+    class FilterSerializer(QuerySerializer):
+        weights = serializers.ChoiceField(
+            choices=list(WEIGHTS), required=False, help_text="default: quadratic on an ordinal scale, else none"
+        )
+        iters = whole_number(0, ITERS_MAX, required=False, default=2000, help_text="bootstrap resamples")
+
+    @extend_schema(
+        summary="Agreement between annotators on one criterion",
+        parameters=[FilterSerializer],
+        responses={200: s.CriterionAgreementSerializer, 400: ErrorSerializer},
+    )
+    def get(self, request, run_id, name):
+        f = self.FilterSerializer.parse(request)
+        return Response(
+            criterion_agreement(
+                run_id=run_id,
+                criterion=name,
+                weights=f.get("weights"),
+                iters=f["iters"],
+                scope=blind_scope(request.user),
+            )
+        )
 
 
 class AnswerListView(DeclaredOutput, generics.ListAPIView):

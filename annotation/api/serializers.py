@@ -12,7 +12,8 @@ from annotation.models import (
     Run,
 )
 from evalapp.api import finite_number, whole_number
-from evalapp.fields import names, shares, text
+from evalapp.fields import counts, interval, names, number, shares, text
+from evalapp.serializers import AgreementSerializer
 from evalapp.validation import ACTIVE_SECONDS_MAX
 
 
@@ -351,3 +352,49 @@ class CriterionSerializer(serializers.Serializer):
 
 class CriterionSetSerializer(CriterionSerializer):
     status = serializers.ChoiceField(choices=["created", "new version", "unchanged"])
+
+
+class CriterionPairSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number(help_text="weighted by `weights`")
+    weights = serializers.CharField(allow_null=True)
+    reason = text()
+    confusion = counts()
+
+
+class CriterionAgreementObjectSerializer(AgreementSerializer):
+    per_pair = serializers.DictField(child=CriterionPairSerializer(), help_text='"a/b" (usernames) -> agreement')
+
+
+class CriterionMultiRaterSerializer(serializers.Serializer):
+    n_items = serializers.IntegerField()
+    raters = serializers.IntegerField()
+    fleiss_kappa = number()
+    krippendorff_alpha = number()
+    alpha_ci95 = interval(allow_null=True)
+    metric = serializers.CharField()
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class CriterionPassRuleSerializer(serializers.Serializer):
+    rule = serializers.CharField(help_text="the criterion's pass rule, e.g. '>=4'")
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    reason = text()
+    confusion = counts()
+
+
+class CriterionAgreementSerializer(serializers.Serializer):
+    run = serializers.CharField()
+    criterion = serializers.CharField()
+    version = serializers.IntegerField()
+    kind = serializers.CharField()
+    values = serializers.ListField(child=serializers.CharField())
+    weights = serializers.CharField()
+    answers = serializers.IntegerField(help_text="answers with a value on the criterion")
+    single_valued = serializers.IntegerField(help_text="of them, those with one value only (no pair)")
+    agreement = CriterionAgreementObjectSerializer()
+    multi_rater = CriterionMultiRaterSerializer()
+    pass_rule = CriterionPassRuleSerializer(allow_null=True)

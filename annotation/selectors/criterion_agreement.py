@@ -7,8 +7,10 @@ from collections import defaultdict
 from itertools import combinations
 from typing import Any
 
-from annotation.models import Criterion, CriterionLabel, Run
+from annotation.models import Criterion, CriterionLabel
+from annotation.selectors.blind import BlindScope
 from annotation.selectors.datasets import version_strata
+from annotation.selectors.runs import run_get
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalstats.agreement import agreement
 from evalstats.criteria import definition
@@ -19,7 +21,13 @@ WEIGHTS = ("none", "linear", "quadratic")
 
 
 def criterion_agreement(
-    *, run_id: str, criterion: str, weights: str | None = None, iters: int = 2000, seed: int = 0
+    *,
+    run_id: str,
+    criterion: str,
+    weights: str | None = None,
+    iters: int = 2000,
+    seed: int = 0,
+    scope: BlindScope | None = None,
 ) -> dict[str, Any]:
     """The agreement object of the criterion's values on the run (evalstats.report's, `a` the first value
     given on an answer and `b` the second; with more, every pair on an answer counts once), with
@@ -29,10 +37,9 @@ def criterion_agreement(
     The scale's order is the definition's (its latest version): weights never follow an alphabetical
     order. `weights` defaults to quadratic on an ordinal criterion and none otherwise; weighting a
     categorical one is refused. Values given under an older version and missing from the latest are
-    left out with a warning, as scikit-learn leaves out labels outside the given order."""
-    run = Run.objects.filter(run_id=run_id).select_related("dataset_version").first()
-    if run is None:
-        raise NotFound(f"unknown run {run_id!r}")
+    left out with a warning, as scikit-learn leaves out labels outside the given order. The figures name
+    the run, so a viewer's blind `scope` that hides the run refuses it (run_get); None is the operator."""
+    run = run_get(run_id, scope=scope)
     if run.dataset_id is None:
         raise NotFound(f"run {run_id!r} pins no dataset, so it has no criteria")
     found = Criterion.objects.filter(dataset_id=run.dataset_id, name=criterion).order_by("-number").first()
@@ -105,7 +112,7 @@ def criterion_agreement(
         read = ["correct" if v in rule.passing else "incorrect" for v in a]
         read_b = ["correct" if v in rule.passing else "incorrect" for v in b]
         passing = {
-            "pass": rule.pass_rule,
+            "rule": rule.pass_rule,
             **{
                 k: v
                 for k, v in (agreement(read, read_b) if read else agreement([], [])).to_dict().items()

@@ -177,6 +177,8 @@ SPECTACULAR_SETTINGS = {
         "VerdictEnum": "annotation.models.runs.VERDICTS",
         "CriterionKindEnum": "evalstats.criteria.KINDS",
         "LabelTimeKindEnum": [("tagging", "tagging"), ("labelling", "labelling")],
+        "BootstrapMethodEnum": [("plain", "plain"), ("stratified", "stratified")],
+        "StratifiedBootstrapMethodEnum": [("stratified", "stratified")],
     },
 }
 

@@ -30,5 +30,5 @@ class Command(EvalCommand):
             f"  Krippendorff's alpha ({multi['metric']}) {multi['krippendorff_alpha']}",
         ]
         if p["pass_rule"]:
-            lines.append(f"  pass rule {p['pass_rule']['pass']}: kappa {p['pass_rule']['kappa']}")
+            lines.append(f"  pass rule {p['pass_rule']['rule']}: kappa {p['pass_rule']['kappa']}")
         return "\n".join(lines)

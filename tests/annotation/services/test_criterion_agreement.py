@@ -65,7 +65,7 @@ def test_weighted_kappa_and_ordinal_alpha_equal_the_references(rated):
     read = (["correct" if x else "incorrect" for x in passes[0]], ["correct" if x else "incorrect" for x in passes[1]])
     assert len(set(read[0] + read[1])) == 2  # the seed gives both readings, so the kappa is defined
     assert got["pass_rule"]["kappa"] == pytest.approx(cohen_kappa_score(*read), abs=1e-12)
-    assert got["pass_rule"]["n"] == 9 and got["pass_rule"]["pass"] == ">= good"
+    assert got["pass_rule"]["n"] == 9 and got["pass_rule"]["rule"] == ">= good"
     linear = json.loads(
         run_cmd("criterion_agreement", "--run", "r1", "--criterion", "quality", "--weights", "linear", "--json")[1]
     )
@@ -80,3 +80,17 @@ def test_weighting_a_categorical_criterion_and_an_unknown_one_are_refused(rated)
     assert code == 2 and "no order to weight by" in err
     code, _, err = run_cmd("criterion_agreement", "--run", "r1", "--criterion", "relevance")
     assert code != 0 and "no criterion 'relevance'" in err
+
+
+@pytest.mark.django_db
+def test_the_api_gives_the_commands_figures_to_engineers_only(rated, api_client_for):
+    command = json.loads(run_cmd("criterion_agreement", "--run", "r1", "--criterion", "quality", "--json")[1])
+    engineer = api_client_for("eng", "engineer")
+    got = engineer.get("/api/runs/r1/criteria/quality/agreement/")
+    assert got.status_code == 200, got.content
+    assert got.json()["agreement"]["kappa"] == command["agreement"]["kappa"]
+    assert got.json()["multi_rater"]["krippendorff_alpha"] == command["multi_rater"]["krippendorff_alpha"]
+    bad = engineer.get("/api/runs/r1/criteria/quality/agreement/?weights=cubic")
+    assert bad.status_code == 400 and "weights" in json.dumps(bad.json())
+    assert engineer.get("/api/runs/r1/criteria/nothing/agreement/").status_code == 404
+    assert api_client_for("ann", "annotator").get("/api/runs/r1/criteria/quality/agreement/").status_code == 403
