@@ -26,9 +26,18 @@ class Command(EvalCommand):
         lines = [
             f"{p['run']} {p['criterion']} v{p['version']} ({p['kind']} {','.join(p['values'])}): "
             f"{ag['n']} pairs over {p['answers']} answers",
-            f"  kappa ({p['weights']} weights) {kappa}, raw agreement {ag['raw_agreement']}",
-            f"  Krippendorff's alpha ({multi['metric']}) {multi['krippendorff_alpha']}",
+            f"  kappa ({p['weights']} weights) "
+            + (
+                f"{kappa:.3f}, raw agreement {ag['raw_agreement']:.3f}"
+                if kappa is not None
+                else f"undefined: {ag['reason']}"
+            ),
+            f"  Krippendorff's alpha ({multi['metric']}) "
+            + (f"{multi['krippendorff_alpha']:.3f}" if multi["krippendorff_alpha"] is not None else "undefined"),
         ]
         if p["pass_rule"]:
-            lines.append(f"  pass rule {p['pass_rule']['rule']}: kappa {p['pass_rule']['kappa']}")
+            rk = p["pass_rule"]["kappa"]
+            lines.append(
+                f"  pass rule {p['pass_rule']['rule']}: kappa " + (f"{rk:.3f}" if rk is not None else "undefined")
+            )
         return "\n".join(lines)

@@ -71,6 +71,9 @@ def test_weighted_kappa_and_ordinal_alpha_equal_the_references(rated):
     )
     assert linear["agreement"]["kappa"] == pytest.approx(cohen_kappa_score(a, b, labels=SCALE, weights="linear"))
     assert set(got["agreement"]["per_pair"]) == {"ann1/ann2", "ann1/ann3", "ann2/ann3"}
+    code, out, err = run_cmd("criterion_agreement", "--run", "r1", "--criterion", "quality", "--iters", "0")
+    assert code == 0
+    assert f"kappa (quadratic weights) {got['agreement']['kappa']:.3f}" in out + err
 
 
 @pytest.mark.django_db
