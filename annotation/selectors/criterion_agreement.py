@@ -18,6 +18,17 @@ from evalstats.multirater import multi_rater_agreement
 from evalstats.report import agreement_report
 
 WEIGHTS = ("none", "linear", "quadratic")
+# The disputed answers the object names (all are counted).
+DISPUTED_LISTED = 100
+
+
+def finals_of(by_answer: dict[int, list[tuple[str, str]]]) -> dict[int, str | None]:
+    """answer id -> its final value on the criterion: the value every annotator gave it (one annotator's
+    value stands alone, as a verdict on an answer in no queue does), None when they differ (disputed,
+    waiting for an adjudicator)."""
+    return {
+        answer_id: given[0][1] if len({v for _u, v in given}) == 1 else None for answer_id, given in by_answer.items()
+    }
 
 
 def criterion_agreement(
@@ -119,6 +130,8 @@ def criterion_agreement(
                 if k in ("n", "raw_agreement", "kappa", "reason", "confusion")
             },
         }
+    finals = finals_of(by_answer)
+    disputed = sorted(qids[a] for a, v in finals.items() if v is None)
     return {
         "run": run.run_id,
         "criterion": found.name,
@@ -128,6 +141,9 @@ def criterion_agreement(
         "weights": chosen,
         "answers": len(by_answer),
         "single_valued": sum(1 for given in by_answer.values() if len(given) == 1),
+        "agreed": sum(1 for v in finals.values() if v is not None),
+        "disputed": len(disputed),
+        "disputed_qids": disputed[:DISPUTED_LISTED],
         "agreement": report,
         "multi_rater": {
             k: multi[k]

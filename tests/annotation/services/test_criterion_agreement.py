@@ -52,6 +52,9 @@ def test_weighted_kappa_and_ordinal_alpha_equal_the_references(rated):
             a.append(v[i])
             b.append(v[j])
     assert (got["weights"], got["answers"], got["agreement"]["n"]) == ("quadratic", 3, 9)
+    disputed = sorted(q for q in rated if len(set(rated[q])) > 1)
+    assert (got["agreed"], got["disputed"], got["disputed_qids"]) == (3 - len(disputed), len(disputed), disputed)
+    assert disputed  # the seed gives some
     assert got["agreement"]["kappa"] == pytest.approx(
         cohen_kappa_score(a, b, labels=SCALE, weights="quadratic"), abs=1e-12
     )
