@@ -143,6 +143,18 @@ class LabelEventAdmin(ReadOnlyAdmin):
     list_display = ["answer", "annotator", "old_verdict", "new_verdict", "source", "at"]
 
 
+@admin.register(m.CriterionLabel)
+class CriterionLabelAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
+    list_display = ["answer", "annotator", "name", "value", "criterion", "source", "labelled_at"]
+
+
+@admin.register(m.CriterionLabelEvent)
+class CriterionLabelEventAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
+    list_display = ["answer", "annotator", "name", "old_value", "new_value", "source", "at"]
+
+
 @admin.register(m.Adjudication)
 class AdjudicationAdmin(ReadOnlyAdmin):
     blind_run_field = "answer__run_id"
