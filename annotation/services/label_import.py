@@ -176,7 +176,8 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
             annotator = require_str(obj, "annotator", line, problems, max_length=USERNAME_MAX)
         criterion = value = None
         verdict = obj.get("verdict")
-        if "criterion" in obj or "value" in obj:
+        on_criterion = "criterion" in obj or "value" in obj
+        if on_criterion:
             criterion, value = _criterion_value(obj, line, problems)
             verdict = None
         elif verdict not in VERDICT_VALUES:
@@ -195,7 +196,8 @@ def _label_lines(path: Path, problems: list[Problem]) -> list[_LabelLine]:
             rationale = None
         check_length(obj, "rationale", TEXT_MAX, line, problems)
         key = (run_id, qid, annotator, criterion)
-        if None not in key[:3]:
+        # A criterion line refused for its name or value is not also taken for a second verdict.
+        if None not in key[:3] and not (on_criterion and criterion is None):
             if key in seen:
                 on = f" on {criterion!r}" if criterion else ""
                 problems.append(

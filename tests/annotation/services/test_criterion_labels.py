@@ -72,11 +72,12 @@ def test_bad_criterion_lines_are_refused_by_line_and_nothing_is_written(tmp_path
         line("q-0003", "ann1", criterion="tone", value="kind", verdict="correct"),
         line("q-0001", "ann1", criterion="faithfulness", value=3),
         line("q-0003", "ann2", verdict="correct"),  # good
+        line("q-0003", "ann2", criterion="tone", value=True),  # a bad value only, not a second verdict too
     ]
     code, out, _ = run_cmd("import_labels", str(write_jsonl(tmp_path / "bad.jsonl", labels)), "--json")
     assert code == 2
     found = [(p["line"], p["field"]) for p in json.loads(out)["problems"]]
-    assert found == [(2, "value"), (3, "criterion"), (4, "value"), (5, "verdict"), (6, "annotator")]
+    assert found == [(2, "value"), (3, "criterion"), (4, "value"), (5, "verdict"), (6, "annotator"), (8, "value")]
     messages = {p["line"]: p["message"] for p in json.loads(out)["problems"]}
     assert messages[2] == "'6' is not a value of 'faithfulness' v1: one of 1, 2, 3, 4, 5"
     assert "no criterion 'relevance'" in messages[3]
