@@ -179,11 +179,6 @@ def _level_ids(rows: list[tuple[int, int, int]], level: int, offset: int) -> lis
     return [r[0] for r in mine[:WINDOW]]
 
 
-def _candidates(queue: Queue, annotator, level: int, offset: int) -> list[int]:
-    """Up to WINDOW open item ids at fill level `level` this annotator may take, from their offset on."""
-    return _level_ids(_candidate_rows(queue, annotator, [level], offset), level, offset)
-
-
 def _candidates_by_level(queue: Queue, annotator, offset: int) -> list[int]:
     """Every fill level's candidates (fullest level first), each level in this annotator's order, read in
     one statement."""
@@ -405,8 +400,10 @@ def queue_peek(*, queue: Queue, annotator) -> QueueItem | None:
     eligible = (
         QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).exclude(Exists(blocked)).exclude(Exists(labelled))
     )
-    for level in range(queue.overlap - 1, -1, -1):
-        ids = sorted(_candidates(queue, annotator, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
+    levels = range(queue.overlap - 1, -1, -1)
+    rows = _candidate_rows(queue, annotator, levels, offset)
+    for level in levels:
+        ids = sorted(_level_ids(rows, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
         found = {item.pk: item for item in eligible.filter(pk__in=ids).select_related("answer__run")}
         for pk in ids:
             if pk in found:
