@@ -126,7 +126,7 @@ def criterion_agreement(
             "rule": rule.pass_rule,
             **{
                 k: v
-                for k, v in (agreement(read, read_b) if read else agreement([], [])).to_dict().items()
+                for k, v in agreement(read, read_b).to_dict().items()
                 if k in ("n", "raw_agreement", "kappa", "reason", "confusion")
             },
         }
