@@ -65,6 +65,39 @@ class StratumComparisonSerializer(serializers.Serializer):
     )
 
 
+class CriterionPassRuleComparisonSerializer(serializers.Serializer):
+    rule = serializers.CharField(help_text="the criterion's pass rule, e.g. >= 4")
+    n = serializers.IntegerField()
+    a_score = number(required=False)
+    b_score = number(required=False)
+    diff_points = number(required=False)
+    ci95 = interval(allow_null=True, required=False)
+    ci95_method = serializers.CharField(required=False)
+    ci95_reason = text(required=False)
+    regressions = names(required=False, help_text="qids A passed and B did not, sorted")
+    reason = text(required=False, help_text="why nothing is compared (no shared final value)")
+
+
+class CriterionComparisonSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="ordinal, categorical or binary")
+    version = serializers.IntegerField(help_text="the criterion version compared on (the latest)")
+    values = names(help_text="the scale, in order")
+    n = serializers.IntegerField(help_text="questions with a final human value in both runs")
+    mean_a = number(required=False)
+    mean_b = number(required=False)
+    diff = number(required=False, help_text="mean of B - A per question, in the scale's units")
+    ci95 = interval(allow_null=True, required=False, help_text="paired bootstrap; null with a reason")
+    se = number(required=False)
+    improved = serializers.IntegerField(required=False)
+    worsened = serializers.IntegerField(required=False)
+    tied = serializers.IntegerField(required=False)
+    reason = text(required=False)
+    scale = serializers.CharField(
+        required=False, help_text="values (the values are numbers) or positions (1 for the first value)"
+    )
+    pass_rule = CriterionPassRuleComparisonSerializer(required=False)
+
+
 class StaleGoldReportSerializer(serializers.Serializer):
     dataset_hash = serializers.CharField()
     checked = serializers.IntegerField()
@@ -137,6 +170,12 @@ class CompareSerializer(serializers.Serializer):
     discordant_rate = serializers.FloatField()
     per_stratum = serializers.DictField(child=StratumComparisonSerializer(), allow_null=True)
     stale_gold = serializers.DictField(child=StaleGoldReportSerializer(), help_text="dataset hash -> report")
+    criteria = serializers.DictField(
+        child=CriterionComparisonSerializer(),
+        required=False,
+        help_text="criterion -> the comparison on its final human values (ordinal: the paired mean difference; "
+        "with a pass rule: its paired comparison); absent when the datasets define none",
+    )
     band = BandSerializer(allow_null=True)
     verdict = VerdictSerializer()
     iters = serializers.IntegerField()

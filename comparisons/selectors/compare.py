@@ -17,6 +17,7 @@ from calibration.selectors.grades import (
     answer_values,
     run_grades,
 )
+from comparisons.selectors.criteria import criteria_comparison
 from comparisons.selectors.runs import (
     PINNED,
     _run_by_id,
@@ -312,6 +313,10 @@ def compare_runs(
             "warnings": warnings,
         }
     )
+    # Only where the datasets define criteria: a dataset without them compares exactly as before.
+    criteria = criteria_comparison(a, b, iters=iters, seed=seed)
+    if criteria:
+        out["criteria"] = criteria
     return out
 
 

@@ -3,7 +3,9 @@ run (same system, dataset hash and pins) and the stale-gold report of a run's da
 
 from __future__ import annotations
 
-from annotation.models import PINNED, DatasetVersion, Run
+from django.db.models import Exists, OuterRef
+
+from annotation.models import PINNED, Criterion, DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.gold import stale_gold
 from annotation.selectors.runs import repeats_of
@@ -61,7 +63,14 @@ def repeat_runs(run: Run, *, scope: BlindScope = OPERATOR) -> list[Run]:
 
 def _run_by_id(run_id: str, scope: BlindScope = OPERATOR) -> Run:
     """The run, or ServiceError (404); PermissionDenied when the viewer's blind `scope` hides its results."""
-    run = Run.objects.select_related("dataset", "dataset_version").filter(run_id=run_id).first()
+    # Whether its dataset defines criteria rides along (no statement of its own): a dataset without them
+    # compares exactly as before, in as many statements.
+    run = (
+        Run.objects.select_related("dataset", "dataset_version")
+        .annotate(has_criteria=Exists(Criterion.objects.filter(dataset_id=OuterRef("dataset_id"))))
+        .filter(run_id=run_id)
+        .first()
+    )
     if run is None:
         raise ServiceError(
             f"unknown run {run_id!r}", [Problem(f"no run {run_id!r} is imported", field="run")], code=2, status=404

@@ -83,6 +83,19 @@ class Command(EvalCommand):
                     f"  +{s['b_only']}/-{s['a_only']}  p {s['mcnemar_p']:.3g}"
                     + ("  REGRESSION" if name in p["stratum_regressions"] else "")
                 )
+        for name, c in p.get("criteria", {}).items():
+            if c.get("diff") is not None:
+                ci = f"[{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]" if c["ci95"] else f"(no interval: {c['reason']})"
+                lines.append(
+                    f"  criterion {name}: A {c['mean_a']:.2f}  B {c['mean_b']:.2f}  diff {c['diff']:+.2f} {ci} "
+                    f"on n={c['n']} (+{c['improved']}/-{c['worsened']})"
+                )
+            rule = c.get("pass_rule")
+            if rule and rule.get("n"):
+                lines.append(
+                    f"  criterion {name} {rule['rule']}: A {rule['a_score']:.3f}  B {rule['b_score']:.3f}  "
+                    f"gap {rule['diff_points']:+.1f} points [{rule['ci95'][0]:.1f}, {rule['ci95'][1]:.1f}]"
+                )
         if p["regressions"]:
             shown = ", ".join(p["regressions"][:20])
             more = f" … (+{len(p['regressions']) - 20})" if len(p["regressions"]) > 20 else ""

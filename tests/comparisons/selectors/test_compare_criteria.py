@@ -1,0 +1,115 @@
+"""compare on a dataset's criteria: the paired mean difference of the final human values on an ordinal
+scale, with its bootstrap interval, and the pass rule's paired comparison beside it."""
+
+import numpy as np
+import pytest
+
+from annotation.services.criteria import criterion_set
+from comparisons.selectors.compare import compare_runs
+from evalstats.paired_scores import paired_mean_diff
+from tests.comparisons.support import build_300, qids, run_command, write_jsonl
+from tests.conftest import run_cmd
+
+pytestmark = pytest.mark.django_db
+
+
+def values_file(tmp_path, rows):
+    """Criterion lines: (run, qid, annotator, criterion, value)."""
+    lines = [
+        {"run_id": run, "qid": qid, "annotator": who, "criterion": name, "value": value}
+        for run, qid, who, name, value in rows
+    ]
+    return str(write_jsonl(tmp_path / f"values-{len(lines)}.jsonl", lines))
+
+
+def rated(tmp_path):
+    """build_300's runs A and B, faithfulness (1-5, pass >= 4) and tone (poor/fair/good) values on the
+    first 40 questions: A's faithfulness cycles 2,3,4,5; B's is A's + 1 (capped at 5) except on every
+    fifth question, where it is A's - 1. On q-0000 B's two annotators disagree (disputed: left out)."""
+    build_300(tmp_path, repeats=False)
+    criterion_set(dataset_name="support", name="faithfulness", kind="ordinal", values=list("12345"), pass_rule=">= 4")
+    criterion_set(dataset_name="support", name="tone", kind="ordinal", values=["poor", "fair", "good"])
+    criterion_set(dataset_name="support", name="topic", kind="categorical", values=["billing", "plans"])
+    rows, a_scores, b_scores = [], {}, {}
+    for n, qid in enumerate(qids(40)):
+        a = 2 + n % 4
+        b = a - 1 if n % 5 == 0 else min(a + 1, 5)
+        a_scores[qid], b_scores[qid] = a, b
+        rows += [("A", qid, "ann1", "faithfulness", str(a)), ("B", qid, "ann1", "faithfulness", str(b))]
+        rows += [("A", qid, "ann1", "tone", "fair"), ("B", qid, "ann1", "tone", "good" if n < 10 else "fair")]
+        rows += [("A", qid, "ann1", "topic", "plans"), ("B", qid, "ann1", "topic", "plans")]
+    rows.append(("B", "q-0000", "ann2", "faithfulness", "5"))
+    run_command("import_labels", values_file(tmp_path, rows))
+    del a_scores["q-0000"], b_scores["q-0000"]
+    return a_scores, b_scores
+
+
+def test_an_ordinal_criterion_is_compared_on_the_per_question_difference(tmp_path):
+    a_scores, b_scores = rated(tmp_path)
+    out = compare_runs(run_a="A", run_b="B", iters=2000, seed=4)
+    assert set(out["criteria"]) == {"faithfulness", "tone"}  # a categorical one with no pass rule has no score
+    f = out["criteria"]["faithfulness"]
+    ids = sorted(a_scores)
+    expected = paired_mean_diff([a_scores[q] for q in ids], [b_scores[q] for q in ids], iters=2000, seed=4)
+    assert (f["n"], f["kind"], f["version"], f["scale"]) == (39, "ordinal", 1, "values")
+    assert f["mean_a"] == pytest.approx(np.mean([a_scores[q] for q in ids]))
+    assert f["mean_b"] == pytest.approx(np.mean([b_scores[q] for q in ids]))
+    assert f["diff"] == pytest.approx(f["mean_b"] - f["mean_a"])
+    assert expected.ci95 is not None
+    assert f["ci95"] == list(expected.ci95)
+    # Every fifth question (7 of the 39 left) worsens; of the rest, those at 5 already tie.
+    assert (f["worsened"], f["improved"] + f["tied"]) == (7, 32)
+    assert f["tied"] == sum(1 for q in ids if a_scores[q] == b_scores[q])
+    # The pass rule's reading: A passes where 4 or 5, B likewise; regressions are A-pass, B-fail.
+    rule = f["pass_rule"]
+    a_pass = {q for q in ids if a_scores[q] >= 4}
+    b_pass = {q for q in ids if b_scores[q] >= 4}
+    assert (rule["rule"], rule["n"]) == (">= 4", 39)
+    assert rule["a_score"] == pytest.approx(len(a_pass) / 39)
+    assert rule["b_score"] == pytest.approx(len(b_pass) / 39)
+    assert rule["regressions"] == sorted(a_pass - b_pass)
+    # poor/fair/good are no numbers: scored by position, B better by one step on q-0001..q-0009.
+    tone = out["criteria"]["tone"]
+    assert (tone["scale"], tone["n"], tone["mean_a"], tone["improved"], tone["worsened"]) == (
+        "positions",
+        40,
+        2.0,
+        10,
+        0,
+    )
+    assert tone["diff"] == pytest.approx(10 / 40)
+    assert tone["ci95"][0] > 0
+
+
+def test_the_command_and_the_api_carry_the_criteria_and_a_set_without_them_is_unchanged(tmp_path, api_client_for):
+    build_300(tmp_path, repeats=False)
+    plain = run_command("compare", "A", "B")
+    assert "criteria" not in plain
+    criterion_set(dataset_name="support", name="faithfulness", kind="ordinal", values=list("12345"))
+    # Defined but no value given yet: compared on no question, with the reason.
+    empty = run_command("compare", "A", "B")["criteria"]["faithfulness"]
+    assert (empty["n"], empty["diff"], empty["ci95"]) == (0, None, None)
+    assert empty["reason"] == "no question scored by both runs"
+    run_command(
+        "import_labels",
+        values_file(
+            tmp_path,
+            [
+                ("A", "q-0001", "ann1", "faithfulness", "3"),
+                ("B", "q-0001", "ann1", "faithfulness", "4"),
+                ("A", "q-0002", "ann1", "faithfulness", "2"),
+                ("B", "q-0002", "ann1", "faithfulness", "4"),
+            ],
+        ),
+    )
+    body = run_command("compare", "A", "B")
+    assert {k: v for k, v in plain.items()} == {k: v for k, v in body.items() if k != "criteria"}
+    f = body["criteria"]["faithfulness"]
+    assert (f["n"], f["mean_a"], f["mean_b"], f["diff"], f["improved"]) == (2, 2.5, 4.0, 1.5, 2)
+    assert f["ci95"] == [1.0, 2.0]
+    code, text, _err = run_cmd("compare", "A", "B")
+    assert code == 0
+    assert "  criterion faithfulness: A 2.50  B 4.00  diff +1.50 [+1.00, +2.00] on n=2 (+2/-0)" in text.splitlines()
+    api = api_client_for("eng", "engineer").get("/api/compare/", {"a": "A", "b": "B"})
+    assert api.status_code == 200
+    assert api.json()["criteria"] == body["criteria"]
