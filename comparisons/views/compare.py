@@ -39,6 +39,7 @@ def compare(request):
             "chart": interval_chart(cmp),
             "strata": strata,
             "score_strata": any(s["ci95_method"] == CI_NEWCOMBE for s in strata),
+            "criteria": [{"name": k, **v} for k, v in cmp.get("criteria", {}).items()],
             "plan": plan,
         },
     )

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from django.core.management import call_command
 
+from annotation.services.criteria import criterion_set
+
 PINNED = {
     "model_snapshot": "gpt-x-2026-05-01",
     "prompt_hash": "p1",
@@ -279,3 +281,34 @@ def build_rechunk(tmp_path: Path) -> dict:
         correct=dict.fromkeys(rows, False),
     )
     return v
+
+
+def criterion_values_file(tmp_path, rows):
+    """Criterion lines: (run, qid, annotator, criterion, value)."""
+    lines = [
+        {"run_id": run, "qid": qid, "annotator": who, "criterion": name, "value": value}
+        for run, qid, who, name, value in rows
+    ]
+    return str(write_jsonl(tmp_path / f"values-{len(lines)}.jsonl", lines))
+
+
+def build_rated_criteria(tmp_path):
+    """build_300's runs A and B, faithfulness (1-5, pass >= 4) and tone (poor/fair/good) values on the
+    first 40 questions: A's faithfulness cycles 2,3,4,5; B's is A's + 1 (capped at 5) except on every
+    fifth question, where it is A's - 1. On q-0000 B's two annotators disagree (disputed: left out)."""
+    build_300(tmp_path, repeats=False)
+    criterion_set(dataset_name="support", name="faithfulness", kind="ordinal", values=list("12345"), pass_rule=">= 4")
+    criterion_set(dataset_name="support", name="tone", kind="ordinal", values=["poor", "fair", "good"])
+    criterion_set(dataset_name="support", name="topic", kind="categorical", values=["billing", "plans"])
+    rows, a_scores, b_scores = [], {}, {}
+    for n, qid in enumerate(qids(40)):
+        a = 2 + n % 4
+        b = a - 1 if n % 5 == 0 else min(a + 1, 5)
+        a_scores[qid], b_scores[qid] = a, b
+        rows += [("A", qid, "ann1", "faithfulness", str(a)), ("B", qid, "ann1", "faithfulness", str(b))]
+        rows += [("A", qid, "ann1", "tone", "fair"), ("B", qid, "ann1", "tone", "good" if n < 10 else "fair")]
+        rows += [("A", qid, "ann1", "topic", "plans"), ("B", qid, "ann1", "topic", "plans")]
+    rows.append(("B", "q-0000", "ann2", "faithfulness", "5"))
+    run_command("import_labels", criterion_values_file(tmp_path, rows))
+    del a_scores["q-0000"], b_scores["q-0000"]
+    return a_scores, b_scores

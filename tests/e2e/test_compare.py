@@ -7,6 +7,7 @@ import pytest
 from tests.comparisons.support import (
     build_300,
     build_judge_series,
+    build_rated_criteria,
     build_rechunk,
     build_series,
     build_stratum_regression,
@@ -266,3 +267,19 @@ def test_no_discordant_question_shows_the_score_interval(tmp_path, live_server, 
     assert page.locator("[data-testid=stratum-policy_lookup] sup").text_content() == "s"
     assert page.locator("[data-testid=stratum-policy_lookup] td").last.text_content() == "unmeasured"
     _shoot(page, "compare-no-discordance")
+
+
+def test_comparison_page_shows_each_criterion(tmp_path, live_server, page, login, make_user):
+    build_rated_criteria(tmp_path)
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/compare/?a=A&b=B")
+    rows = page.locator("[data-testid=criteria] tbody tr")
+    assert rows.count() == 2
+    tone = page.locator("[data-testid=criterion-tone] td")
+    assert [tone.nth(i).inner_text() for i in (1, 2, 3, 4, 6)] == ["40", "2.00", "2.25", "0.25", "10 / 0 / 30"]
+    faith = page.locator("[data-testid=criterion-faithfulness]")
+    assert faith.locator("td").nth(1).inner_text() == "39"
+    assert faith.locator("td").nth(7).inner_text().startswith(">= 4: ")
+    page.locator("[data-testid=criteria]").scroll_into_view_if_needed()
+    _shoot(page, "compare-criteria")

@@ -7,45 +7,14 @@ import pytest
 from annotation.services.criteria import criterion_set
 from comparisons.selectors.compare import compare_runs
 from evalstats.paired_scores import paired_mean_diff
-from tests.comparisons.support import build_300, qids, run_command, write_jsonl
+from tests.comparisons.support import build_300, build_rated_criteria, criterion_values_file, run_command
 from tests.conftest import run_cmd
 
 pytestmark = pytest.mark.django_db
 
 
-def values_file(tmp_path, rows):
-    """Criterion lines: (run, qid, annotator, criterion, value)."""
-    lines = [
-        {"run_id": run, "qid": qid, "annotator": who, "criterion": name, "value": value}
-        for run, qid, who, name, value in rows
-    ]
-    return str(write_jsonl(tmp_path / f"values-{len(lines)}.jsonl", lines))
-
-
-def rated(tmp_path):
-    """build_300's runs A and B, faithfulness (1-5, pass >= 4) and tone (poor/fair/good) values on the
-    first 40 questions: A's faithfulness cycles 2,3,4,5; B's is A's + 1 (capped at 5) except on every
-    fifth question, where it is A's - 1. On q-0000 B's two annotators disagree (disputed: left out)."""
-    build_300(tmp_path, repeats=False)
-    criterion_set(dataset_name="support", name="faithfulness", kind="ordinal", values=list("12345"), pass_rule=">= 4")
-    criterion_set(dataset_name="support", name="tone", kind="ordinal", values=["poor", "fair", "good"])
-    criterion_set(dataset_name="support", name="topic", kind="categorical", values=["billing", "plans"])
-    rows, a_scores, b_scores = [], {}, {}
-    for n, qid in enumerate(qids(40)):
-        a = 2 + n % 4
-        b = a - 1 if n % 5 == 0 else min(a + 1, 5)
-        a_scores[qid], b_scores[qid] = a, b
-        rows += [("A", qid, "ann1", "faithfulness", str(a)), ("B", qid, "ann1", "faithfulness", str(b))]
-        rows += [("A", qid, "ann1", "tone", "fair"), ("B", qid, "ann1", "tone", "good" if n < 10 else "fair")]
-        rows += [("A", qid, "ann1", "topic", "plans"), ("B", qid, "ann1", "topic", "plans")]
-    rows.append(("B", "q-0000", "ann2", "faithfulness", "5"))
-    run_command("import_labels", values_file(tmp_path, rows))
-    del a_scores["q-0000"], b_scores["q-0000"]
-    return a_scores, b_scores
-
-
 def test_an_ordinal_criterion_is_compared_on_the_per_question_difference(tmp_path):
-    a_scores, b_scores = rated(tmp_path)
+    a_scores, b_scores = build_rated_criteria(tmp_path)
     out = compare_runs(run_a="A", run_b="B", iters=2000, seed=4)
     assert set(out["criteria"]) == {"faithfulness", "tone"}  # a categorical one with no pass rule has no score
     f = out["criteria"]["faithfulness"]
@@ -92,7 +61,7 @@ def test_the_command_and_the_api_carry_the_criteria_and_a_set_without_them_is_un
     assert empty["reason"] == "no question scored by both runs"
     run_command(
         "import_labels",
-        values_file(
+        criterion_values_file(
             tmp_path,
             [
                 ("A", "q-0001", "ann1", "faithfulness", "3"),
