@@ -20,6 +20,13 @@ class FailuresView(DeclaredOutput, APIView):
         limit = whole_number(
             0, 1_000_000, required=False, allow_null=True, default=None, help_text="list at most this many failures"
         )
+        criterion = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=100,
+            help_text="fail answers by this criterion's pass rule on their final human value",
+        )
 
     @extend_schema(
         summary="Failure attribution of a run: retrieval, prompt assembly or generation, per stratum",
@@ -29,5 +36,11 @@ class FailuresView(DeclaredOutput, APIView):
     def get(self, request, run_id):
         f = self.FilterSerializer.parse(request)
         return Response(
-            failure_attribution(run_id, stratum=f["stratum"] or None, limit=f["limit"], scope=blind_scope(request.user))
+            failure_attribution(
+                run_id,
+                stratum=f["stratum"] or None,
+                limit=f["limit"],
+                criterion=f["criterion"] or None,
+                scope=blind_scope(request.user),
+            )
         )

@@ -25,6 +25,13 @@ class SeriesView(DeclaredOutput, APIView):
             help_text="repeat for several",
         )
         backfill = flag(required=False, default=False)
+        criterion = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=100,
+            help_text="score each point by this criterion's pass rule on the final human values",
+        )
 
     @extend_schema(
         summary="Scores over time, broken where the dataset hash or evaluator config hash changes",
@@ -36,7 +43,11 @@ class SeriesView(DeclaredOutput, APIView):
         systems = [name for name in f["system"] if name.strip()]
         return Response(
             series(
-                dataset=f["dataset"], systems=systems or None, backfill=f["backfill"], scope=blind_scope(request.user)
+                dataset=f["dataset"],
+                systems=systems or None,
+                backfill=f["backfill"],
+                criterion=f["criterion"] or None,
+                scope=blind_scope(request.user),
             )
         )
 

@@ -245,6 +245,7 @@ class FailureSerializer(serializers.Serializer):
 
 class FailuresSerializer(serializers.Serializer):
     run = RunSummarySerializer()
+    criterion = text(help_text="the criterion whose pass rule decided failing (null: the answers' grades)")
     answered = serializers.IntegerField()
     scored = serializers.IntegerField()
     failing = serializers.IntegerField()
@@ -353,6 +354,9 @@ class SeriesSerializer(serializers.Serializer):
     dataset = serializers.CharField()
     systems = names()
     backfill = serializers.BooleanField()
+    criterion = serializers.CharField(
+        required=False, help_text="present when each point is scored by this criterion's pass rule"
+    )
     lines = LineSerializer(many=True)
 
 

@@ -4,11 +4,13 @@ pass rule, the paired comparison of its correct/incorrect reading beside it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from annotation.models import Answer, Criterion, Run
 from annotation.selectors.criterion_finals import criterion_finals
+from calibration.selectors.grades import RunGrades
+from evalapp.errors import Problem, ServiceError
 from evalstats.criteria import Definition, definition
 from evalstats.paired import paired_counts
 from evalstats.paired_scores import paired_mean_diff
@@ -45,12 +47,91 @@ def _scorer(rule: Definition) -> tuple[Callable[[str], float], str]:
 
 
 def _finals_by_qid(run: Run, name: str) -> dict[str, str]:
-    """qid -> the run's final human value on the criterion (criterion_finals; disputed answers absent)."""
+    """qid -> the run's final human value on the criterion (criterion_finals; disputed answers absent):
+    two statements."""
     finals = criterion_finals(name=name, run_pk=run.pk)
-    if not finals:
-        return {}
     qids = dict(Answer.objects.filter(run_id=run.pk, criterion_labels__name=name).values_list("id", "qid").distinct())
     return {qids[answer_id]: value for answer_id, value in finals.items() if answer_id in qids}
+
+
+def _latest_criteria(runs: Sequence[Run], name: str) -> dict[int, Criterion]:
+    """dataset id -> the latest version of its criterion `name`, for the runs' datasets: one statement.
+    ServiceError (404) naming the first run whose dataset has none."""
+    found: dict[int, Criterion] = {}
+    datasets = {r.dataset_id for r in runs if r.dataset_id is not None}
+    for c in Criterion.objects.filter(dataset_id__in=datasets, name=name).order_by("number"):
+        found[c.dataset_id] = c
+    for run in runs:
+        if run.dataset_id not in found:
+            raise ServiceError(
+                f"run {run.run_id!r}'s dataset has no criterion {name!r}",
+                [Problem(f"unknown criterion {name!r} (define it with set_criterion)", field="criterion")],
+                status=404,
+            )
+    return found
+
+
+def criterion_grades(run: Run, name: str) -> RunGrades:
+    """The run's answers graded by a criterion's pass rule on their final human value (criterion_grades_for)."""
+    return criterion_grades_for([run], name)[run.pk]
+
+
+def criterion_grades_for(runs: Sequence[Run], name: str) -> dict[int, RunGrades]:
+    """run pk -> its answers graded by the criterion's pass rule on their final human value: `right` the
+    answers whose value passes, `wrong` those whose value fails, `unscored` the rest (no value yet, or values
+    that disagree: `disputed`), in the shape run_grades gives, so failures and series read either alike.
+    Four statements however many runs. A criterion without a pass rule passes and fails nothing: refused
+    (400), naming the fix; a run whose dataset lacks the criterion: 404."""
+    criteria = _latest_criteria(runs, name)
+    rules = {}
+    for dataset_id, c in criteria.items():
+        rule = definition(c.name, c.kind, c.values, c.pass_rule)
+        if rule.passing is None:
+            raise ServiceError(
+                f"criterion {name!r} has no pass rule, so no answer passes or fails it",
+                [Problem('give it one with set_criterion ... --pass (e.g. ">= 4")', field="criterion")],
+            )
+        rules[dataset_id] = rule
+    pks = [r.pk for r in runs]
+    finals = criterion_finals(name=name, run_pks=pks)
+    labelled = Answer.objects.filter(run_id__in=pks, criterion_labels__name=name)
+    where: dict[int, tuple[int, str]] = {
+        answer_id: (run_pk, qid) for answer_id, run_pk, qid in labelled.values_list("id", "run_id", "qid").distinct()
+    }
+    answered: dict[int, set[str]] = {pk: set() for pk in pks}
+    for run_pk, qid in Answer.objects.filter(run_id__in=pks).values_list("run_id", "qid").iterator(chunk_size=10_000):
+        answered[run_pk].add(qid)
+    given: dict[int, set[str]] = {pk: set() for pk in pks}
+    final_of: dict[int, dict[str, str]] = {pk: {} for pk in pks}
+    for answer_id, (run_pk, qid) in where.items():
+        given[run_pk].add(qid)
+        if answer_id in finals:
+            final_of[run_pk][qid] = finals[answer_id]
+    out = {}
+    for run in runs:
+        rule = rules[run.dataset_id or 0]
+        passing = rule.passing or frozenset()
+        values = final_of[run.pk]
+        right = frozenset(q for q, v in values.items() if v in passing)
+        wrong = frozenset(values) - right
+        every = frozenset(answered[run.pk])
+        disputed = frozenset(given[run.pk] - values.keys())
+        unscored = every - right - wrong
+        ungraded = {}
+        if unscored - disputed:
+            ungraded[f"no value on {name}"] = len(unscored - disputed)
+        if disputed:
+            ungraded[f"values on {name} disagree"] = len(disputed)
+        out[run.pk] = RunGrades(
+            run_id=run.run_id,
+            right=right,
+            wrong=wrong,
+            unscored=unscored,
+            sources={f"criterion {name} ({rule.pass_rule})": len(right) + len(wrong)} if values else {},
+            ungraded=ungraded,
+            disputed=disputed,
+        )
+    return out
 
 
 def criteria_comparison(a: Run, b: Run, *, iters: int, seed: int) -> dict[str, dict[str, Any]]:

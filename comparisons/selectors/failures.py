@@ -14,6 +14,7 @@ from calibration.selectors.grades import (
     run_grades,
     version_records_for,
 )
+from comparisons.selectors.criteria import criterion_grades
 from comparisons.selectors.runs import _run_by_id, run_summary
 
 FAILURE_CATEGORIES = ("not_retrieved", "retrieved_not_in_prompt", "generation", "no_gold")
@@ -107,14 +108,21 @@ def gold_fallback_ids(records: dict[str, dict], used: dict[str, set[str]]) -> di
 
 
 def failure_attribution(
-    run_id: str, *, stratum: str | None = None, limit: int | None = None, scope: BlindScope = OPERATOR
+    run_id: str,
+    *,
+    stratum: str | None = None,
+    limit: int | None = None,
+    criterion: str | None = None,
+    scope: BlindScope = OPERATOR,
 ) -> dict:
     """Each failing answer of a run classified: gold chunk not retrieved; retrieved at rank r but not in
     the prompt; in the prompt and still wrong (generation); no gold passage. Counts per stratum. When the
     gold chunk is gone (re-chunked corpus) the gold document and text decide (gold_fallback_ids).
+    With `criterion`, an answer fails when its final human value fails that criterion's pass rule
+    (comparisons.selectors.criteria.criterion_grades) instead of on its grade.
     Refused for a run in the viewer's blind `scope`."""
     run = _run_by_id(run_id, scope)
-    grades = run_grades(run)
+    grades = criterion_grades(run, criterion) if criterion else run_grades(run)
     failing = {q for q, ok in grades.scores.items() if not ok}
     records = version_records_for(run.dataset_version, failing)
     strata = {q: (records.get(q) or {}).get("stratum") or "(unknown)" for q in failing}
@@ -164,6 +172,7 @@ def failure_attribution(
     items.sort(key=lambda i: i["qid"])
     return {
         "run": run_summary(run),
+        "criterion": criterion or None,
         "answered": len(grades.answered),
         "scored": grades.n_scored,
         "failing": len(items),

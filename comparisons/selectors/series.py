@@ -21,6 +21,7 @@ from calibration.selectors.grades import (
     run_grades,
     version_records_for,
 )
+from comparisons.selectors.criteria import criterion_grades_for
 from comparisons.selectors.run_scores import HarnessScore, run_scores
 from evalapp.errors import Problem, ServiceError
 
@@ -187,13 +188,26 @@ def _break_info(prev: Run, cur: Run, versions: dict[str, DatasetVersion]) -> dic
 
 
 def series(
-    *, dataset: str, systems: Sequence[str] | None = None, backfill: bool = False, scope: BlindScope = OPERATOR
+    *,
+    dataset: str,
+    systems: Sequence[str] | None = None,
+    backfill: bool = False,
+    criterion: str | None = None,
+    scope: BlindScope = OPERATOR,
 ) -> dict:
     """Each system's score over time, split into segments keyed by (dataset hash, evaluator config hash):
     the line never joins two points measured on different populations or by different evaluators. Each
     break says what changed and the example counts. With `backfill`, runs of the segment before a
     dataset change are re-scored on the new version where their inputs still resolve (same evaluator).
-    A run in the viewer's blind `scope` stays on its line without a score (`blind`), and is not backfilled."""
+    A run in the viewer's blind `scope` stays on its line without a score (`blind`), and is not backfilled.
+    With `criterion`, a point's score is the share of its answers whose final human value passes that
+    criterion's pass rule (comparisons.selectors.criteria.criterion_grades_for); backfill re-scores
+    grades, not criteria, so the two are not combined."""
+    if criterion and backfill:
+        raise ServiceError(
+            "backfill re-scores grades on a new version, not a criterion's values",
+            [Problem("drop --backfill to follow a criterion", field="backfill")],
+        )
     ds = dataset_get(dataset)
     runs = Run.objects.filter(dataset=ds).select_related("dataset_version")
     if systems:
@@ -212,7 +226,10 @@ def series(
     for r in runs:
         by_system[r.system].append(r)
     passing = cache(passing_judge_versions)  # the gates, worked out once for every backfilled run
-    scores = run_scores([r for r in runs if scope.can_read_run(r.pk)])
+    readable = [r for r in runs if scope.can_read_run(r.pk)]
+    scores: dict[int, RunGrades | HarnessScore] = (
+        dict(criterion_grades_for(readable, criterion)) if criterion else dict(run_scores(readable))
+    )
     lines = []
     for system in sorted(by_system):
         segments, breaks = [], []
@@ -252,4 +269,7 @@ def series(
                     res["started_at"] = p["started_at"]
                     seg["backfilled"].append(res)
         lines.append({"system": system, "segments": segments, "breaks": breaks})
-    return {"dataset": ds.name, "systems": sorted(by_system), "backfill": backfill, "lines": lines}
+    out = {"dataset": ds.name, "systems": sorted(by_system), "backfill": backfill, "lines": lines}
+    if criterion:
+        out["criterion"] = criterion
+    return out

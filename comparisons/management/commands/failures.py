@@ -16,12 +16,25 @@ class Command(EvalCommand):
         parser.add_argument("run_id", metavar="RUN")
         parser.add_argument("--stratum", default="")
         parser.add_argument("--limit", type=int, default=None, help="list at most this many failures (--json)")
+        parser.add_argument(
+            "--criterion",
+            default="",
+            help="fail an answer by this criterion's pass rule on its final human value instead of its grade",
+        )
 
     def run(self, **o):
-        return failure_attribution(o["run_id"], stratum=o["stratum"] or None, limit=o["limit"]), 0
+        return (
+            failure_attribution(
+                o["run_id"], stratum=o["stratum"] or None, limit=o["limit"], criterion=o["criterion"] or None
+            ),
+            0,
+        )
 
     def text(self, p):
-        lines = [f"run {p['run']['run_id']}: {p['failing']} failing of {p['scored']} scored ({p['answered']} answered)"]
+        by = f" on {p['criterion']}" if p["criterion"] else ""
+        lines = [
+            f"run {p['run']['run_id']}: {p['failing']} failing{by} of {p['scored']} scored ({p['answered']} answered)"
+        ]
         for c in FAILURE_CATEGORIES:
             lines.append(f"  {FAILURE_LABELS[c]:40} {p['counts'][c]}")
         if p["ranks_not_in_prompt"]:

@@ -12,12 +12,23 @@ class Command(EvalCommand):
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--system", action="append", default=[], help="repeat for several (default: all)")
         parser.add_argument("--backfill", action="store_true")
+        parser.add_argument(
+            "--criterion", default="", help="score each run by this criterion's pass rule on the final human values"
+        )
 
     def run(self, **o):
-        return series(dataset=o["dataset"], systems=o["system"] or None, backfill=o["backfill"]), 0
+        return (
+            series(
+                dataset=o["dataset"],
+                systems=o["system"] or None,
+                backfill=o["backfill"],
+                criterion=o["criterion"] or None,
+            ),
+            0,
+        )
 
     def text(self, p):
-        lines = [f"dataset {p['dataset']}"]
+        lines = [f"dataset {p['dataset']}" + (f", scored by criterion {p['criterion']}" if p.get("criterion") else "")]
         for line in p["lines"]:
             lines.append(f"system {line['system']}")
             for i, seg in enumerate(line["segments"]):

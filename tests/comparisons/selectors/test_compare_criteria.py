@@ -82,3 +82,35 @@ def test_the_command_and_the_api_carry_the_criteria_and_a_set_without_them_is_un
     api = api_client_for("eng", "engineer").get("/api/compare/", {"a": "A", "b": "B"})
     assert api.status_code == 200
     assert api.json()["criteria"] == body["criteria"]
+
+
+def test_failures_and_series_follow_a_criterions_pass_rule(tmp_path, api_client_for, django_assert_max_num_queries):
+    a_scores, b_scores = build_rated_criteria(tmp_path)
+    # A's q-0000 has one value, 2 (only B's is disputed): it fails too.
+    failing_a = sorted({"q-0000"} | {q for q, v in a_scores.items() if v < 4})
+    out = run_command("failures", "A", "--criterion", "faithfulness")
+    assert out["criterion"] == "faithfulness"
+    assert [f["qid"] for f in out["failures"]] == failing_a
+    assert (out["failing"], out["scored"], out["answered"]) == (len(failing_a), 40, 300)
+    # q-0000's values disagree on B, none of B's others past q-0039 have one.
+    b = run_command("failures", "B", "--criterion", "faithfulness")
+    assert b["ungraded"] == {"no value on faithfulness": 260, "values on faithfulness disagree": 1}
+    assert b["disputed_left_out"]["n"] == 1
+    # Without a pass rule, nothing fails: refused, naming the fix; an unknown criterion is not found.
+    refused = run_command("failures", "A", "--criterion", "tone", expect=2)
+    assert refused["problems"][0]["field"] == "criterion"
+    api = api_client_for("eng", "engineer")
+    res = api.get("/api/runs/A/failures/", {"criterion": "nope"})
+    assert (res.status_code, res.json()["error"]) == (404, "run 'A''s dataset has no criterion 'nope'")
+    assert api.get("/api/runs/A/failures/", {"criterion": "faithfulness"}).json() == out
+
+    # The series: each point the share passing (A on its 40 rated answers; B on its 39 final ones).
+    with django_assert_max_num_queries(12):
+        line = run_command("series", "--dataset", "support", "--criterion", "faithfulness")
+    assert line["criterion"] == "faithfulness"
+    points = {p["run_id"]: (p["score"], p["n"]) for ln in line["lines"] for s in ln["segments"] for p in s["points"]}
+    assert points["A"] == (pytest.approx(sum(1 for v in a_scores.values() if v >= 4) / 40), 40)
+    assert points["B"] == (pytest.approx(sum(1 for v in b_scores.values() if v >= 4) / 39), 39)
+    assert api.get("/api/series/", {"dataset": "support", "criterion": "faithfulness"}).json() == line
+    both = run_command("series", "--dataset", "support", "--criterion", "faithfulness", "--backfill", expect=2)
+    assert both["problems"][0]["field"] == "backfill"
