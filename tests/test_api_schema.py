@@ -16,7 +16,7 @@ from calibration.services.calibration import calibration_start, pending_item_ids
 from calibration.services.judges import judge_version_create
 from evalapp.api import declared_response, declared_schema, operation_path, strict_schema
 from tests.calibration.world import load_world
-from tests.comparisons.support import build_300
+from tests.comparisons.support import build_300, build_rated_criteria
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -122,7 +122,9 @@ def test_compare_and_compare_question_match_their_declared_schema(tmp_path, api_
         declared_schema(),
         declared_schema()["paths"]["/api/compare/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"],
     )
-    assert set(body) == set(declared["properties"])
+    # Every required field is there and nothing undeclared is; `criteria` appears only with criteria defined.
+    assert set(declared["required"]) <= set(body) <= set(declared["properties"])
+    assert set(declared["properties"]) - set(body) == {"criteria"}
     assert body["band"] is not None and set(body["band"]) == {
         "runs",
         "n_runs",
@@ -135,6 +137,20 @@ def test_compare_and_compare_question_match_their_declared_schema(tmp_path, api_
     }
     question = api.get("/api/compare/question/", {"a": "A", "b": "B", "qid": a_only[0]}).json()
     assert _valid(declared_response("/api/compare/question/", "get", 200), question) == []
+
+
+def test_compare_with_criteria_matches_its_declared_schema(tmp_path, api_client_for):
+    build_rated_criteria(tmp_path)
+    body = api_client_for("eng", "engineer").get("/api/compare/", {"a": "A", "b": "B", "iters": 200}).json()
+    assert set(body["criteria"]) == {"faithfulness", "tone"}
+    assert _valid(declared_response("/api/compare/", "get", 200), body) == []
+    for path, params in (
+        ("/api/runs/A/failures/", {"criterion": "faithfulness"}),
+        ("/api/series/", {"dataset": "support", "criterion": "faithfulness"}),
+    ):
+        res = api_client_for("eng2", "engineer").get(path, params)
+        assert res.status_code == 200
+        assert _valid(declared_response(path.replace("/A/", "/{run_id}/"), "get", 200), res.json()) == []
 
 
 def _calibrated(tmp_path, django_capture_on_commit_callbacks):
