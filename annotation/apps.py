@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Corpus, labelled sets and human labels"
+
+    def ready(self) -> None:
+        from annotation.metrics import queue_depth
+        from evalapp.metrics import register_source
+
+        register_source(queue_depth)

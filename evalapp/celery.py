@@ -7,9 +7,12 @@ from time import monotonic
 from typing import Any, cast
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun, task_retry, worker_init
 from kombu.exceptions import ChannelError
 from kombu.transport import TRANSPORT_ALIASES, filesystem
 from kombu.utils.json import dumps
+
+from evalapp import metrics
 
 # kombu's JSON (it writes datetimes, UUIDs and decimals as its loads reads them back); kombu has no annotations.
 _dumps = cast(Callable[[object], str], dumps)
@@ -41,6 +44,12 @@ class FilesystemTransport(filesystem.Transport):
 
 # Every process that talks to the broker (web, commands, workers, beat) imports this module first.
 TRANSPORT_ALIASES["filesystem"] = "evalapp.celery:FilesystemTransport"
+
+# Task counts and durations for /metrics (evalapp.metrics), in whichever process runs the task.
+task_prerun.connect(metrics.task_started, weak=False)
+task_postrun.connect(metrics.task_finished, weak=False)
+task_retry.connect(metrics.task_retried, weak=False)
+worker_init.connect(metrics.serve_worker_metrics, weak=False)
 
 app = Celery("evalapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")

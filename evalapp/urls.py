@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from evalapp import ops
 from evalapp.views import api_root
 
 # Swagger UI comes from drf-spectacular-sidecar's static files and starts from a script the split view
@@ -10,6 +11,9 @@ from evalapp.views import api_root
 api_docs = SpectacularSwaggerSplitView.as_view(url_name="schema")
 
 urlpatterns = [
+    path("healthz", ops.healthz, name="healthz"),
+    path("readyz", ops.readyz, name="readyz"),
+    path("metrics", ops.metrics, name="metrics"),
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -44,6 +44,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First and last: django-prometheus counts every request, its latency and its status (evalapp.metrics).
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -56,9 +58,21 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "evalapp.middleware.HtmxMiddleware",
     "evalapp.middleware.BadInputMiddleware",
+    # Just before axes, so that it counts the lockout page axes answers with (a 429) as what was sent.
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
     # Last, as django-axes asks: it turns a lockout flagged during the view into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Operations (evalapp.health, evalapp.ops): /readyz waits at most READYZ_TIMEOUT seconds per check and, unless
+# READYZ_REQUIRE_WORKER is off, needs a Celery worker answering a ping. /metrics answers a client with the
+# bearer token METRICS_TOKEN when one is set, else loopback clients only unless METRICS_ALLOW is "any".
+READYZ_TIMEOUT = env.float("READYZ_TIMEOUT", default=1.0)
+READYZ_REQUIRE_WORKER = env.bool("READYZ_REQUIRE_WORKER", default=True)
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_ALLOW = env.str("METRICS_ALLOW", default="loopback")
+if METRICS_ALLOW not in ("loopback", "any"):
+    raise ImproperlyConfigured("METRICS_ALLOW must be loopback or any.")
 
 ROOT_URLCONF = "evalapp.urls"
 WSGI_APPLICATION = "evalapp.wsgi.application"

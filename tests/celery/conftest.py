@@ -102,10 +102,11 @@ class Stack:
         beat: bool = False,
         sweep_seconds: float | None = None,
         pool: str = "prefork",
+        env: dict[str, str] | None = None,
     ) -> subprocess.Popen:
         """A worker (with an embedded beat when asked, as `make run` starts it), ready to take tasks: `processes`
         prefork children, or with pool="threads" one process running that many tasks at once."""
-        env = dict(self.env)
+        env = {**self.env, **(env or {})}
         if stall_seconds is not None:
             env["CALIBRATION_STALL_SECONDS"] = str(stall_seconds)
         if sweep_seconds is not None:
