@@ -7,12 +7,12 @@ from time import monotonic
 from typing import Any, cast
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, task_retry, worker_init
+from celery.signals import before_task_publish, task_postrun, task_prerun, task_retry, worker_init
 from kombu.exceptions import ChannelError
 from kombu.transport import TRANSPORT_ALIASES, filesystem
 from kombu.utils.json import dumps
 
-from evalapp import metrics
+from evalapp import logs, metrics
 
 # kombu's JSON (it writes datetimes, UUIDs and decimals as its loads reads them back); kombu has no annotations.
 _dumps = cast(Callable[[object], str], dumps)
@@ -50,6 +50,10 @@ task_prerun.connect(metrics.task_started, weak=False)
 task_postrun.connect(metrics.task_finished, weak=False)
 task_retry.connect(metrics.task_retried, weak=False)
 worker_init.connect(metrics.serve_worker_metrics, weak=False)
+# The publishing request's id and user ride with the task; a task's log lines carry them, its id and its run.
+before_task_publish.connect(logs.task_headers, weak=False)
+task_prerun.connect(logs.task_started, weak=False)
+task_postrun.connect(logs.task_finished, weak=False)
 
 app = Celery("evalapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -10,12 +10,15 @@ from collections.abc import Callable, Iterable
 from urllib.parse import quote
 
 from django.conf import settings
+from django.core.signals import request_finished
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
 from django.shortcuts import render, resolve_url
 from django.utils.cache import patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect
 
+from evalapp import logs
 from evalapp.errors import Problem, ServiceError
+from evalapp.logs import given_or_new_request_id
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -105,4 +108,26 @@ class HtmxMiddleware:
             redirect = HttpResponseClientRedirect(f"{login}?next={quote(back)}")
             patch_vary_headers(redirect, ["HX-Request"])
             return redirect
+        return response
+
+
+request_finished.connect(logs.clear_request, weak=False, dispatch_uid="evalapp.logs.clear_request")
+
+
+class RequestIdMiddleware:
+    """Gives each request an id (the caller's X-Request-ID when plain, else a new one), answers with it in
+    X-Request-ID, and makes it and the request the context of the request's log lines (evalapp.logs)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        rid = given_or_new_request_id(request.headers.get("X-Request-ID"))
+        request.request_id = rid  # type: ignore[attr-defined]
+        # Cleared when the request finishes (evalapp.logs.clear_request), not on the way out: Django logs a
+        # 4xx/5xx answer after the last middleware has returned, and that line must carry the id too.
+        logs.request_id.set(rid)
+        logs.current_request.set(request)
+        response = self.get_response(request)
+        response["X-Request-ID"] = rid
         return response

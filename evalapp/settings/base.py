@@ -46,6 +46,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First and last: django-prometheus counts every request, its latency and its status (evalapp.metrics).
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # A request id on the answer and on every log line of the request (evalapp.logs).
+    "evalapp.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -308,10 +310,33 @@ if not DEBUG:
             )
         SECURE_PROXY_SSL_HEADER = tuple(_proxy_header)
 
+# LOG_FORMAT=json (the default with DEBUG off) writes one JSON object a line, with the request id, the user,
+# the Celery task id and name and the calibration or grading run: one run can be
+# followed across the web app and every worker. text (the default on a laptop) writes the message alone.
+# (evalapp.logs.JsonFormatter adds the context, evalapp.logs.add_context.)
+LOG_FORMAT = env.str("LOG_FORMAT", default="text" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured("LOG_FORMAT must be json or text.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"forbidden_without_traceback": {"()": "evalapp.logs.ForbiddenWithoutTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["forbidden_without_traceback"]}},
+    "formatters": {
+        "json": {
+            "()": "evalapp.logs.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(user)s %(task_id)s %(task)s %(run)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["forbidden_without_traceback"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+# With JSON logs a worker keeps these settings' handler instead of installing Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
