@@ -30,6 +30,8 @@ class JudgeResult:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reason: str = ""
+    # The version's criteria: {name: value, or "invalid" when the judge gave none it may give}.
+    values: dict[str, str] = field(default_factory=dict)
 
 
 class TransientJudgeError(Exception):
@@ -54,6 +56,8 @@ class Backend:
     params: dict = field(default_factory=dict)
     judge_version_id: int | None = None
     rubric: str = ""
+    # The criteria the version scores beside its verdict: [{"name", "kind", "values"}] in name order.
+    criteria: list[dict] = field(default_factory=list)
 
     name = "base"
     # Whether judge() may run in several threads at once (False for backends that read the database
