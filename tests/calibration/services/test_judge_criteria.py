@@ -288,3 +288,74 @@ def test_a_version_without_criteria_gates_as_before_with_an_empty_criteria_objec
     assert list(Verdict.objects.filter(run=run).values_list("values", flat=True)) == [{}] * 30
     gate = judge_gate(version)
     assert gate["criteria"] == {} and gate["status"] == "pass"
+
+
+def calibrated(tmp_path, run_inline, *criteria):
+    version = replay_version("external", *criteria)
+    run_cmd(
+        "import_verdicts", str(write_jsonl(tmp_path / "v.jsonl", verdict_lines())), "--judge-version", str(version.pk)
+    )
+    run_inline(version, size=60)
+    return version
+
+
+def test_the_api_creates_a_version_with_criteria_and_refuses_a_bad_one(rated, api_client_for):
+    api = api_client_for("eng", "engineer")
+    ok = api.post(
+        "/api/judge-versions/",
+        {"judge": "external", "backend": "replay", "criteria": [{"name": "faithfulness", "threshold": 0.5}]},
+        format="json",
+    )
+    assert ok.status_code == 201
+    version = JudgeVersion.objects.get(pk=ok.json()["judge_version"])
+    assert version.criteria == [{"name": "faithfulness", "threshold": 0.5}]
+    detail = api.get(f"/api/judge-versions/{version.pk}/").json()
+    assert detail["criteria"] == [{"name": "faithfulness", "threshold": 0.5}]
+    assert detail["gate"]["criteria"]["faithfulness"]["status"] == "unmeasured"
+    bad = api.post(
+        "/api/judge-versions/",
+        {"judge": "other", "backend": "replay", "criteria": [{"name": "x y"}, {"name": "tone", "threshold": 5}]},
+        format="json",
+    )
+    assert bad.status_code == 400 and JudgeVersion.objects.count() == 1
+    assert "criteria" in bad.json()["problems"][0]["field"]
+
+
+def test_a_blind_viewer_sees_the_criteria_status_but_none_of_their_figures(rated, tmp_path, run_inline, api_client_for):
+    from annotation.services.queues import queue_create
+
+    version = calibrated(tmp_path, run_inline, "faithfulness=0.5", "tone")
+    api = api_client_for("eng-ann", "engineer", "annotator")
+    assert api.get(f"/api/judge-versions/{version.pk}/gate/").json()["criteria"]["tone"]["kappa"] is not None
+    queue_create(name="blind", annotators=["eng-ann", "ann-a"], run_id="run-a", overlap=2)
+    gate = api.get(f"/api/judge-versions/{version.pk}/gate/").json()
+    assert gate["blind"] is True
+    assert gate["criteria"]["faithfulness"] == {
+        "n": 51,
+        "kappa": None,
+        "weights": "quadratic",
+        "alpha": None,
+        "kappa_ci95": None,
+        "raw_agreement": None,
+        "baseline": None,
+        "threshold": 0.5,
+        "status": "pass",
+        "reasons": [],
+    }
+
+
+def test_a_grading_keeps_each_answers_criterion_values(rated, tmp_path, run_inline, django_capture_on_commit_callbacks):
+    from calibration import tasks
+    from calibration.models import GradedAnswer
+    from calibration.services.grading import grading_start
+
+    version = calibrated(tmp_path, run_inline, "faithfulness", "tone")
+    with django_capture_on_commit_callbacks(execute=False):
+        grading = grading_start(judge_version_id=version.pk, run_id="run-a", chunk_size=60)
+    ids = sorted(version.runs.get().sample.items.values_list("answer_id", flat=True))
+    assert len(ids) == 60
+    tasks.grade_chunk.apply(args=(grading.pk, ids), throw=True)
+    values = dict(GradedAnswer.objects.filter(grading=grading).values_list("answer__qid", "values"))
+    assert len(values) == 60
+    assert values["q-0005"] == {"faithfulness": "1", "tone": "invalid"}
+    assert values["q-0004"] == {"faithfulness": "5", "tone": "neutral"}
