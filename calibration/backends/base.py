@@ -32,6 +32,9 @@ class JudgeResult:
     reason: str = ""
     # The version's criteria: {name: value, or "invalid" when the judge gave none it may give}.
     values: dict[str, str] = field(default_factory=dict)
+    # How a chat judge was asked for the reply's shape when it scores criteria: json_schema, json_object
+    # or plain (criteria_format.MODES); "" otherwise.
+    response_format: str = ""
 
 
 class TransientJudgeError(Exception):

@@ -81,6 +81,7 @@ class Verdict(models.Model):
     attempts = models.PositiveIntegerField(default=1)
     human_verdict = models.CharField(max_length=20, blank=True)  # the final human label when measured
     values = models.JSONField(default=dict, blank=True)  # {criterion: value | "invalid"} the version scores
+    response_format = models.CharField(max_length=20, blank=True)  # json_schema | json_object | plain | ""
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

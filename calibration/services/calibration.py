@@ -34,6 +34,7 @@ VERDICT_FIELDS = (
     "completion_tokens",
     "attempts",
     "values",
+    "response_format",
 )
 
 
@@ -198,6 +199,7 @@ def _verdict_fields(outcome: Outcome) -> dict:
         "completion_tokens": result.completion_tokens if result else None,
         "attempts": outcome.attempts,
         "values": result.values if result else {},
+        "response_format": result.response_format if result else "",
     }
 
 

@@ -359,3 +359,29 @@ def test_a_grading_keeps_each_answers_criterion_values(rated, tmp_path, run_inli
     assert len(values) == 60
     assert values["q-0005"] == {"faithfulness": "1", "tone": "invalid"}
     assert values["q-0004"] == {"faithfulness": "5", "tone": "neutral"}
+
+
+def test_an_openai_judge_scores_criteria_through_the_engine(rated, run_inline, judge_server):
+    judge_server.reject_formats = {"json_schema"}
+    version, _ = judge_version_create(
+        judge_name="llm",
+        backend="openai",
+        model="judge-1",
+        min_n=10,
+        params={"base_url": judge_server.url, "concurrency": 1},
+        criteria=[{"name": "tone", "threshold": 0.5}],
+    )
+    run = run_inline(version, size=60)
+    assert run.status == "done"
+    rows = list(Verdict.objects.filter(run=run).values_list("item__answer__qid", "values", "response_format"))
+    assert {fmt for _q, _v, fmt in rows} == {"json_object"}
+    assert all(values == {"tone": "kind" if int(qid[2:]) % 3 else "rude"} for qid, values, _f in rows)
+    tone = Measurement.objects.get(run=run).criteria["tone"]
+    assert (tone["n"], tone["invalid"], tone["confusion"]["kind/kind"], tone["confusion"]["neutral/rude"]) == (
+        60,
+        0,
+        sum(1 for i in range(60) if i % 2 and i % 3),
+        sum(1 for i in range(60) if i % 2 == 0 and i % 3 == 0),
+    )
+    assert judge_gate(version)["criteria"]["tone"]["status"] == "fail"
+    assert judge_gate(version)["status"] == "fail"
