@@ -385,3 +385,33 @@ def test_an_openai_judge_scores_criteria_through_the_engine(rated, run_inline, j
     )
     assert judge_gate(version)["criteria"]["tone"]["status"] == "fail"
     assert judge_gate(version)["status"] == "fail"
+
+
+def test_the_pages_create_a_version_with_criteria_and_show_each_criterion(
+    rated, tmp_path, run_inline, client, make_user
+):
+    make_user("eng", "engineer", password="pw-xxxxxxxx")
+    client.login(username="eng", password="pw-xxxxxxxx")
+    made = client.post("/judges/new/", {"judge": "external", "backend": "replay", "criteria": "faithfulness=0.5, tone"})
+    assert made.status_code == 302
+    version = JudgeVersion.objects.get()
+    assert version.criteria == [{"name": "faithfulness", "threshold": 0.5}, {"name": "tone", "threshold": None}]
+    page = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    assert 'data-testid="criterion-faithfulness"' in page and "not measured yet" in page
+    refused = client.post("/judges/new/", {"judge": "other", "backend": "replay", "criteria": "tone=7"})
+    assert refused.status_code == 400 and JudgeVersion.objects.count() == 1
+    assert "threshold must be a kappa from -1 to 1, not 7.0" in refused.content.decode()
+    copied = client.get(f"/judges/new/?judge=external&version={version.pk}").content.decode()
+    assert 'value="faithfulness=0.5, tone"' in copied
+
+    run_cmd(
+        "import_verdicts", str(write_jsonl(tmp_path / "v.jsonl", verdict_lines())), "--judge-version", str(version.pk)
+    )
+    run_inline(version, size=60)
+    gate = judge_gate(version)["criteria"]
+    page = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    row = page[page.index('data-testid="criterion-faithfulness"') : page.index('data-testid="criterion-tone"')]
+    assert f"{gate['faithfulness']['kappa']:.3f}" in row and "(quadratic)" in row and ">pass<" in row
+    assert f"{gate['faithfulness']['alpha']:.3f}" in row and "4: agreement 0.216, kappa 0.000" in row
+    tone = page[page.index('data-testid="criterion-tone"') :]
+    assert "not gated" in tone[: tone.index("</tr>")] and ">ungated<" in tone[: tone.index("</tr>")]
