@@ -412,6 +412,6 @@ def test_the_pages_create_a_version_with_criteria_and_show_each_criterion(
     page = client.get(f"/judges/versions/{version.pk}/").content.decode()
     row = page[page.index('data-testid="criterion-faithfulness"') : page.index('data-testid="criterion-tone"')]
     assert f"{gate['faithfulness']['kappa']:.3f}" in row and "(quadratic)" in row and ">pass<" in row
-    assert f"{gate['faithfulness']['alpha']:.3f}" in row and "4: agreement 0.216, kappa 0.000" in row
+    assert f"{gate['faithfulness']['alpha']:.3f}" in row and "always 4: agreement 0.216, kappa 0.000" in row
     tone = page[page.index('data-testid="criterion-tone"') :]
     assert "not gated" in tone[: tone.index("</tr>")] and ">ungated<" in tone[: tone.index("</tr>")]
