@@ -415,3 +415,23 @@ def test_the_pages_create_a_version_with_criteria_and_show_each_criterion(
     assert f"{gate['faithfulness']['alpha']:.3f}" in row and "always 4: agreement 0.216, kappa 0.000" in row
     tone = page[page.index('data-testid="criterion-tone"') :]
     assert "not gated" in tone[: tone.index("</tr>")] and ">ungated<" in tone[: tone.index("</tr>")]
+
+
+def test_judge_gate_prints_each_criterion_and_exits_by_the_whole_gate(rated, tmp_path, run_inline):
+    version = calibrated(tmp_path, run_inline, "faithfulness=0.99", "tone")
+    gate = judge_gate(version)
+    code, out, err = run_cmd("judge_gate", str(version.pk))
+    assert code == 1  # the verdict passes; faithfulness misses its threshold
+    out += err
+    faith = gate["criteria"]["faithfulness"]
+    lo, hi = faith["kappa_ci95"]
+    assert (
+        f"criterion faithfulness: FAIL  n 51  kappa {faith['kappa']:.3f} (quadratic)  95% CI [{lo:.3f}, {hi:.3f}]"
+        f"  alpha {faith['alpha']:.3f}  threshold 0.99"
+    ) in out.splitlines()
+    assert any(
+        line.startswith("criterion tone: UNGATED  n 60  kappa ") and line.endswith("not gated")
+        for line in out.splitlines()
+    )
+    code, out, _ = run_cmd("judge_gate", str(version.pk), "--json")
+    assert code == 1 and json.loads(out)["criteria"] == gate["criteria"]
