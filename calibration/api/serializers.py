@@ -155,6 +155,14 @@ class GateBaselineSerializer(serializers.Serializer):
     kappa = number()
 
 
+class GateCriterionStratumSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    reason = serializers.CharField(allow_null=True, help_text="why kappa is undefined; null when defined")
+    too_small = serializers.BooleanField()
+
+
 class GateCriterionSerializer(serializers.Serializer):
     """One criterion the version scores: the judge's values against the final human values."""
 
@@ -165,6 +173,9 @@ class GateCriterionSerializer(serializers.Serializer):
     kappa_ci95 = interval(allow_null=True, help_text="stratified bootstrap")
     raw_agreement = number()
     baseline = GateBaselineSerializer(allow_null=True, help_text="always answering the humans' most common value")
+    confusion = counts(help_text='"human/judge" -> count, the judge\'s invalid values in their own column')
+    per_stratum = serializers.DictField(child=GateCriterionStratumSerializer())
+    invalid = serializers.IntegerField(allow_null=True, help_text="judge values outside the criterion's")
     threshold = serializers.FloatField(allow_null=True, help_text="null: reported, not gated")
     status = serializers.ChoiceField(choices=["pass", "fail", "ungated", "unmeasured"])
     reasons = names()

@@ -9,7 +9,17 @@ from calibration.models import Judge, JudgeVersion, Measurement
 from evalstats import agreement_from_counts, gate_decide
 
 # The figures of a criterion a viewer blind to an item of the sample does not see.
-CRITERION_WITHHELD = ("kappa", "kappa_ci95", "alpha", "raw_agreement", "baseline", "reasons")
+CRITERION_WITHHELD = (
+    "kappa",
+    "kappa_ci95",
+    "alpha",
+    "raw_agreement",
+    "baseline",
+    "reasons",
+    "confusion",
+    "per_stratum",
+    "invalid",
+)
 
 
 def criteria_gate(version: JudgeVersion, judge: Judge, measurement: Measurement | None) -> dict[str, dict[str, Any]]:
@@ -30,6 +40,9 @@ def criteria_gate(version: JudgeVersion, judge: Judge, measurement: Measurement 
                 "kappa_ci95": None,
                 "raw_agreement": None,
                 "baseline": None,
+                "confusion": {},
+                "per_stratum": {},
+                "invalid": 0,
                 "threshold": threshold,
                 "status": "unmeasured",
                 "reasons": ["not measured yet"],
@@ -50,6 +63,9 @@ def criteria_gate(version: JudgeVersion, judge: Judge, measurement: Measurement 
             "kappa_ci95": figures["kappa_ci95"],
             "raw_agreement": figures["raw_agreement"],
             "baseline": figures["baseline"],
+            "confusion": figures["confusion"],
+            "per_stratum": figures["per_stratum"],
+            "invalid": figures["invalid"],
             "threshold": threshold,
             "status": status,
             "reasons": reasons,
@@ -66,4 +82,4 @@ def withhold_criteria(criteria: dict[str, dict[str, Any]]) -> None:
     """Blank the figures of every criterion (status, n and threshold stay)."""
     for c in criteria.values():
         for key in CRITERION_WITHHELD:
-            c[key] = [] if key == "reasons" else None
+            c[key] = [] if key == "reasons" else {} if key in ("confusion", "per_stratum") else None

@@ -255,6 +255,9 @@ def test_replay_calibration_measures_and_gates_each_criterion(rated, tmp_path, r
             "kappa_ci95": faith["kappa_ci95"],
             "raw_agreement": faith["raw_agreement"],
             "baseline": faith["baseline"],
+            "confusion": faith["confusion"],
+            "per_stratum": faith["per_stratum"],
+            "invalid": faith["invalid"],
             "threshold": 0.5,
             "status": "pass",
             "reasons": gate["criteria"]["faithfulness"]["reasons"],
@@ -267,6 +270,9 @@ def test_replay_calibration_measures_and_gates_each_criterion(rated, tmp_path, r
             "kappa_ci95": tone["kappa_ci95"],
             "raw_agreement": tone["raw_agreement"],
             "baseline": tone["baseline"],
+            "confusion": tone["confusion"],
+            "per_stratum": tone["per_stratum"],
+            "invalid": tone["invalid"],
             "threshold": None,
             "status": "ungated",
             "reasons": ["no threshold: reported, not gated"],
@@ -338,6 +344,9 @@ def test_a_blind_viewer_sees_the_criteria_status_but_none_of_their_figures(rated
         "kappa_ci95": None,
         "raw_agreement": None,
         "baseline": None,
+        "confusion": {},
+        "per_stratum": {},
+        "invalid": None,
         "threshold": 0.5,
         "status": "pass",
         "reasons": [],
@@ -435,3 +444,23 @@ def test_judge_gate_prints_each_criterion_and_exits_by_the_whole_gate(rated, tmp
     )
     code, out, _ = run_cmd("judge_gate", str(version.pk), "--json")
     assert code == 1 and json.loads(out)["criteria"] == gate["criteria"]
+
+
+def test_figures_with_no_final_human_value_or_only_invalid_judge_values_are_undefined_not_errors(db):
+    from calibration.services.criterion_measurement import criterion_figures
+    from evalstats.criteria import definition
+
+    rule = definition("faithfulness", "ordinal", SCALE, ">=4")
+    none = criterion_figures(rule, [(None, "3", "s", 1)], seed=0, iters=100, min_n=5)
+    assert (none["n"], none["excluded"], none["kappa"], none["kappa_ci95"], none["alpha"], none["baseline"]) == (
+        0,
+        1,
+        None,
+        None,
+        None,
+        None,
+    )
+    invalid = criterion_figures(rule, [("3", "invalid", "s", 1), ("4", "9", "t", 2)], seed=0, iters=100, min_n=5)
+    assert (invalid["n"], invalid["invalid"], invalid["alpha"]) == (2, 2, None)
+    assert invalid["confusion"]["3/invalid"] == 1 and invalid["confusion"]["4/invalid"] == 1
+    assert invalid["raw_agreement"] == 0.0
