@@ -464,3 +464,17 @@ def test_figures_with_no_final_human_value_or_only_invalid_judge_values_are_unde
     assert (invalid["n"], invalid["invalid"], invalid["alpha"]) == (2, 2, None)
     assert invalid["confusion"]["3/invalid"] == 1 and invalid["confusion"]["4/invalid"] == 1
     assert invalid["raw_agreement"] == 0.0
+
+
+def test_under_the_lower_bound_policy_a_criterion_passes_on_its_bootstrap_lower_bound(rated, tmp_path, run_inline):
+    from calibration.models import Judge
+
+    version = calibrated(tmp_path, run_inline, "faithfulness", "tone")
+    faith = judge_gate(version)["criteria"]["faithfulness"]
+    between = round((faith["kappa"] + faith["kappa_ci95"][0]) / 2, 4)
+    replay_version("external", f"faithfulness={between}", "tone")
+    assert judge_gate(version)["criteria"]["faithfulness"]["status"] == "pass"
+    Judge.objects.filter(name="external").update(policy="lower_bound")
+    lower = judge_gate(version)
+    assert lower["criteria"]["faithfulness"]["status"] == "fail" and lower["status"] == "fail"
+    assert lower["criteria"]["faithfulness"]["reasons"][-1].startswith("lower 95% bound of kappa (bootstrap) ")
