@@ -62,7 +62,7 @@ class CalibrationRunAdmin(ReadOnly):
 @admin.register(Verdict)
 class VerdictAdmin(ReadOnly):
     blind_run_field = "item__answer__run_id"
-    list_display = ["run", "item", "verdict", "human_verdict", "latency_ms", "attempts"]
+    list_display = ["run", "item", "verdict", "human_verdict", "values", "latency_ms", "attempts"]
     list_filter = ["verdict"]
 
 
@@ -74,7 +74,7 @@ class MeasurementAdmin(ReadOnly):
 @admin.register(ImportedVerdict)
 class ImportedVerdictAdmin(ReadOnly):
     blind_run_name_field = "run_id"
-    list_display = ["judge_version", "run_id", "qid", "verdict", "imported_at"]
+    list_display = ["judge_version", "run_id", "qid", "criterion", "verdict", "value", "imported_at"]
 
 
 @admin.register(GradingRun)

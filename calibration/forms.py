@@ -1,11 +1,13 @@
 """Forms the calibration pages parse their input with."""
 
 import json
+import re
 
 from django import forms
 
 from calibration.backends import BACKENDS
 from calibration.backends.prompt import template_problems
+from calibration.services.judge_criteria import criterion_options
 from evalapp.forms import PageForm, finite_number, whole_number
 from evalapp.jsonl import parse_json_text
 from evalapp.validation import NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, STORED_SEED_MAX
@@ -94,6 +96,17 @@ class JudgeVersionForm(PageForm):
     rubric = TextAreaField()
     params = JsonObjectField()
     threshold = finite_number(-1, 1, required=False)
+
+
+class JudgeCriteriaForm(PageForm):
+    """The new-version form's criteria field, parsed beside JudgeVersionForm."""
+
+    criteria = forms.CharField(required=False, max_length=5000)
+
+    def clean_criteria(self):
+        """`NAME[=THRESHOLD]` separated by commas or spaces, as [{"name", "threshold"}] (None: none given)."""
+        items = [c for c in re.split(r"[,\s]+", self.cleaned_data["criteria"] or "") if c]
+        return criterion_options(items) if items else None
 
 
 class NewVersionQuery(PageForm):

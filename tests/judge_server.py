@@ -14,7 +14,14 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
                    served as JSON by `GET /stats` (and cleared by `POST /stats/reset`), for a server run
                    in another process (bench/judge_bench.py)
     markers        answers containing "[[GARBAGE]]" get a reply with no JSON in it, "[[MALFORMED]]" a
-                   body that is not a chat completion at all, "[[FLIP]]" the opposite verdict
+                   body that is not a chat completion at all, "[[FLIP]]" the opposite verdict,
+                   "[[BADCRIT]]" a reply whose first criterion is missing and whose others are out of range
+    criteria       a request that names criteria (a json_schema response format's properties, or the
+                   prompt's "- NAME: one of V1, V2" lines) is answered with each one's last value when the
+                   verdict is correct and its first otherwise, in the same JSON object as the verdict
+    reject_formats response_format types (json_schema, json_object) answered with HTTP 400, as a server
+                   that does not support them does
+    formats        (read) the response_format type of every chat request ("" for none)
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+_CRITERION_LINE = re.compile(r"^- (?P<name>\S+): one of (?P<values>.+?)(?: \(worst first\))?$", re.M)
 _SECTION = re.compile(
     r"Expected answer:\n(?P<expected>.*?)\n\nAnswer to grade:\n(?P<answer>.*?)\n\nIs the answer", re.S
 )
@@ -34,6 +42,15 @@ _SECTION = re.compile(
 
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def _criteria_asked(body: dict, prompt: str) -> dict[str, list[str]]:
+    """{criterion: its values} a request asks for: a json_schema's properties, else the prompt's lines."""
+    rf = body.get("response_format") or {}
+    if rf.get("type") == "json_schema":
+        props = rf["json_schema"]["schema"]["properties"]
+        return {name: list(p["enum"]) for name, p in props.items() if name != "verdict"}
+    return {m.group("name"): m.group("values").split(", ") for m in _CRITERION_LINE.finditer(prompt)}
 
 
 class JudgeServer:
@@ -52,6 +69,8 @@ class JudgeServer:
         self.completions = 0
         self.lock = threading.Lock()
         self.auth_headers: list[str] = []
+        self.reject_formats: set[str] = set()
+        self.formats: list[str] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -128,8 +147,14 @@ class JudgeServer:
                 try:
                     body = json.loads(raw)
                     prompt = body["messages"][-1]["content"]
-                except (ValueError, KeyError, IndexError, TypeError):
+                    asked = (body.get("response_format") or {}).get("type", "")
+                except (ValueError, KeyError, IndexError, TypeError, AttributeError):
                     return self._send(400, b'{"error": {"message": "bad request"}}')
+                with server.lock:
+                    server.formats.append(asked)
+                if asked in server.reject_formats:
+                    return self._send(400, json.dumps({"error": {"message": f"{asked} is not supported"}}).encode())
+                criteria = _criteria_asked(body, prompt)
                 match = _SECTION.search(prompt)
                 expected, answer = (match.group("expected"), match.group("answer")) if match else ("", "")
                 if "[[MALFORMED]]" in answer:
@@ -140,9 +165,18 @@ class JudgeServer:
                     ok = bool(_norm(expected)) and _norm(expected) in _norm(answer)
                     if "[[FLIP]]" in answer:
                         ok = not ok
-                    content = json.dumps(
-                        {"verdict": "correct" if ok else "incorrect", "reason": "checked against the passage"}
-                    )
+                    reply_obj: dict = {
+                        "verdict": "correct" if ok else "incorrect",
+                        "reason": "checked against the passage",
+                    }
+                    for name, values in criteria.items():
+                        reply_obj[name] = values[-1] if ok else values[0]
+                    if criteria and "[[BADCRIT]]" in answer:
+                        names = list(criteria)
+                        del reply_obj[names[0]]
+                        for name in names[1:]:
+                            reply_obj[name] = "out-of-range"
+                    content = json.dumps(reply_obj)
                 with server.lock:
                     server.completions += 1
                 reply = {

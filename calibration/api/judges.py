@@ -59,6 +59,7 @@ class JudgeVersionListView(_ReadWrite):
             threshold=d.get("threshold"),
             policy=d.get("policy"),
             min_n=d.get("min_n"),
+            criteria=[dict(c) for c in d["criteria"]] if d.get("criteria") else None,
             user=request.user,
         )
         body = {"judge_version": version.pk, "config_hash": version.config_hash, "created": created}

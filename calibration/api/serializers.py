@@ -16,6 +16,13 @@ from evalapp.validation import (
 )
 
 
+class JudgeCriterionInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100, help_text="a criterion of the dataset the judge calibrates on")
+    threshold = finite_number(
+        -1, 1, required=False, allow_null=True, help_text="the kappa the gate needs; none: not gated"
+    )
+
+
 class JudgeVersionCreateSerializer(serializers.Serializer):
     judge = serializers.CharField(max_length=NAME_MAX)
     backend = serializers.ChoiceField(choices=["span", "extraction", "openai", "replay"])
@@ -30,6 +37,9 @@ class JudgeVersionCreateSerializer(serializers.Serializer):
     threshold = finite_number(-1, 1, required=False, help_text="the kappa the gate needs")
     policy = serializers.ChoiceField(choices=["point", "lower_bound"], required=False)
     min_n = whole_number(1, SAMPLE_MAX, required=False)
+    criteria = JudgeCriterionInputSerializer(
+        many=True, required=False, help_text="criteria the version scores beside its verdict"
+    )
 
 
 class JudgeVersionSerializer(serializers.ModelSerializer):
@@ -49,6 +59,7 @@ class JudgeVersionSerializer(serializers.ModelSerializer):
             "params",
             "rubric",
             "config_hash",
+            "criteria",
             "created_at",
         ]
 
@@ -137,6 +148,39 @@ class SampleWeightingSerializer(serializers.Serializer):
     words = text(help_text="the sentence said when the sample does not follow the budget; null when it does")
 
 
+class GateBaselineSerializer(serializers.Serializer):
+    value = serializers.CharField(help_text="the humans' most common value")
+    raw_agreement = number()
+    weighted_agreement = number()
+    kappa = number()
+
+
+class GateCriterionStratumSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    raw_agreement = number()
+    kappa = number()
+    reason = serializers.CharField(allow_null=True, help_text="why kappa is undefined; null when defined")
+    too_small = serializers.BooleanField()
+
+
+class GateCriterionSerializer(serializers.Serializer):
+    """One criterion the version scores: the judge's values against the final human values."""
+
+    n = serializers.IntegerField()
+    kappa = number(help_text="weighted (quadratic) on an ordinal criterion; invalid values count as disagreements")
+    weights = serializers.CharField(allow_null=True, help_text="quadratic or none; null when unmeasured")
+    alpha = number(help_text="Krippendorff's alpha, ordinal or nominal")
+    kappa_ci95 = interval(allow_null=True, help_text="stratified bootstrap")
+    raw_agreement = number()
+    baseline = GateBaselineSerializer(allow_null=True, help_text="always answering the humans' most common value")
+    confusion = counts(help_text='"human/judge" -> count, the judge\'s invalid values in their own column')
+    per_stratum = serializers.DictField(child=GateCriterionStratumSerializer())
+    invalid = serializers.IntegerField(allow_null=True, help_text="judge values outside the criterion's")
+    threshold = serializers.FloatField(allow_null=True, help_text="null: reported, not gated")
+    status = serializers.ChoiceField(choices=["pass", "fail", "ungated", "unmeasured"])
+    reasons = names()
+
+
 class GateSerializer(serializers.Serializer):
     """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
     figures are null (empty maps), `blind` is true and `blind_reason` says why."""
@@ -178,6 +222,11 @@ class GateSerializer(serializers.Serializer):
     always_correct_agreement = number()
     per_stratum = serializers.DictField(child=GateStratumSerializer())
     confusion = counts(help_text='"human/judge" -> count')
+    criteria = serializers.DictField(
+        child=GateCriterionSerializer(),
+        help_text="criterion -> its figures and status; {} when the version scores none. The status passes "
+        "only when every criterion with a threshold passes",
+    )
     dataset_hash = text()
     measured_at = text()
     invalid = serializers.IntegerField(help_text="invalid (unparseable) judge outputs in the measurement")

@@ -27,6 +27,7 @@ def backend_for(
     params: dict | None = None,
     judge_version_id: int | None = None,
     rubric: str = "",
+    criteria: list[dict] | None = None,
 ) -> Backend:
     """A backend instance by name, configured as a judge version is."""
     classes = {"span": SpanBackend, "extraction": ExtractionBackend, "openai": OpenAIBackend, "replay": ReplayBackend}
@@ -38,6 +39,7 @@ def backend_for(
         params=dict(params or {}),
         judge_version_id=judge_version_id,
         rubric=rubric,
+        criteria=list(criteria or []),
     )
 
 

@@ -30,6 +30,11 @@ class JudgeResult:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reason: str = ""
+    # The version's criteria: {name: value, or "invalid" when the judge gave none it may give}.
+    values: dict[str, str] = field(default_factory=dict)
+    # How a chat judge was asked for the reply's shape when it scores criteria: json_schema, json_object
+    # or plain (criteria_format.MODES); "" otherwise.
+    response_format: str = ""
 
 
 class TransientJudgeError(Exception):
@@ -54,6 +59,8 @@ class Backend:
     params: dict = field(default_factory=dict)
     judge_version_id: int | None = None
     rubric: str = ""
+    # The criteria the version scores beside its verdict: [{"name", "kind", "values"}] in name order.
+    criteria: list[dict] = field(default_factory=list)
 
     name = "base"
     # Whether judge() may run in several threads at once (False for backends that read the database

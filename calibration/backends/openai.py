@@ -13,6 +13,7 @@ import os
 import re
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -23,6 +24,13 @@ from calibration.backends.base import (
     JudgeResult,
     PermanentJudgeError,
     TransientJudgeError,
+)
+from calibration.backends.criteria_format import (
+    MODES,
+    criteria_instructions,
+    criteria_values,
+    reply_object,
+    response_schema,
 )
 from calibration.backends.http import ConnectionPool, HTTPTimeout, HTTPTransportError, plain_http_without_proxy
 from calibration.backends.prompt import prompt_messages
@@ -131,21 +139,55 @@ class OpenAIBackend(Backend):
             self.pool = None
             self.client = _shared_client(tuple(sorted(headers.items())), timeout, concurrency)
 
+        # With criteria: the strictest response format the server has not refused yet (MODES).
+        self.mode = MODES[0]
+
     def messages(self, item: JudgeItem) -> list[dict]:
-        return prompt_messages(
+        messages = prompt_messages(
             template=self.prompt_template, system=self.params.get("system") or "", rubric=self.rubric, item=item
         )
+        if self.criteria:
+            messages[-1] = {**messages[-1], "content": messages[-1]["content"] + criteria_instructions(self.criteria)}
+        return messages
 
     def judge(self, item: JudgeItem) -> JudgeResult:
         if self.refusal:
             raise PermanentJudgeError(self.refusal)
-        body = {"model": self.model, "messages": self.messages(item), "temperature": 0}
+        body: dict[str, Any] = {"model": self.model, "messages": self.messages(item), "temperature": 0}
         if "max_tokens" in self.params:
             body["max_tokens"] = int(self.params["max_tokens"])
         if self.params.get("json_mode") in (True, "true", "1"):
             body["response_format"] = {"type": "json_object"}
         start = time.perf_counter()
+        if self.criteria:
+            return self._judge_criteria(body, start)
         status, headers, raw = self._post(body, start)
+        return self._result(status, headers, raw, start)
+
+    def _judge_criteria(self, body: dict, start: float) -> JudgeResult:
+        """Ask with the strictest response format the server takes: a server that refuses one (HTTP 400)
+        is asked again with the next (json_schema, then json_object, then the prompt alone), and later items
+        start from the one it took. The mode used is on the result (`response_format`)."""
+        while True:
+            mode = self.mode
+            asked = dict(body)
+            asked.pop("response_format", None)
+            if mode == "json_schema":
+                asked["response_format"] = response_schema(self.criteria)
+            elif mode == "json_object":
+                asked["response_format"] = {"type": "json_object"}
+            status, headers, raw = self._post(asked, start)
+            if status == 400 and mode != MODES[-1]:
+                following = MODES[MODES.index(mode) + 1]
+                with _CLIENTS_LOCK:
+                    if MODES.index(self.mode) < MODES.index(following):
+                        self.mode = following
+                continue
+            result = self._result(status, headers, raw, start)
+            obj = reply_object(result.raw_output) if result.reason != "the response is not a chat completion" else None
+            return replace(result, values=criteria_values(obj, self.criteria), response_format=mode)
+
+    def _result(self, status: int, headers: Any, raw: str, start: float) -> JudgeResult:
         latency = (time.perf_counter() - start) * 1000
         if status == 429 or status >= 500:
             raise TransientJudgeError(f"HTTP {status} from the judge", retry_after=_retry_after(headers), status=status)

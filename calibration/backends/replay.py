@@ -15,20 +15,29 @@ class ReplayBackend(Backend):
     def judge(self, item: JudgeItem) -> JudgeResult:
         from calibration.models import ImportedVerdict
 
-        found = (
-            ImportedVerdict.objects.filter(judge_version_id=self.judge_version_id, run_id=item.run_id, qid=item.qid)
-            .values_list("verdict", "record")
-            .first()
+        rows = list(
+            ImportedVerdict.objects.filter(
+                judge_version_id=self.judge_version_id, run_id=item.run_id, qid=item.qid
+            ).values_list("criterion", "verdict", "value", "record")
         )
+        found = next(((v, record) for c, v, _value, record in rows if not c), None)
+        given = {c: value for c, _v, value, _r in rows if c}
+        # A criterion the version scores with no imported value, or one outside its values, is invalid.
+        values = {
+            c["name"]: given[c["name"]] if given.get(c["name"]) in c["values"] else "invalid" for c in self.criteria
+        }
         if found is None:
             raise PermanentJudgeError(
                 f"no imported verdict for {item.run_id}/{item.qid}; import it with import_verdicts"
             )
         verdict, record = found
         if verdict not in ("correct", "incorrect"):
-            return JudgeResult(verdict="invalid", raw_output=str(record), reason=f"imported verdict {verdict!r}")
+            return JudgeResult(
+                verdict="invalid", raw_output=str(record), reason=f"imported verdict {verdict!r}", values=values
+            )
         return JudgeResult(
             verdict=verdict,
             raw_output=str(record.get("raw_output", "")) if isinstance(record, dict) else "",
             latency_ms=None,
+            values=values,
         )

@@ -36,6 +36,10 @@ class JudgeVersion(models.Model):
     prompt_template = models.TextField(blank=True)
     params = models.JSONField(default=dict, blank=True)
     rubric = models.TextField(blank=True)
+    # The dataset criteria it scores beside the verdict: [{"name", "threshold"}] (threshold None: reported,
+    # not gated). The names are in the config hash (they change what the judge is asked); thresholds are
+    # gate settings, as the judge's own threshold is.
+    criteria = models.JSONField(default=list, blank=True)
     config_hash = models.CharField(max_length=71)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -59,9 +63,16 @@ class ImportedVerdict(models.Model):
     judge_version = models.ForeignKey(JudgeVersion, on_delete=models.PROTECT, related_name="imported_verdicts")
     run_id = models.CharField(max_length=200)
     qid = models.CharField(max_length=200)
-    verdict = models.CharField(max_length=20)
+    # '' for the binary verdict; else the name of a criterion the version scores, its value in `value`.
+    criterion = models.CharField(max_length=100, blank=True, default="")
+    verdict = models.CharField(max_length=20, blank=True)
+    value = models.CharField(max_length=100, blank=True, default="")
     record = models.JSONField(default=dict)
     imported_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["judge_version", "run_id", "qid"], name="uniq_imported_verdict")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judge_version", "run_id", "qid", "criterion"], name="uniq_imported_verdict_criterion"
+            )
+        ]

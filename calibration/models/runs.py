@@ -80,6 +80,8 @@ class Verdict(models.Model):
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=1)
     human_verdict = models.CharField(max_length=20, blank=True)  # the final human label when measured
+    values = models.JSONField(default=dict, blank=True)  # {criterion: value | "invalid"} the version scores
+    response_format = models.CharField(max_length=20, blank=True)  # json_schema | json_object | plain | ""
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -100,6 +102,8 @@ class Measurement(models.Model):
     invalid = models.PositiveIntegerField(default=0)
     excluded = models.PositiveIntegerField(default=0)  # items whose final human label was withdrawn
     dataset_hash = models.CharField(max_length=71, blank=True)
+    # {criterion: figures of the judge's values against the final human values} for the version's criteria.
+    criteria = models.JSONField(default=dict, blank=True)
     measured_at = models.DateTimeField()
 
     class Meta:
@@ -142,6 +146,7 @@ class GradedAnswer(models.Model):
     grading = models.ForeignKey(GradingRun, on_delete=models.PROTECT, related_name="answers")
     answer = models.ForeignKey("annotation.Answer", on_delete=models.PROTECT, related_name="+")
     verdict = models.CharField(max_length=20, choices=JUDGE_VERDICTS)
+    values = models.JSONField(default=dict, blank=True)  # {criterion: value | "invalid"}
     raw_output = models.TextField(blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
 

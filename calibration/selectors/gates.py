@@ -18,6 +18,7 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
+from calibration.selectors.criterion_gates import criteria_failing, criteria_gate, withhold_criteria
 from calibration.selectors.summary import measurement_figure
 from calibration.selectors.weighting import num as _num
 from calibration.selectors.weighting import sample_weighting
@@ -221,6 +222,7 @@ def _withhold(out: dict) -> None:
     # The reasons and warnings quote the figures (kappa 0.41 below threshold 0.7).
     out["reasons"], out["warnings"] = [out["blind_reason"]], []
     out.pop("reason", None)
+    withhold_criteria(out["criteria"])
 
 
 def _gate(
@@ -235,9 +237,11 @@ def _gate(
         "policy": judge.policy,
         "min_n": judge.min_n,
     }
+    criteria = criteria_gate(version, judge, measurement)
     if measurement is None:
         return {
             **base,
+            "criteria": criteria,
             "status": "unmeasured",
             "n": 0,
             "raw_agreement": None,
@@ -268,6 +272,11 @@ def _gate(
     decision = gate_decide(conservative, threshold=judge.threshold, policy=judge.policy, min_n=judge.min_n, ci=ci)
     status = "stale" if stale else decision.status
     reasons = list(decision.reasons)
+    failing = criteria_failing(criteria)
+    if failing:
+        # The gate passes only when the verdict and every gated criterion pass.
+        status = "fail" if status == "pass" else status
+        reasons += [f"criterion {name!r}: " + "; ".join(criteria[name]["reasons"]) for name in failing]
     if measurement.invalid:
         # The decision's own line names the figure it read.
         reasons = [
@@ -319,6 +328,7 @@ def _gate(
         "always_correct_agreement": ag.always_correct_agreement,
         "per_stratum": per_stratum,
         "confusion": _confusion_dict(ag),
+        "criteria": criteria,
         "dataset_hash": measurement.dataset_hash,
         "measured_at": measurement.measured_at.isoformat().replace("+00:00", "Z"),
         "invalid": measurement.invalid,

@@ -115,4 +115,11 @@ def version_draft(*, judge: Judge, version_id: int | None = None) -> dict:
                 "secrets_left_out": sorted(k for k in SECRET_PARAMS if (version.params or {}).get(k)),
             }
         )
+        if version.criteria:
+            values["criteria"] = criteria_text(version.criteria)
     return values
+
+
+def criteria_text(criteria: list[dict]) -> str:
+    """A version's criteria as the form and the command take them: `faithfulness=0.6, tone`."""
+    return ", ".join(c["name"] + (f"={c['threshold']:g}" if c.get("threshold") is not None else "") for c in criteria)

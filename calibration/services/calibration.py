@@ -15,7 +15,9 @@ from calibration.models import CalibrationRun, Judge, Measurement, SampleItem, V
 from calibration.selectors.diagnostics import question_records
 from calibration.selectors.judges import judge_version_get
 from calibration.services import engine
+from calibration.services.criterion_measurement import criteria_measure, version_criteria_definitions
 from calibration.services.engine import FINAL_VERDICTS
+from calibration.services.judge_criteria import require_criteria_known
 from calibration.services.samples import sample_for
 from evalapp.errors import ServiceError
 from evalapp.validation import SAMPLE_MAX, STORED_SEED_MAX, raise_problems, seed_problem, whole_number_problem
@@ -23,7 +25,17 @@ from evalstats import agreement, strata_tables, stratified_bootstrap_kappa_ci
 
 DEFAULT_CHUNK = 20
 BOOTSTRAP_ITERS = 2000
-VERDICT_FIELDS = ("verdict", "raw_output", "reason", "latency_ms", "prompt_tokens", "completion_tokens", "attempts")
+VERDICT_FIELDS = (
+    "verdict",
+    "raw_output",
+    "reason",
+    "latency_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "attempts",
+    "values",
+    "response_format",
+)
 
 
 class CalibrationRuns(engine.RunKind[CalibrationRun]):
@@ -51,6 +63,9 @@ class CalibrationRuns(engine.RunKind[CalibrationRun]):
 
     def record(self, run: CalibrationRun, outcomes: list[Outcome]) -> int:
         return verdicts_record(run=run, outcomes=outcomes)
+
+    def criteria(self, run: CalibrationRun) -> list[dict]:
+        return version_criteria_definitions(run.judge_version, run.sample.dataset)
 
     def forget_errors(self, run_pk: int) -> None:
         Verdict.objects.filter(run_id=run_pk, verdict="error").delete()
@@ -97,6 +112,7 @@ def calibration_start(
     )
     version = judge_version_get(judge_version_id)
     dataset = dataset_get(dataset_name)
+    require_criteria_known([c["name"] for c in version.criteria or []], dataset)
     judge = Judge.objects.select_for_update().get(pk=version.judge_id)
     sample = sample_for(judge=judge, dataset=dataset, size=size, seed=seed, resample=resample)
     active = CalibrationRun.objects.filter(
@@ -182,6 +198,8 @@ def _verdict_fields(outcome: Outcome) -> dict:
         "prompt_tokens": result.prompt_tokens if result else None,
         "completion_tokens": result.completion_tokens if result else None,
         "attempts": outcome.attempts,
+        "values": result.values if result else {},
+        "response_format": result.response_format if result else "",
     }
 
 
@@ -260,6 +278,15 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
         invalid=invalid,
         excluded=excluded,
         dataset_hash=run.sample.dataset_hash,
+        criteria=criteria_measure(
+            version=run.judge_version,
+            dataset=run.sample.dataset,
+            verdicts=verdicts,
+            seed=run.sample.seed,
+            iters=BOOTSTRAP_ITERS,
+        )
+        if run.judge_version.criteria
+        else {},
         measured_at=now,
     )
     run.status, run.finished_at, run.message = "done", now, ""

@@ -80,6 +80,11 @@ class RunKind(ABC, Generic[R]):
     def record(self, run: R, outcomes: list[Outcome]) -> int:
         """Write a batch of outcomes, each key once; returns how many rows were written."""
 
+    def criteria(self, run: R) -> list[dict]:
+        """The definitions of the criteria the run's version scores ([{"name", "kind", "values"}] in name
+        order) on the run's dataset; none by default."""
+        return []
+
     @abstractmethod
     def forget_errors(self, run_pk: int) -> None:
         """Delete the run's `error` verdicts so that a resume judges them again."""
@@ -153,9 +158,10 @@ class JudgeSetup:
     slots: Any = None
 
 
-def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
+def judge_setup(*, version: JudgeVersion, criteria: list[dict] | None = None) -> JudgeSetup:
     """The backend, rate limiter (across workers through Redis when the broker is Redis), retry policy and
-    concurrency of a judge version, from its parameters."""
+    concurrency of a judge version, from its parameters; `criteria` are the definitions of the criteria
+    it scores ([{"name", "kind", "values"}], the run kind's `criteria`)."""
     params = version.params or {}
     backend = backend_for(
         version.backend,
@@ -164,6 +170,7 @@ def judge_setup(*, version: JudgeVersion) -> JudgeSetup:
         params=params,
         judge_version_id=version.pk,
         rubric=version.rubric,
+        criteria=criteria or [],
     )
     broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
     key = version.config_hash + str(params.get("base_url", ""))
@@ -227,7 +234,7 @@ def chunk_judge(*, kind: RunKind[R], run_id: int, keys: list[int]) -> dict:
     if not todo:
         return {"judged": 0, "skipped": len(keys)}
     pairs = kind.items(run, todo)
-    setup = judge_setup(version=run.judge_version)
+    setup = judge_setup(version=run.judge_version, criteria=kind.criteria(run) if run.judge_version.criteria else [])
     counts = {"judged": 0, "errors": 0, "transient": 0}
     stop = threading.Event()  # judge threads read it; only this thread touches the database
     buffer: list[Outcome] = []

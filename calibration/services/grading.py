@@ -20,6 +20,7 @@ from calibration.selectors.diagnostics import question_records
 from calibration.selectors.gates import judge_gate
 from calibration.selectors.judges import judge_version_get
 from calibration.services import engine
+from calibration.services.criterion_measurement import version_criteria_definitions
 from calibration.services.engine import FINAL_VERDICTS
 from evalapp.validation import TEXT_MAX, raise_problems, text_problem, whole_number_problem
 
@@ -61,6 +62,10 @@ class GradingRuns(engine.RunKind[GradingRun]):
 
     def record(self, run: GradingRun, outcomes: list[Outcome]) -> int:
         return graded_answers_record(grading=run, outcomes=outcomes)
+
+    def criteria(self, run: GradingRun) -> list[dict]:
+        dataset = run.run.dataset
+        return version_criteria_definitions(run.judge_version, dataset) if dataset is not None else []
 
     def forget_errors(self, run_pk: int) -> None:
         GradedAnswer.objects.filter(grading_id=run_pk, verdict="error").delete()
@@ -195,6 +200,7 @@ def _graded_fields(outcome: Outcome) -> dict:
         "verdict": result.verdict if result else "error",
         "raw_output": result.raw_output if result else outcome.error,
         "latency_ms": result.latency_ms if result else None,
+        "values": result.values if result else {},
     }
 
 

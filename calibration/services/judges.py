@@ -10,10 +10,12 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.text import slugify
 
+from annotation.models import Dataset
 from calibration import policies
 from calibration.backends import BACKENDS
 from calibration.backends.prompt import template_problems
-from calibration.models import Judge, JudgeVersion
+from calibration.models import CalibrationSample, Judge, JudgeVersion
+from calibration.services.judge_criteria import criteria_known_problems, judge_criteria_checked
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import parse_json_text
 from evalapp.validation import NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, text_problem, whole_number_problem
@@ -22,15 +24,21 @@ from evalapp.validation import NAME_MAX, RUBRIC_MAX, SAMPLE_MAX, text_problem, w
 OPERATIONAL_PARAMS = ("base_url", "api_key", "timeout", "concurrency", "rate_limit", "max_attempts")
 
 
-def config_hash(*, backend: str, model: str, prompt_template: str, params: dict, rubric: str) -> str:
-    """`sha256:` + sha256 of the canonical JSON of what decides the judge's verdicts."""
-    config = {
+def config_hash(
+    *, backend: str, model: str, prompt_template: str, params: dict, rubric: str, criteria: list | None = None
+) -> str:
+    """`sha256:` + sha256 of the canonical JSON of what decides the judge's verdicts. The names of the
+    criteria it scores are part of it only when there are some, so a version without criteria keeps the
+    hash it always had; their thresholds (gate settings) are not."""
+    config: dict = {
         "backend": backend,
         "model": model or "",
         "prompt_template": prompt_template or "",
         "params": {k: v for k, v in sorted((params or {}).items()) if k not in OPERATIONAL_PARAMS},
         "rubric": rubric or "",
     }
+    if criteria:
+        config["criteria"] = sorted(c["name"] for c in criteria)
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -65,6 +73,7 @@ def judge_version_create(
     threshold: float | None = None,
     policy: str | None = None,
     min_n: int | None = None,
+    criteria: list | None = None,
     user=None,
 ) -> tuple[JudgeVersion, bool]:
     """The judge version with this configuration, created (with the judge if new) unless it exists.
@@ -72,6 +81,11 @@ def judge_version_create(
     Returns (version, created). Threshold, policy and minimum n belong to the judge and are updated
     when given. For an existing version, operational parameters given (OPERATIONAL_PARAMS) replace the
     stored ones; they are outside the config hash because they never change a verdict.
+
+    `criteria` ([{"name", "threshold"}]) names the dataset criteria the version scores beside its verdict
+    (judge_criteria); for a judge already calibrated on a dataset each must be one that dataset defines
+    (else the check is made when the version is calibrated). Their thresholds, like the judge's, are gate
+    settings: given again for an existing version, they replace the stored ones.
     """
     problems = []
     if (
@@ -107,6 +121,14 @@ def judge_version_create(
             problems.append(found)
     if backend == "openai" and not model:
         problems.append(Problem("the openai backend needs --model (the model snapshot to call)", field="model"))
+    checked_criteria, criteria_problems = judge_criteria_checked(criteria)
+    problems += criteria_problems
+    if checked_criteria and isinstance(judge_name, str):
+        # A judge that has calibrated knows its datasets: an unknown criterion is refused now.
+        for dataset in Dataset.objects.filter(
+            pk__in=CalibrationSample.objects.filter(judge__name=judge_name).values("dataset_id")
+        ).order_by("name"):
+            problems += criteria_known_problems([c["name"] for c in checked_criteria], dataset)
     params = {k: _coerce_param(v) for k, v in (params or {}).items()}
     for key in ("concurrency", "timeout", "rate_limit", "max_attempts"):
         if key in params and (
@@ -134,9 +156,19 @@ def judge_version_create(
             changed.append(field)
     if changed:
         judge.save(update_fields=changed)
-    digest = config_hash(backend=backend, model=model, prompt_template=prompt_template, params=params, rubric=rubric)
+    digest = config_hash(
+        backend=backend,
+        model=model,
+        prompt_template=prompt_template,
+        params=params,
+        rubric=rubric,
+        criteria=checked_criteria,
+    )
     existing = JudgeVersion.objects.select_for_update().filter(judge=judge, config_hash=digest).first()
     if existing is not None:
+        if checked_criteria and checked_criteria != existing.criteria:
+            existing.criteria = checked_criteria
+            existing.save(update_fields=["criteria"])
         # What decides verdicts is immutable; how the judge is reached (base URL, key, concurrency, rate,
         # timeouts, attempts) may change, e.g. when the server moves or the key is rotated.
         operational = {k: v for k, v in params.items() if k in OPERATIONAL_PARAMS}
@@ -157,6 +189,7 @@ def judge_version_create(
         prompt_template=prompt_template or "",
         params=params,
         rubric=rubric or "",
+        criteria=checked_criteria,
         config_hash=digest,
         created_by=user,
     )

@@ -12,7 +12,7 @@ from annotation.models import Dataset
 from annotation.selectors.blind import blind_scope
 from calibration.backends import BACKENDS
 from calibration.backends.prompt import PLACEHOLDERS, prompt_messages
-from calibration.forms import JudgeVersionForm, NewVersionQuery, PromptPreviewForm
+from calibration.forms import JudgeCriteriaForm, JudgeVersionForm, NewVersionQuery, PromptPreviewForm
 from calibration.selectors.judges import judge_get, version_draft
 from calibration.selectors.prompts import preview_item
 from calibration.services.judges import judge_version_create
@@ -29,6 +29,7 @@ FIELDS = {
     "rubric": "the rubric",
     "params": "the parameters",
     "threshold": "the kappa threshold",
+    "criterion": "the criteria",
     "dataset": "the dataset",
     "qid": "the question id",
     "param base_url": "the parameter base_url",
@@ -61,6 +62,7 @@ def version_new(request):
     context["values"] = request.POST
     try:
         f = JudgeVersionForm(request.POST).parsed("cannot create the judge version; nothing was written")
+        criteria = JudgeCriteriaForm(request.POST).parsed("cannot create the judge version; nothing was written")
         version, created = judge_version_create(
             judge_name=f["judge"],
             backend=f["backend"],
@@ -69,6 +71,7 @@ def version_new(request):
             rubric=f["rubric"],
             params=f["params"],
             threshold=f["threshold"],
+            criteria=criteria["criteria"],
             user=request.user,
         )
     except ServiceError as exc:

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from calibration.services.judge_criteria import criterion_options
 from calibration.services.judges import judge_version_create
 from evalapp.commands import EvalCommand
 from evalapp.errors import Problem, ServiceError
@@ -36,6 +37,14 @@ class Command(EvalCommand):
         parser.add_argument("--threshold", type=float, help="kappa the judge must reach (default 0.7)")
         parser.add_argument("--policy", choices=["point", "lower_bound"], help="compare kappa or its lower 95%% bound")
         parser.add_argument("--min-n", type=int, help="minimum calibrated items (default 30)")
+        parser.add_argument(
+            "--criterion",
+            action="append",
+            default=[],
+            metavar="NAME[=THRESHOLD]",
+            help="a dataset criterion the version scores beside its verdict (repeatable); with a threshold "
+            "the gate also needs that criterion's kappa",
+        )
 
     def run(self, **o):
         params, problems = {}, []
@@ -59,6 +68,7 @@ class Command(EvalCommand):
             threshold=o.get("threshold"),
             policy=o.get("policy"),
             min_n=o.get("min_n"),
+            criteria=criterion_options(o["criterion"]) if o["criterion"] else None,
         )
         return {
             "judge_version": version.pk,
@@ -66,6 +76,7 @@ class Command(EvalCommand):
             "judge": version.judge.name,
             "version": version.number,
             "created": created,
+            **({"criteria": version.criteria} if version.criteria else {}),
         }, 0
 
     def text(self, p):

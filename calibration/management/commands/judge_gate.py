@@ -20,9 +20,27 @@ def gate_text(p: dict) -> str:
         f"raw agreement {p['raw_agreement']:.3f}  chance {p['chance_agreement']:.3f}  "
         f"always-correct {p['always_correct_agreement']:.3f}  invalid {p.get('invalid', 0)}"
     )
+    for name, c in (p.get("criteria") or {}).items():
+        lines.append(criterion_text(name, c))
     lines.extend(f"  - {r}" for r in p.get("reasons", []))
     lines.extend(f"  ! {w}" for w in p.get("warnings", []))
     return "\n".join(lines)
+
+
+def _fig(value) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def criterion_text(name: str, c: dict) -> str:
+    """One line of the gate's text for a criterion: its status and figures."""
+    ci = c.get("kappa_ci95")
+    weights = f" ({c['weights']})" if c.get("weights") not in (None, "none") else ""
+    threshold = "not gated" if c["threshold"] is None else f"threshold {c['threshold']}"
+    return (
+        f"criterion {name}: {c['status'].upper()}  n {c['n']}  kappa {_fig(c['kappa'])}{weights}"
+        + (f"  95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+        + f"  alpha {_fig(c['alpha'])}  {threshold}"
+    )
 
 
 class Command(EvalCommand):
