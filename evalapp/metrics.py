@@ -30,7 +30,7 @@ CELERY_SECONDS = Histogram(
 )
 JUDGE_CALLS = Counter(
     "evalapp_judge_calls",
-    "Calls to a judge backend, by backend and outcome (ok, invalid, error)",
+    "Calls to a judge backend, by backend and outcome (ok, invalid, transient, error)",
     ["backend", "outcome"],
 )
 JUDGE_RATE_LIMITED = Counter(

@@ -22,6 +22,7 @@ from calibration.backends.base import (
     PermanentJudgeError,
     TransientJudgeError,
 )
+from evalapp.metrics import JUDGE_CALLS, JUDGE_RATE_LIMITED, JUDGE_RETRIES
 
 
 @dataclass(frozen=True)
@@ -171,16 +172,26 @@ def judge_one(
             return None, "cancelled", attempt - 1, True
         if limiter is not None:
             limiter.acquire()
+        name = backend.name
         try:
-            return backend.judge(item), "", attempt, False
+            result = backend.judge(item)
         except PermanentJudgeError as exc:
+            JUDGE_CALLS.labels(backend=name, outcome="error").inc()
             return None, str(exc), attempt, False
         except TransientJudgeError as exc:
+            JUDGE_CALLS.labels(backend=name, outcome="transient").inc()
+            if exc.status == 429:
+                JUDGE_RATE_LIMITED.labels(backend=name).inc()
             error = str(exc)
             if attempt < retry.attempts:
+                JUDGE_RETRIES.labels(backend=name).inc()
                 sleep(retry.delay(attempt, exc.retry_after))
         except Exception as exc:  # noqa: BLE001 - a backend bug fails this item, visibly, not the whole chunk
+            JUDGE_CALLS.labels(backend=name, outcome="error").inc()
             return None, f"{exc.__class__.__name__}: {exc}", attempt, False
+        else:
+            JUDGE_CALLS.labels(backend=name, outcome="invalid" if result.verdict == "invalid" else "ok").inc()
+            return result, "", attempt, False
     return None, error, retry.attempts, True
 
 

@@ -137,3 +137,26 @@ def test_a_judge_that_stays_down_fails_the_run_and_resume_finishes_it(
     assert run.status == "done"
     assert Verdict.objects.filter(run=run).count() == 12
     assert judge_gate(v)["n"] == 12
+
+
+def test_judge_calls_rate_limits_and_retries_are_counted_for_metrics(judge_server):
+    from prometheus_client import REGISTRY
+
+    def value(name, **labels):
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    names = (
+        ("evalapp_judge_calls_total", {"backend": "openai", "outcome": "ok"}),
+        ("evalapp_judge_calls_total", {"backend": "openai", "outcome": "transient"}),
+        ("evalapp_judge_calls_total", {"backend": "openai", "outcome": "invalid"}),
+        ("evalapp_judge_rate_limited_total", {"backend": "openai"}),
+        ("evalapp_judge_retries_total", {"backend": "openai"}),
+    )
+    before = [value(n, **labels) for n, labels in names]
+    judge_server.fail_429, judge_server.fail_500 = 2, 1
+    b = backend(judge_server)
+    garbage = JudgeItem(**{**ITEM.__dict__, "answer": "30 days [[GARBAGE]]"})
+    judge_items(b, [("k", ITEM), ("g", garbage)], retry=RetryPolicy(attempts=6, base=0.01, cap=0.02))
+    after = [value(n, **labels) for n, labels in names]
+    # Three transient answers (two 429s, one 500), each retried; then one good verdict and one invalid.
+    assert [a - b for a, b in zip(after, before, strict=True)] == [1, 3, 1, 2, 3]
