@@ -43,7 +43,13 @@ def test_readiness_finds_the_worker_and_the_worker_serves_its_task_counts(stack)
     port = free_port()
     (stack.tmp / "prom").mkdir()
     stack.start_worker(
-        "w1", env={"EVALAPP_WORKER_METRICS_PORT": str(port), "PROMETHEUS_MULTIPROC_DIR": str(stack.tmp / "prom")}
+        "w1",
+        env={
+            "EVALAPP_WORKER_METRICS_PORT": str(port),
+            "PROMETHEUS_MULTIPROC_DIR": str(stack.tmp / "prom"),
+            "LOG_FORMAT": "json",
+            "LOG_LEVEL": "INFO",
+        },
     )
     after = probe(stack)
     assert {k: after[k] for k in ("database", "broker", "worker")} == dict.fromkeys(
@@ -51,10 +57,14 @@ def test_readiness_finds_the_worker_and_the_worker_serves_its_task_counts(stack)
     )
 
     version = stack.judge_version(concurrency=2)
-    done = stack.manage(
-        "calibrate", str(version), "--dataset", "support", "--sample", "20", "--chunk-size", "5",
-        "--wait", "--timeout", "300", "--json", check=False,
-    )  # fmt: skip
+    # Started as a request would start it: the request id set where the run is created and dispatched.
+    start = (
+        "from evalapp import logs; logs.request_id.set('req-trace-1'); "
+        "from django.core.management import call_command; "
+        f"call_command('calibrate', '{version}', '--dataset', 'support', '--sample', '20', '--chunk-size', '5', "
+        "'--wait', '--timeout', '300', '--json')"
+    )
+    done = stack.manage("shell", "-c", start, check=False)
     assert done.returncode == 0, done.stderr + stack.logs()
     # 20 items in chunks of 5, dispatched once; the last chunk closes the run, and on Redis the chord's body
     # (close_run) runs once after them. A count lands as its task returns, just after the run reads done.
@@ -75,3 +85,15 @@ def test_readiness_finds_the_worker_and_the_worker_serves_its_task_counts(stack)
     assert counted == expected
     for task, n in expected.items():
         assert found[("evalapp_celery_task_seconds_count", (("task", task),))] == n, task
+
+    # The worker's lines are JSON, each task's carrying its id, its run and the id of the request that
+    # started it, through the dispatch task into every chunk.
+    (run_pk,) = {row[0] for row in stack.sql("select id from calibration_calibrationrun")}
+    lines = [
+        json.loads(line) for line in (stack.tmp / "worker-w1.log").read_text().splitlines() if line.startswith("{")
+    ]
+    chunk_lines = [line for line in lines if line["task"] == "calibration.judge_chunk"]
+    assert {line["task_id"] for line in chunk_lines} and len({line["task_id"] for line in chunk_lines}) == 4
+    assert {(line["run"], line["request_id"]) for line in chunk_lines} == {(f"calibration:{run_pk}", "req-trace-1")}
+    dispatch = [line for line in lines if line["task"] == "calibration.dispatch_run"]
+    assert dispatch and {line["request_id"] for line in dispatch} == {"req-trace-1"}
