@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from evalapp.env import BASE_DIR, VAR_DIR, env, laptop_secret_key
 
@@ -244,6 +245,23 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Each kind of work on a queue of its own, so a 100,000-answer grading cannot starve a 100-item calibration:
+# run a worker per queue (`celery -A evalapp worker -Q grading`); a worker started without -Q takes every
+# queue listed here, as `make run`'s does. Imports go to their own queue as well.
+CELERY_TASK_QUEUES = [Queue(name) for name in ("celery", "calibration", "grading", "imports", "housekeeping")]
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "calibration.dispatch_run": {"queue": "calibration"},
+    "calibration.judge_chunk": {"queue": "calibration"},
+    "calibration.close_run": {"queue": "calibration"},
+    "calibration.grade_run": {"queue": "grading"},
+    "calibration.grade_chunk": {"queue": "grading"},
+    "calibration.close_grading": {"queue": "grading"},
+    "calibration.sweep_stalled": {"queue": "housekeeping"},
+    "annotation.run_import_job": {"queue": "imports"},
+}
+# A worker child is replaced after this many tasks: what a long-lived process leaks, it gives back.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env.int("CELERY_WORKER_MAX_TASKS_PER_CHILD", default=1000)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

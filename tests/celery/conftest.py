@@ -103,6 +103,7 @@ class Stack:
         sweep_seconds: float | None = None,
         pool: str = "prefork",
         env: dict[str, str] | None = None,
+        queues: str | None = None,
     ) -> subprocess.Popen:
         """A worker (with an embedded beat when asked, as `make run` starts it), ready to take tasks: `processes`
         prefork children, or with pool="threads" one process running that many tasks at once."""
@@ -128,6 +129,8 @@ class Stack:
         ]
         if beat:
             args += ["--beat", "--schedule", str(self.tmp / f"beat-{name}")]
+        if queues:
+            args += ["-Q", queues]
         worker = subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.workers.append(worker)
         deadline = time.monotonic() + 180  # generous: CI machines and shared laptops are slow under load
