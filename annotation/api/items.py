@@ -23,10 +23,21 @@ from annotation.selectors.queues import (
     queue_get,
 )
 from annotation.services.claims import item_skip, lease_renew, queue_next
+from annotation.services.criterion_adjudication import criterion_adjudicate
 from annotation.services.labelling import item_adjudicate, item_flag, label_revise, label_submit
 from evalapp.api import DeclaredOutput, ErrorSerializer, finite_number
 from evalapp.fields import text
 from evalapp.validation import ACTIVE_SECONDS_MAX, TEXT_MAX
+
+
+class QueueCriterionSerializer(serializers.Serializer):
+    """A criterion the queue grades beside the verdict: what its control offers, never anyone's value."""
+
+    name = serializers.CharField()
+    kind = serializers.CharField(help_text="binary, categorical or ordinal")
+    values = serializers.ListField(child=serializers.CharField(), help_text="in order (worst first when ordinal)")
+    version = serializers.IntegerField()
+    tolerance = serializers.IntegerField(help_text="ordinal: values this many steps apart agree")
 
 
 class NextSerializer(serializers.Serializer):
@@ -36,6 +47,7 @@ class NextSerializer(serializers.Serializer):
     gold_text = serializers.CharField(allow_null=True)
     expected = serializers.CharField(allow_null=True)
     lease_expires_at = serializers.DateTimeField()
+    criteria = QueueCriterionSerializer(many=True, required=False, help_text="queues that grade criteria")
 
 
 class LabelInSerializer(serializers.Serializer):
@@ -55,6 +67,12 @@ class LabelInSerializer(serializers.Serializer):
         required=False,
         default=False,
         help_text="true to change your own label on an open item; without it a different second label is 409",
+    )
+    values = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        default=None,
+        help_text="{criterion: value}, one for each criterion the queue grades",
     )
 
 
@@ -97,13 +115,21 @@ class MineSerializer(serializers.Serializer):
 
 
 class AdjudicateInSerializer(serializers.Serializer):
-    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
+    verdict = serializers.ChoiceField(
+        choices=["correct", "incorrect"], required=False, help_text="with or without values"
+    )
+    values = serializers.DictField(
+        child=serializers.CharField(), required=False, help_text="{criterion: final value} for disputed criteria"
+    )
     reason = serializers.CharField()
 
 
 class MyLabelSerializer(serializers.Serializer):
     verdict = serializers.CharField()
     rationale = serializers.CharField(allow_blank=True)
+    values = serializers.DictField(
+        child=serializers.CharField(), required=False, help_text="{criterion: value} (queues that grade criteria)"
+    )
 
 
 class ItemLabelSerializer(MyLabelSerializer):
@@ -151,6 +177,13 @@ class ItemSerializer(serializers.Serializer):
     status = serializers.CharField(required=False, help_text="once complete")
     labels = ItemLabelSerializer(many=True, required=False, help_text="once complete")
     adjudication = ItemAdjudicationSerializer(allow_null=True, required=False, help_text="once complete")
+    criteria = QueueCriterionSerializer(many=True, required=False, help_text="queues that grade criteria")
+    disputed_criteria = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="once complete: criteria whose values disagree"
+    )
+    criterion_adjudications = serializers.DictField(
+        child=serializers.CharField(), required=False, help_text="once complete: {criterion: adjudicated value}"
+    )
     rework = ReworkFeedbackSerializer(required=False, help_text="rework queues: once you relabelled the item")
 
 
@@ -176,9 +209,11 @@ class RenewResultSerializer(serializers.Serializer):
 
 class AdjudicateResultSerializer(serializers.Serializer):
     item_id = serializers.CharField()
-    verdict = serializers.CharField()
+    verdict = text(help_text="the verdict decided (null: only criteria were settled)")
     reason = serializers.CharField(allow_blank=True)
     final_verdict = text()
+    values = serializers.DictField(child=serializers.CharField(), required=False, help_text="criteria settled")
+    status = serializers.CharField(required=False, help_text="the item's status after it (criteria settled)")
 
 
 class NextView(DeclaredOutput, APIView):
@@ -190,10 +225,11 @@ class NextView(DeclaredOutput, APIView):
         responses={200: NextSerializer, 204: None, 404: ErrorSerializer},
     )
     def post(self, request, queue_id):
-        claim = queue_next(queue=queue_get(queue_id), annotator=request.user)
+        queue = queue_get(queue_id)
+        claim = queue_next(queue=queue, annotator=request.user)
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(next_payload(claim))
+        return Response(next_payload(claim, queue))
 
 
 class ItemView(DeclaredOutput, APIView):
@@ -226,6 +262,7 @@ class LabelView(DeclaredOutput, APIView):
             rationale=data["rationale"],
             active_seconds=data["active_seconds"],
             change=data["change"],
+            values=data["values"],
         )
         return Response(
             LabelResultSerializer(
@@ -348,9 +385,30 @@ class AdjudicateView(DeclaredOutput, APIView):
     def post(self, request, queue_id, item_id):
         queue = queue_get(queue_id)
         data = _data(request)
+        item = item_get(queue, item_id)
+        if data.get("values") is not None:
+            made = criterion_adjudicate(
+                queue=queue,
+                item_id=item.pk,
+                adjudicator=request.user,
+                values=data.get("values"),
+                reason=data.get("reason") or "",
+                verdict=data.get("verdict"),
+            )
+            item.refresh_from_db(fields=["status"])
+            item.answer.refresh_from_db(fields=["final_verdict"])
+            body = {
+                "item_id": item_id,
+                "verdict": data.get("verdict"),
+                "reason": (data.get("reason") or "").strip(),
+                "final_verdict": item.answer.final_verdict or None,
+                "values": {m.name: m.value for m in made},
+                "status": item.status,
+            }
+            return Response(AdjudicateResultSerializer(body).data, status=status.HTTP_201_CREATED)
         adjudication = item_adjudicate(
             queue=queue,
-            item_id=item_get(queue, item_id).pk,
+            item_id=item.pk,
             adjudicator=request.user,
             verdict=data.get("verdict"),
             reason=data.get("reason") or "",

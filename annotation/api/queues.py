@@ -46,6 +46,16 @@ class QueueInSerializer(serializers.Serializer):
     sample = serializers.IntegerField(required=False, help_text="a stratified sample of this many answers of run_id")
     seed = serializers.IntegerField(required=False)
     lease_seconds = serializers.IntegerField(required=False, default=1800)
+    criteria = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="names of the answers' dataset's criteria graded beside the verdict (default: none)",
+    )
+    tolerance = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="{ordinal criterion: steps}: values this many ranks apart still agree (default 0)",
+    )
 
 
 # outputs: each field names a key the payload carries
@@ -232,7 +242,19 @@ class QueueListView(DeclaredOutput, APIView):
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
-        known = {"name", "run_id", "items", "overlap", "annotators", "rubric", "sample", "seed", "lease_seconds"}
+        known = {
+            "name",
+            "run_id",
+            "items",
+            "overlap",
+            "annotators",
+            "rubric",
+            "sample",
+            "seed",
+            "lease_seconds",
+            "criteria",
+            "tolerance",
+        }
         queue = queue_create(
             name=data.get("name"),
             annotators=data.get("annotators"),
@@ -244,6 +266,8 @@ class QueueListView(DeclaredOutput, APIView):
             seed=data.get("seed"),
             lease_seconds=data.get("lease_seconds", DEFAULT_LEASE_SECONDS),
             created_by=request.user,
+            criteria=data.get("criteria"),
+            tolerance=data.get("tolerance"),
         )
         body = {"id": queue.pk, "items": queue.items.count()}
         unknown = sorted(set(data) - known)

@@ -79,6 +79,8 @@ def queue_new(request):
                 run_id=f["run_id"] or None,
                 sample=f["sample"],
                 created_by=request.user,
+                criteria=f["criteria"],
+                tolerance=f["tolerance"],
             )
         except ServiceError as exc:
             context["error"] = page_text(exc)
