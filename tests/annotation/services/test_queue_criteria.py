@@ -302,3 +302,37 @@ def test_an_ordinal_pair_within_the_queues_tolerance_is_final_at_the_lower_value
     assert item.status == "disputed"  # on tone only
     assert criterion_finals(name="faithfulness", answer_ids=[item.answer_id]) == {item.answer_id: "3"}
     assert criterion_finals(name="tone", answer_ids=[item.answer_id]) == {}
+
+
+@pytest.mark.django_db
+def test_criterion_agreement_counts_an_adjudicated_answer_as_final(crit_queue, pool):
+    from annotation.selectors.criterion_agreement import criterion_agreement
+
+    queue = crit_queue(n=1)
+    item = _label_both(queue, pool, {"faithfulness": "4", "tone": "kind"}, {"faithfulness": "2", "tone": "kind"})
+    run_id = item.answer.run.run_id
+    before = criterion_agreement(run_id=run_id, criterion="faithfulness", iters=0)
+    assert (before["agreed"], before["disputed"], before["disputed_qids"]) == (0, 1, ["q-0000"])
+    criterion_adjudicate(
+        queue=queue, item_id=item.pk, adjudicator=pool["adj"], values={"faithfulness": "3"}, reason="r"
+    )
+    after = criterion_agreement(run_id=run_id, criterion="faithfulness", iters=0)
+    assert (after["agreed"], after["disputed"], after["disputed_qids"]) == (1, 0, [])
+
+
+@pytest.mark.django_db
+def test_create_queue_takes_criteria_and_tolerances_and_exits_2_on_a_bad_one(make_run, pool):
+    from tests.conftest import run_cmd
+
+    run_id = make_run(2)
+    criterion_set(dataset_name="support-q", name="faithfulness", kind="ordinal", values=FIVE)
+    base = ["create_queue", "graded", "--run", run_id, "--annotator", "ann1", "--annotator", "ann2"]
+    code, _out, err = run_cmd(*base, "--criterion", "faithfulness", "--tolerance", "faithfulness=x")
+    assert (code, Queue.objects.count()) == (2, 0)
+    assert "'faithfulness=x' must be NAME=STEPS" in err
+    code, _out, err = run_cmd(*base, "--criterion", "fluency")
+    assert (code, Queue.objects.count()) == (2, 0)
+    assert "unknown criterion 'fluency'" in err
+    code, _out, _err = run_cmd(*base, "--criterion", "faithfulness", "--tolerance", "faithfulness=1")
+    assert code == 0
+    assert list(Queue.objects.values_list("criteria", "tolerance")) == [(["faithfulness"], {"faithfulness": 1})]
