@@ -170,6 +170,20 @@ class MultiRaterSerializer(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
+class CriterionStatsSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    values = serializers.ListField(child=serializers.CharField())
+    tolerance = serializers.IntegerField(help_text="ordinal: values this many steps apart agree")
+    n = serializers.IntegerField(help_text="complete items with two values or more")
+    raw_agreement = number(help_text="first two values equal")
+    kappa = number(help_text="quadratic-weighted on an ordinal scale, unweighted otherwise")
+    weights = serializers.CharField()
+    reason = text()
+    within_tolerance = number(help_text="share of items whose values agree within the tolerance")
+    disputed = serializers.IntegerField(help_text="items disputed on this criterion")
+    adjudicated = serializers.IntegerField(help_text="of those, settled by an adjudicator")
+
+
 class QueueStatsSerializer(serializers.Serializer):
     queue = serializers.IntegerField()
     name = serializers.CharField()
@@ -190,6 +204,9 @@ class QueueStatsSerializer(serializers.Serializer):
     )
     multi_rater = MultiRaterSerializer(
         allow_null=True, help_text="overlap 3 or more: agreement among all of an item's labels at once; else null"
+    )
+    criteria = serializers.DictField(
+        child=CriterionStatsSerializer(), required=False, help_text="queues that grade criteria: name -> figures"
     )
 
 

@@ -29,6 +29,16 @@ def queue_criteria(queue: Queue, dataset_id: int | None) -> list[Criterion]:
     return [latest[name] for name in queue.criteria if name in latest]
 
 
+def queue_dataset_id(queue: Queue) -> int | None:
+    """The dataset the queue's answers' runs pin (queue_create keeps a queue with criteria to one)."""
+    return (
+        QueueItem.objects.filter(queue=queue)
+        .values_list("answer__run__dataset_id", flat=True)
+        .order_by("position")
+        .first()
+    )
+
+
 def item_criteria(queue: Queue, item: QueueItem) -> list[Criterion]:
     """The queue's criteria as they apply to this item (its answer's run's dataset)."""
     if not queue.criteria:

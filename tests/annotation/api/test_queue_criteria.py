@@ -190,3 +190,95 @@ def pool_adjudicator_alice():
         get_user_model().objects.get(username="alice").groups.add(Group.objects.get_or_create(name="adjudicator")[0])
 
     return give
+
+
+@pytest.mark.django_db
+def test_the_queues_disputes_name_the_disputed_criteria_beside_the_verdict(world):
+    q = _create(world, criteria=["faithfulness", "tone"], tolerance={"faithfulness": 1}).json()["id"]
+    alice, bob, adj = world["alice"], world["bob"], world["adj"]
+    item = alice.post(f"/api/queues/{q}/next/").json()["item_id"]
+    bob.post(f"/api/queues/{q}/next/")
+    url = f"/api/queues/{q}/items/{item}/label/"
+    alice.post(url, {"verdict": "correct", "values": {"faithfulness": "4", "tone": "kind"}}, format="json")
+    bob.post(url, {"verdict": "incorrect", "values": {"faithfulness": "3", "tone": "rude"}}, format="json")
+
+    assert alice.get(f"/api/queues/{q}/disputes/").status_code == 403
+    rows = adj.get(f"/api/queues/{q}/disputes/").json()
+    assert [(r["item_id"], r["verdict_disputed"], r["disputed_criteria"]) for r in rows] == [(item, True, ["tone"])]
+    assert rows[0]["criteria"] == [
+        {
+            "name": "faithfulness",
+            "kind": "ordinal",
+            "values": ["1", "2", "3", "4", "5"],
+            "given": [{"annotator": "alice", "value": "4"}, {"annotator": "bob", "value": "3"}],
+            "disputed": False,
+            "adjudicated": None,
+        },
+        {
+            "name": "tone",
+            "kind": "categorical",
+            "values": ["rude", "neutral", "kind"],
+            "given": [{"annotator": "alice", "value": "kind"}, {"annotator": "bob", "value": "rude"}],
+            "disputed": True,
+            "adjudicated": None,
+        },
+    ]
+    done = adj.post(
+        f"/api/queues/{q}/items/{item}/adjudicate/",
+        {"values": {"tone": "neutral"}, "verdict": "correct", "reason": "fine"},
+        format="json",
+    )
+    assert (done.status_code, done.json()["status"], done.json()["final_verdict"]) == (201, "adjudicated", "correct")
+    assert adj.get(f"/api/queues/{q}/disputes/").json() == []
+
+
+@pytest.mark.django_db
+def test_queue_stats_give_each_criterions_agreement_disputes_and_adjudications(api_client_for, make_run):
+    eng = api_client_for("eng", "engineer")
+    adj = api_client_for("adj", "adjudicator")
+    alice, bob = api_client_for("alice", "annotator"), api_client_for("bob", "annotator")
+    run_id = make_run(3)
+    criterion_set(dataset_name="support-q", name="faithfulness", kind="ordinal", values=["1", "2", "3", "4", "5"])
+    criterion_set(dataset_name="support-q", name="tone", kind="categorical", values=["rude", "neutral", "kind"])
+    q = eng.post(
+        "/api/queues/",
+        {
+            "name": "graded",
+            "run_id": run_id,
+            "annotators": ["alice", "bob"],
+            "criteria": ["faithfulness", "tone"],
+            "tolerance": {"faithfulness": 1},
+        },
+        format="json",
+    ).json()["id"]
+    # (alice's faithfulness, bob's) per item; tone always agrees.
+    pairs = [("4", "4"), ("4", "3"), ("5", "2")]
+    items = []
+    for a_value, b_value in pairs:
+        item = alice.post(f"/api/queues/{q}/next/").json()["item_id"]
+        assert bob.post(f"/api/queues/{q}/next/").json()["item_id"] == item
+        url = f"/api/queues/{q}/items/{item}/label/"
+        alice.post(url, {"verdict": "correct", "values": {"faithfulness": a_value, "tone": "kind"}}, format="json")
+        bob.post(url, {"verdict": "correct", "values": {"faithfulness": b_value, "tone": "kind"}}, format="json")
+        items.append(item)
+    adj.post(
+        f"/api/queues/{q}/items/{items[2]}/adjudicate/", {"values": {"faithfulness": "3"}, "reason": "r"}, format="json"
+    )
+
+    stats = eng.get(f"/api/queues/{q}/stats/?iters=0").json()
+    faith, tone = stats["criteria"]["faithfulness"], stats["criteria"]["tone"]
+    assert {k: faith[k] for k in ("kind", "tolerance", "n", "raw_agreement", "weights", "disputed", "adjudicated")} == {
+        "kind": "ordinal",
+        "tolerance": 1,
+        "n": 3,
+        "raw_agreement": pytest.approx(1 / 3),
+        "weights": "quadratic",
+        "disputed": 1,
+        "adjudicated": 1,
+    }
+    assert faith["within_tolerance"] == 0.6667
+    # scikit-learn: cohen_kappa_score(["4", "4", "5"], ["4", "3", "2"], labels=1..5, weights="quadratic")
+    assert faith["kappa"] == pytest.approx(-0.25)
+    assert (tone["n"], tone["raw_agreement"], tone["disputed"], tone["adjudicated"]) == (3, 1.0, 0, 0)
+    assert (tone["kappa"], tone["weights"]) == (None, "none")  # one value only: kappa undefined
+    assert stats["progress"]["adjudicated"] == 1 and stats["progress"]["agreed"] == 2
