@@ -36,6 +36,7 @@ from annotation.selectors.queues import (
     rework_feedback,
 )
 from annotation.services.claims import item_skip, queue_next, queue_peek
+from annotation.services.criterion_adjudication import criterion_adjudicate
 from annotation.services.labelling import ChangeNeeded, item_adjudicate, item_flag, label_submit
 from annotation.services.queues import queue_create
 from evalapp.errors import NotFound, ServiceError
@@ -111,6 +112,28 @@ def lease_text(left: timedelta) -> str:
     return f"held for {minutes // 60} h {minutes % 60} min"
 
 
+def criterion_controls(criteria: list[dict], *, labelling: bool) -> dict:
+    """The template context of the criterion radio groups (_criteria.html): each criterion with its values'
+    keys (digits for an ordinal scale, letters for a categorical one), whether a value is required, and
+    whether it is settled here (adjudication: only the disputed ones)."""
+    shown = []
+    for c in criteria:
+        keys = "123456789" if c["kind"] == "ordinal" else "abcdefghijklmnopqrstuvwxyz"
+        settle = labelling or bool(c.get("disputed"))
+        options = [{"value": v, "key": keys[i] if i < len(keys) else ""} for i, v in enumerate(c["values"])]
+        shown.append({**c, "options": options, "required": settle, "settle": settle})
+    return {
+        "criteria": shown,
+        "any_ordinal": any(c["kind"] == "ordinal" for c in criteria),
+        "any_categorical": any(c["kind"] != "ordinal" for c in criteria),
+    }
+
+
+def posted_values(request) -> dict[str, str]:
+    """The criterion values a page's form sent ("values.NAME" radios)."""
+    return {k[len("values.") :]: v for k, v in request.POST.items() if k.startswith("values.")}
+
+
 def _item_context(request, queue, claim, error=None, notice=None, feedback=None):
     context = {
         "queue": queue,
@@ -132,6 +155,7 @@ def _item_context(request, queue, claim, error=None, notice=None, feedback=None)
                 "lease_text": lease_text(claim.lease_expires_at - timezone.now()),
             }
         )
+        context.update(criterion_controls(context["item"].get("criteria", []), labelling=True))
     return context
 
 
@@ -192,6 +216,7 @@ def queue_label_submit(request, queue_id, item_id):
             rationale=f["rationale"],
             active_seconds=f["active_seconds"],
             change=f["change"],
+            values=posted_values(request) if queue.criteria else None,
         )
     except NotFound:
         raise
@@ -291,7 +316,11 @@ def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""
     queue = queue_get(queue_id)
     item, remaining = adjudication_next(queue, request.user, scope=blind_scope(request.user))
-    return render(request, "annotation/queues/adjudicate.html", {"queue": queue, "item": item, "remaining": remaining})
+    context = {"queue": queue, "item": item, "remaining": remaining}
+    if item is not None and item.get("criteria"):
+        item["verdict_optional"] = not item["verdict_disputed"]
+        context.update(criterion_controls(item["criteria"], labelling=False))
+    return render(request, "annotation/queues/adjudicate.html", context)
 
 
 @require_POST
@@ -300,14 +329,25 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     """Record the adjudicator's final verdict and reason, then the next disputed item."""
     queue = queue_get(queue_id)
     item = _item_or_404(queue, item_id)
+    values = posted_values(request)
     try:
-        item_adjudicate(
-            queue=queue,
-            item_id=item.pk,
-            adjudicator=request.user,
-            verdict=request.POST.get("verdict", ""),
-            reason=request.POST.get("reason", ""),
-        )
+        if values:
+            criterion_adjudicate(
+                queue=queue,
+                item_id=item.pk,
+                adjudicator=request.user,
+                values=values,
+                reason=request.POST.get("reason", ""),
+                verdict=request.POST.get("verdict") or None,
+            )
+        else:
+            item_adjudicate(
+                queue=queue,
+                item_id=item.pk,
+                adjudicator=request.user,
+                verdict=request.POST.get("verdict", ""),
+                reason=request.POST.get("reason", ""),
+            )
     except NotFound:
         raise
     except ServiceError as exc:
@@ -315,7 +355,10 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     except PermissionDenied as exc:
         messages.error(request, f"The verdict was not recorded: {exc}.")
     else:
-        messages.info(request, f"Item {item_id} resolved as {request.POST.get('verdict')}.")
+        settled = [f"{name} {value}" for name, value in values.items()]
+        if request.POST.get("verdict"):
+            settled.insert(0, str(request.POST.get("verdict")))
+        messages.info(request, f"Item {item_id} resolved as {', '.join(settled)}.")
     return redirect("queue-adjudicate", queue_id=queue.pk)
 
 
