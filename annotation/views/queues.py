@@ -112,15 +112,19 @@ def lease_text(left: timedelta) -> str:
     return f"held for {minutes // 60} h {minutes % 60} min"
 
 
-def criterion_controls(criteria: list[dict], *, labelling: bool) -> dict:
+def criterion_controls(criteria: list[dict], *, labelling: bool, chosen: dict[str, str] | None = None) -> dict:
     """The template context of the criterion radio groups (_criteria.html): each criterion with its values'
-    keys (digits for an ordinal scale, letters for a categorical one), whether a value is required, and
-    whether it is settled here (adjudication: only the disputed ones)."""
+    keys (digits for an ordinal scale, letters for a categorical one), whether a value is required, whether
+    it is settled here (adjudication: only the disputed ones) and the value already `chosen` (one's own)."""
     shown = []
+    chosen = chosen or {}
     for c in criteria:
         keys = "123456789" if c["kind"] == "ordinal" else "abcdefghijklmnopqrstuvwxyz"
         settle = labelling or bool(c.get("disputed"))
-        options = [{"value": v, "key": keys[i] if i < len(keys) else ""} for i, v in enumerate(c["values"])]
+        options = [
+            {"value": v, "key": keys[i] if i < len(keys) else "", "checked": chosen.get(c["name"]) == v}
+            for i, v in enumerate(c["values"])
+        ]
         shown.append({**c, "options": options, "required": settle, "settle": settle})
     return {
         "criteria": shown,
@@ -224,7 +228,13 @@ def queue_label_submit(request, queue_id, item_id):
         if not _is_htmx(request):
             messages.error(request, str(exc))
             return redirect("queue-item-mine", queue_id=queue.pk, item_id=item.key)
-        context = {"queue": queue, "confirm": exc, "item_id": item.key, "rationale": f["rationale"]}
+        context = {
+            "queue": queue,
+            "confirm": exc,
+            "item_id": item.key,
+            "rationale": f["rationale"],
+            "values": sorted(posted_values(request).items()),
+        }
         return render(request, "annotation/queues/_confirm_change.html", context, status=409)
     except ServiceError as exc:
         error = page_text(exc)
@@ -303,11 +313,12 @@ def queue_item_mine(request, queue_id, item_id):
     while the item is open. Nothing of anyone else's label (item_for_user holds the blind rule)."""
     queue = queue_get(queue_id)
     item = item_for_user(queue, item_id, request.user, scope=blind_scope(request.user))
-    return render(
-        request,
-        "annotation/queues/item_mine.html",
-        {"queue": queue, "item": item, "previous": previous_items(queue, request.user, limit=10)},
-    )
+    context = {"queue": queue, "item": item, "previous": previous_items(queue, request.user, limit=10)}
+    if item.get("criteria"):
+        mine = (item.get("my_label") or {}).get("values") or {}
+        context.update(criterion_controls(item["criteria"], labelling=True, chosen=mine))
+        context["my_values"] = [(c["name"], mine.get(c["name"])) for c in item["criteria"]]
+    return render(request, "annotation/queues/item_mine.html", context)
 
 
 @never_cache

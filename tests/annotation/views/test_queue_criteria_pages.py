@@ -71,3 +71,44 @@ def test_the_labelling_page_draws_each_criterion_and_writes_its_values(graded, p
         ("faithfulness", "3"),
         ("tone", "neutral"),
     ]
+
+
+@pytest.mark.django_db
+def test_my_values_are_changed_explicitly_and_the_confirm_form_keeps_them(graded, pool):
+    claim = queue_next(queue=graded, annotator=pool["ann1"])
+    assert claim is not None
+    key = claim.item.key
+    c = client_for(pool["ann1"])
+    c.post(
+        f"/queues/{graded.pk}/items/{key}/label/",
+        {"verdict": "correct", "values.faithfulness": "4", "values.tone": "kind"},
+    )
+
+    mine = c.get(f"/queues/{graded.pk}/items/{key}/").content.decode()
+    assert "faithfulness <strong>4</strong>, tone <strong>kind</strong>" in mine
+    assert 'name="values.faithfulness" value="4" data-key="4" required checked' in mine
+
+    # From a stale page (htmx), other values without `change`: 409 and a confirm form that resends them.
+    stale = c.post(
+        f"/queues/{graded.pk}/items/{key}/label/",
+        {"verdict": "correct", "values.faithfulness": "2", "values.tone": "kind"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = stale.content.decode()
+    assert stale.status_code == 409
+    assert "You labelled this correct with other criterion values; change them?" in html
+    assert '<input type="hidden" name="values.faithfulness" value="2">' in html
+    assert sorted(CriterionLabel.objects.values_list("name", "value")) == [("faithfulness", "4"), ("tone", "kind")]
+
+    c.post(
+        f"/queues/{graded.pk}/items/{key}/label/",
+        {"verdict": "correct", "change": "true", "values.faithfulness": "2", "values.tone": "kind"},
+    )
+    assert sorted(CriterionLabel.objects.values_list("name", "value")) == [("faithfulness", "2"), ("tone", "kind")]
+    from annotation.models import CriterionLabelEvent
+
+    assert list(CriterionLabelEvent.objects.order_by("id").values_list("name", "old_value", "new_value")) == [
+        ("faithfulness", "", "4"),
+        ("tone", "", "kind"),
+        ("faithfulness", "4", "2"),
+    ]
