@@ -106,6 +106,8 @@ class QueueDetailSerializer(serializers.Serializer):
     lease_seconds = serializers.IntegerField()
     annotators = names(required=False, help_text="the pool (managers only)")
     progress = QueueProgressSerializer(required=False, help_text="managers only")
+    criteria = names(required=False, help_text="the criteria graded beside the verdict (queues that grade some)")
+    tolerance = counts(required=False, help_text="ordinal criterion -> steps apart that still agree")
 
 
 class RubricInSerializer(serializers.Serializer):
@@ -313,6 +315,8 @@ class QueueDetailView(DeclaredOutput, APIView):
             "rubric_version": queue.rubric_version,
             "lease_seconds": queue.lease_seconds,
         }
+        if queue.criteria:
+            body.update({"criteria": list(queue.criteria), "tolerance": dict(queue.tolerance or {})})
         if policies.can_manage_queues(roles=roles):
             body.update({"annotators": pool_usernames(queue), "progress": queue_progress(queue)})
         return Response(QueueDetailSerializer(body).data)

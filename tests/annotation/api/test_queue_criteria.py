@@ -71,6 +71,8 @@ def test_a_queue_is_created_with_criteria_and_a_bad_one_is_400_naming_it(world):
     assert (made.status_code, made.json()) == (201, {"id": made.json()["id"], "items": 1})
     queue = Queue.objects.get()
     assert (queue.criteria, queue.tolerance) == (["faithfulness", "tone"], {"faithfulness": 1})
+    detail = world["alice"].get(f"/api/queues/{queue.pk}/").json()
+    assert (detail["criteria"], detail["tolerance"]) == (["faithfulness", "tone"], {"faithfulness": 1})
 
 
 CRITERIA = [
