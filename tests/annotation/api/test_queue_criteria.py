@@ -284,3 +284,33 @@ def test_queue_stats_give_each_criterions_agreement_disputes_and_adjudications(a
     assert (tone["n"], tone["raw_agreement"], tone["disputed"], tone["adjudicated"]) == (3, 1.0, 0, 0)
     assert (tone["kappa"], tone["weights"]) == (None, "none")  # one value only: kappa undefined
     assert stats["progress"]["adjudicated"] == 1 and stats["progress"]["agreed"] == 2
+
+
+@pytest.mark.django_db
+def test_the_queues_disputes_take_the_same_statements_for_two_items_or_five(api_client_for, make_run):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    adj = api_client_for("adj", "adjudicator")
+    alice, bob = api_client_for("alice", "annotator"), api_client_for("bob", "annotator")
+    run_id = make_run(5)
+    criterion_set(dataset_name="support-q", name="faithfulness", kind="ordinal", values=["1", "2", "3", "4", "5"])
+    eng = api_client_for("eng", "engineer")
+    q = eng.post(
+        "/api/queues/",
+        {"name": "graded", "run_id": run_id, "annotators": ["alice", "bob"], "criteria": ["faithfulness"]},
+        format="json",
+    ).json()["id"]
+    statements = []
+    for n in range(5):
+        item = alice.post(f"/api/queues/{q}/next/").json()["item_id"]
+        bob.post(f"/api/queues/{q}/next/")
+        url = f"/api/queues/{q}/items/{item}/label/"
+        alice.post(url, {"verdict": "correct", "values": {"faithfulness": "5"}}, format="json")
+        bob.post(url, {"verdict": "correct", "values": {"faithfulness": "1"}}, format="json")
+        if n in (1, 4):
+            with CaptureQueriesContext(connection) as ctx:
+                rows = adj.get(f"/api/queues/{q}/disputes/").json()
+            statements.append((len(rows), len(ctx.captured_queries)))
+    assert [n for n, _ in statements] == [2, 5]
+    assert statements[0][1] == statements[1][1]
