@@ -112,3 +112,20 @@ def test_my_values_are_changed_explicitly_and_the_confirm_form_keeps_them(graded
         ("tone", "", "kind"),
         ("faithfulness", "4", "2"),
     ]
+
+
+@pytest.mark.django_db
+def test_the_stats_page_lists_each_criterion(graded, pool):
+    item = queue_next(queue=graded, annotator=pool["ann1"])
+    assert item is not None and queue_next(queue=graded, annotator=pool["ann2"]) is not None
+    for who, value in (("ann1", "4"), ("ann2", "2")):
+        label_submit(
+            queue=graded,
+            item_id=item.item.pk,
+            annotator=pool[who],
+            verdict="correct",
+            values={"faithfulness": value, "tone": "kind"},
+        )
+    html = client_for(pool["eng"]).get(f"/queues/{graded.pk}/stats/").content.decode()
+    assert "<h2>Criteria</h2>" in html
+    assert '<tr><th scope="row">faithfulness</th><td>ordinal</td><td>1</td><td>0.000</td>' in html
