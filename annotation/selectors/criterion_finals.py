@@ -28,7 +28,7 @@ def criterion_finals(
     a 3 and a 4 within one step stand as 3). Answers whose values disagree beyond that and were not
     adjudicated (disputed), or that have no value, are absent, as an answer with no final verdict is.
     Scoped to `answer_ids` or to the run with primary key `run_pk` (one of them; both narrows to their
-    intersection). Four statements however many answers."""
+    intersection). At most three statements however many answers."""
     rows = CriterionLabel.objects.filter(name=name)
     settled = CriterionAdjudication.objects.filter(name=name)
     if answer_ids is not None:

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from annotation.models import CriterionAdjudication, Queue
 from annotation.selectors.queue_criteria import item_criteria, item_disputes
-from annotation.services.labelling import _check_verdict, adjudicable_item, settle_status
+from annotation.services.labelling import adjudicable_item, check_verdict, settle_status
 from annotation.services.labels import adjudication_record
 from evalapp.errors import Problem, ServiceError
 from evalapp.validation import TEXT_MAX, raise_problems, text_problem
@@ -29,7 +29,7 @@ def criterion_adjudicate(
     value outside the definition, or no reason 400; not an adjudicator or one of the item's annotators
     403; labels still coming or all agreeing 409."""
     if verdict is not None:
-        _check_verdict(verdict)
+        check_verdict(verdict)
     if not isinstance(reason, str) or not reason.strip():
         raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
     raise_problems(

@@ -31,7 +31,8 @@ from evalapp.validation import (
 )
 
 
-def _check_verdict(verdict) -> None:
+def check_verdict(verdict) -> None:
+    """400 naming the field unless `verdict` is correct or incorrect."""
     if verdict not in VERDICT_VALUES:
         raise ServiceError(
             "the label was not recorded",
@@ -86,7 +87,7 @@ def label_submit(
     complete, 409. A late submit on a lapsed lease is taken only while the slot is still free; once
     the item was handed to someone else it is refused (409) and nothing is written.
     """
-    _check_verdict(verdict)
+    check_verdict(verdict)
     raise_problems(
         "the label is not valid; nothing was written",
         text_problem(rationale or "", "rationale", max_length=TEXT_MAX),
@@ -175,7 +176,7 @@ def label_submit(
 def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "") -> tuple[HumanLabel, str]:
     """Change one's own label on a complete item: a new audited round (round + 1 in LabelEvent), the item's
     agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind."""
-    _check_verdict(verdict)
+    check_verdict(verdict)
     if not isinstance(rationale, str) or not rationale.strip():
         raise ServiceError(
             "say why the label changes after the item was complete",
@@ -279,7 +280,7 @@ def settle_status(queue: Queue, item: QueueItem) -> None:
 @transaction.atomic
 def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, reason: str) -> Adjudication:
     """Record the final verdict on an item whose labels disagree; never by one of its annotators."""
-    _check_verdict(verdict)
+    check_verdict(verdict)
     if not isinstance(reason, str) or not reason.strip():
         raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
     raise_problems(
