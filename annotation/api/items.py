@@ -289,6 +289,7 @@ class ReviseView(DeclaredOutput, APIView):
             annotator=request.user,
             verdict=data.get("verdict"),
             rationale=data.get("rationale") or "",
+            values=data.get("values"),
         )
         return Response(
             ReviseResultSerializer(

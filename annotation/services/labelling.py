@@ -173,9 +173,13 @@ def label_submit(
 
 
 @transaction.atomic
-def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "") -> tuple[HumanLabel, str]:
+def label_revise(
+    *, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "", values: object = None
+) -> tuple[HumanLabel, str]:
     """Change one's own label on a complete item: a new audited round (round + 1 in LabelEvent), the item's
-    agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind."""
+    agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind. In a
+    queue that grades criteria, `values` (every criterion's, as label_submit takes them) change those too;
+    None leaves them as they are."""
     check_verdict(verdict)
     if not isinstance(rationale, str) or not rationale.strip():
         raise ServiceError(
@@ -188,6 +192,10 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    criteria = item_criteria(queue, item) if values is not None else []
+    problems = values_check(criteria, values) if values is not None else []
+    if problems:
+        raise ServiceError("the label was not recorded: criterion values are missing or not allowed", problems)
     mine = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.DONE).first()
     if mine is None:
         raise Conflict("you have no label on this item to revise")
@@ -203,6 +211,8 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
         round=(current.round if current else 1) + 1,
         refresh_final=False,
     )
+    if isinstance(values, dict) and criteria:
+        values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values)
     if item.status != QueueItem.ADJUDICATED:
         _complete(item, queue, item.completed_at or timezone.now())
         item.save(update_fields=["status", "completed_at"])

@@ -336,3 +336,29 @@ def test_create_queue_takes_criteria_and_tolerances_and_exits_2_on_a_bad_one(mak
     code, _out, _err = run_cmd(*base, "--criterion", "faithfulness", "--tolerance", "faithfulness=1")
     assert code == 0
     assert list(Queue.objects.values_list("criteria", "tolerance")) == [(["faithfulness"], {"faithfulness": 1})]
+
+
+@pytest.mark.django_db
+def test_revising_a_complete_item_can_change_its_values_and_its_status(crit_queue, pool):
+    from annotation.services.labelling import label_revise
+
+    queue = crit_queue()
+    item = _label_both(queue, pool, {"faithfulness": "4", "tone": "kind"}, {"faithfulness": "4", "tone": "kind"})
+    assert item.status == "agreed"
+    before = _state()
+    with pytest.raises(ServiceError):
+        label_revise(
+            queue=queue, item_id=item.pk, annotator=pool["ann1"], verdict="correct", rationale="r", values={"tone": "x"}
+        )
+    assert _state() == before
+    label_revise(
+        queue=queue,
+        item_id=item.pk,
+        annotator=pool["ann1"],
+        verdict="correct",
+        rationale="misread the passage",
+        values={"faithfulness": "2", "tone": "kind"},
+    )
+    item.refresh_from_db()
+    assert item.status == "disputed"
+    assert CriterionLabel.objects.get(annotator=pool["ann1"], name="faithfulness").value == "2"
