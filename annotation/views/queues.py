@@ -128,8 +128,8 @@ def criterion_controls(criteria: list[dict], *, labelling: bool, chosen: dict[st
         shown.append({**c, "options": options, "required": settle, "settle": settle})
     return {
         "criteria": shown,
-        "any_ordinal": any(c["kind"] == "ordinal" for c in criteria),
-        "any_categorical": any(c["kind"] != "ordinal" for c in criteria),
+        "any_ordinal": any(c["kind"] == "ordinal" and c["settle"] for c in shown),
+        "any_categorical": any(c["kind"] != "ordinal" and c["settle"] for c in shown),
     }
 
 

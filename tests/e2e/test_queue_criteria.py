@@ -71,3 +71,53 @@ def test_two_criteria_and_the_verdict_by_keyboard(browser, live_server, login, g
         ("alice", "faithfulness", "4", "queue"),
         ("alice", "tone", "kind", "queue"),
     ]
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_a_disputed_criterion_is_settled_on_the_adjudication_page(
+    browser, live_server, login, graded_queue, make_user, screenshot_dir
+):
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import CriterionAdjudication, QueueItem
+    from annotation.services.claims import queue_next
+    from annotation.services.labelling import label_submit
+
+    make_user("adj", "adjudicator", password=PASSWORD)
+    users = {u.username: u for u in get_user_model().objects.all()}
+    claim = queue_next(queue=graded_queue, annotator=users["alice"])
+    assert claim is not None and queue_next(queue=graded_queue, annotator=users["bob"]) is not None
+    for who, faith, tone in (("alice", "5", "kind"), ("bob", "2", "kind")):
+        label_submit(
+            queue=graded_queue,
+            item_id=claim.item.pk,
+            annotator=users[who],
+            verdict="correct",
+            rationale=f"{who} read the passage",
+            values={"faithfulness": faith, "tone": tone},
+        )
+    for width in (800, 1280):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        login(page, "adj", PASSWORD)
+        page.goto(f"{live_server.url}/queues/{graded_queue.pk}/adjudicate/")
+        page.wait_for_selector(FORM)
+        page.screenshot(path=str(screenshot_dir / f"queue-criteria-adjudicate-{width}.png"), full_page=True)
+        if width == 800:
+            context.close()
+            continue
+        assert "alice: 5 · bob: 2" in page.inner_text("fieldset[data-criterion=faithfulness]")
+        # Only the disputed criterion has a control; the agreed tone has none.
+        assert page.locator("input[name='values.tone']").count() == 0
+        page.keyboard.press("c")
+        page.keyboard.press("3")
+        page.keyboard.press("r")
+        page.keyboard.type("partly supported")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        context.close()
+    assert list(CriterionAdjudication.objects.values_list("name", "value", "reason")) == [
+        ("faithfulness", "3", "partly supported")
+    ]
+    assert QueueItem.objects.get(pk=claim.item.pk).status == "adjudicated"
