@@ -123,7 +123,7 @@ queue_api_patterns = [
     path("queues/<int:queue_id>/items/<str:item_id>/revise/", items_api.ReviseView.as_view(), name="api-queue-revise"),
     path(
         "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",
-        items_api.AdjudicateView.as_view(),
+        queue_disputes_api.AdjudicateView.as_view(),
         name="api-queue-adjudicate",
     ),
 ]

@@ -1,5 +1,6 @@
 """REST endpoints of the work on a queue's items: the next item, one item as its viewer may see it, a
-label and its revision, the lease's renewal, and an adjudication. Items are named by their opaque key."""
+label and its revision, the lease's renewal (adjudication: queue_disputes). Items are named by their
+opaque key."""
 
 from datetime import datetime
 
@@ -23,8 +24,7 @@ from annotation.selectors.queues import (
     queue_get,
 )
 from annotation.services.claims import item_skip, lease_renew, queue_next
-from annotation.services.criterion_adjudication import criterion_adjudicate
-from annotation.services.labelling import item_adjudicate, item_flag, label_revise, label_submit
+from annotation.services.labelling import item_flag, label_revise, label_submit
 from evalapp.api import DeclaredOutput, ErrorSerializer, finite_number
 from evalapp.fields import text
 from evalapp.validation import ACTIVE_SECONDS_MAX, TEXT_MAX
@@ -114,16 +114,6 @@ class MineSerializer(serializers.Serializer):
     previous = PreviousSerializer(many=True, help_text="your labels on items still open, newest first")
 
 
-class AdjudicateInSerializer(serializers.Serializer):
-    verdict = serializers.ChoiceField(
-        choices=["correct", "incorrect"], required=False, help_text="with or without values"
-    )
-    values = serializers.DictField(
-        child=serializers.CharField(), required=False, help_text="{criterion: final value} for disputed criteria"
-    )
-    reason = serializers.CharField()
-
-
 class MyLabelSerializer(serializers.Serializer):
     verdict = serializers.CharField()
     rationale = serializers.CharField(allow_blank=True)
@@ -205,15 +195,6 @@ class ReviseResultSerializer(serializers.Serializer):
 class RenewResultSerializer(serializers.Serializer):
     item_id = serializers.CharField()
     lease_expires_at = serializers.CharField()
-
-
-class AdjudicateResultSerializer(serializers.Serializer):
-    item_id = serializers.CharField()
-    verdict = text(help_text="the verdict decided (null: only criteria were settled)")
-    reason = serializers.CharField(allow_blank=True)
-    final_verdict = text()
-    values = serializers.DictField(child=serializers.CharField(), required=False, help_text="criteria settled")
-    status = serializers.CharField(required=False, help_text="the item's status after it (criteria settled)")
 
 
 class NextView(DeclaredOutput, APIView):
@@ -373,56 +354,3 @@ class RenewView(DeclaredOutput, APIView):
         queue = queue_get(queue_id)
         until = lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
         return Response(RenewResultSerializer({"item_id": item_id, "lease_expires_at": until.isoformat()}).data)
-
-
-class AdjudicateView(DeclaredOutput, APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
-        request=AdjudicateInSerializer,
-        responses={201: AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
-    )
-    def post(self, request, queue_id, item_id):
-        queue = queue_get(queue_id)
-        data = _data(request)
-        item = item_get(queue, item_id)
-        if data.get("values") is not None:
-            made = criterion_adjudicate(
-                queue=queue,
-                item_id=item.pk,
-                adjudicator=request.user,
-                values=data.get("values"),
-                reason=data.get("reason") or "",
-                verdict=data.get("verdict"),
-            )
-            item.refresh_from_db(fields=["status"])
-            item.answer.refresh_from_db(fields=["final_verdict"])
-            body = {
-                "item_id": item_id,
-                "verdict": data.get("verdict"),
-                "reason": (data.get("reason") or "").strip(),
-                "final_verdict": item.answer.final_verdict or None,
-                "values": {m.name: m.value for m in made},
-                "status": item.status,
-            }
-            return Response(AdjudicateResultSerializer(body).data, status=status.HTTP_201_CREATED)
-        adjudication = item_adjudicate(
-            queue=queue,
-            item_id=item.pk,
-            adjudicator=request.user,
-            verdict=data.get("verdict"),
-            reason=data.get("reason") or "",
-        )
-        adjudication.answer.refresh_from_db(fields=["final_verdict"])
-        return Response(
-            AdjudicateResultSerializer(
-                {
-                    "item_id": item_id,
-                    "verdict": adjudication.verdict,
-                    "reason": adjudication.reason,
-                    "final_verdict": adjudication.answer.final_verdict,
-                }
-            ).data,
-            status=status.HTTP_201_CREATED,
-        )

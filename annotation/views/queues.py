@@ -39,6 +39,7 @@ from annotation.services.claims import item_skip, queue_next, queue_peek
 from annotation.services.criterion_adjudication import criterion_adjudicate
 from annotation.services.labelling import ChangeNeeded, item_adjudicate, item_flag, label_submit
 from annotation.services.queues import queue_create
+from annotation.views.criterion_controls import criterion_controls, posted_values
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
@@ -110,32 +111,6 @@ def lease_text(left: timedelta) -> str:
     if minutes < 120:
         return f"held for {minutes} min"
     return f"held for {minutes // 60} h {minutes % 60} min"
-
-
-def criterion_controls(criteria: list[dict], *, labelling: bool, chosen: dict[str, str] | None = None) -> dict:
-    """The template context of the criterion radio groups (_criteria.html): each criterion with its values'
-    keys (digits for an ordinal scale, letters for a categorical one), whether a value is required, whether
-    it is settled here (adjudication: only the disputed ones) and the value already `chosen` (one's own)."""
-    shown = []
-    chosen = chosen or {}
-    for c in criteria:
-        keys = "123456789" if c["kind"] == "ordinal" else "abcdefghijklmnopqrstuvwxyz"
-        settle = labelling or bool(c.get("disputed"))
-        options = [
-            {"value": v, "key": keys[i] if i < len(keys) else "", "checked": chosen.get(c["name"]) == v}
-            for i, v in enumerate(c["values"])
-        ]
-        shown.append({**c, "options": options, "required": settle, "settle": settle})
-    return {
-        "criteria": shown,
-        "any_ordinal": any(c["kind"] == "ordinal" and c["settle"] for c in shown),
-        "any_categorical": any(c["kind"] != "ordinal" and c["settle"] for c in shown),
-    }
-
-
-def posted_values(request) -> dict[str, str]:
-    """The criterion values a page's form sent ("values.NAME" radios)."""
-    return {k[len("values.") :]: v for k, v in request.POST.items() if k.startswith("values.")}
 
 
 def _item_context(request, queue, claim, error=None, notice=None, feedback=None):
