@@ -161,6 +161,12 @@ class AdjudicationAdmin(ReadOnlyAdmin):
     list_display = ["answer", "adjudicator", "verdict", "at"]
 
 
+@admin.register(m.CriterionAdjudication)
+class CriterionAdjudicationAdmin(ReadOnlyAdmin):
+    blind_run_field = "answer__run_id"
+    list_display = ["answer", "adjudicator", "name", "value", "criterion", "at"]
+
+
 @admin.register(m.Queue)
 class QueueAdmin(NoDeleteAdmin):
     list_display = ["name", "kind", "overlap", "size", "rubric_version", "created_by", "created_at"]

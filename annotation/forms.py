@@ -50,6 +50,23 @@ class QueueForm(PageForm):
     sample = whole_number(1, SAMPLE_MAX, required=False, label="sample size")
     overlap = whole_number(1, MAX_OVERLAP, required=False, label="overlap (annotators per item)")
     rubric = forms.CharField(max_length=RUBRIC_MAX, required=False, strip=False)
+    # Comma-separated criterion names of the run's dataset, and NAME=STEPS tolerances for ordinal ones.
+    criteria = forms.CharField(max_length=2000, required=False)
+    tolerance = forms.CharField(max_length=2000, required=False)
+
+    def clean_criteria(self):
+        return [n.strip() for n in (self.cleaned_data["criteria"] or "").split(",") if n.strip()]
+
+    def clean_tolerance(self):
+        out: dict[str, object] = {}
+        for given in (self.cleaned_data["tolerance"] or "").split(","):
+            if not given.strip():
+                continue
+            name, sep, steps = given.partition("=")
+            if not sep or not steps.strip().lstrip("-").isdigit():
+                raise forms.ValidationError(f"{given.strip()!r} must be NAME=STEPS (a whole number)")
+            out[name.strip()] = int(steps)
+        return out
 
     def clean_overlap(self):
         return self.cleaned_data["overlap"] or DEFAULT_OVERLAP

@@ -10,6 +10,7 @@ from annotation.api import imports as imports_api
 from annotation.api import items as items_api
 from annotation.api import label_time as label_time_api
 from annotation.api import labels as labels_api
+from annotation.api import queue_disputes as queue_disputes_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
 from annotation.api import working as working_api
@@ -109,6 +110,7 @@ queue_api_patterns = [
     path("queues/", queues_api.QueueListView.as_view(), name="api-queues"),
     path("queues/<int:queue_id>/", queues_api.QueueDetailView.as_view(), name="api-queue"),
     path("queues/<int:queue_id>/rubric/", queues_api.RubricView.as_view(), name="api-queue-rubric"),
+    path("queues/<int:queue_id>/disputes/", queue_disputes_api.QueueDisputesView.as_view(), name="api-queue-disputes"),
     path("queues/<int:queue_id>/next/", items_api.NextView.as_view(), name="api-queue-next"),
     path("queues/<int:queue_id>/stats/", queues_api.StatsView.as_view(), name="api-queue-stats"),
     path("queues/<int:queue_id>/label-time/", label_time_api.QueueLabelTimeView.as_view(), name="api-queue-label-time"),
@@ -121,7 +123,7 @@ queue_api_patterns = [
     path("queues/<int:queue_id>/items/<str:item_id>/revise/", items_api.ReviseView.as_view(), name="api-queue-revise"),
     path(
         "queues/<int:queue_id>/items/<str:item_id>/adjudicate/",
-        items_api.AdjudicateView.as_view(),
+        queue_disputes_api.AdjudicateView.as_view(),
         name="api-queue-adjudicate",
     ),
 ]

@@ -131,3 +131,25 @@ def definition(name: str, kind: str, values: Sequence[str] | None, pass_rule: st
     if problems:
         raise DefinitionError(problems)
     return Definition(name=name, kind=kind, values=cleaned, pass_rule=rule, passing=passing)
+
+
+def in_agreement(d: Definition, values: Sequence[str], tolerance: int = 0) -> bool:
+    """Whether the values given on one answer agree: all equal, or on an ordinal scale, ranks that differ
+    by at most ``tolerance``. No values, or one, agree."""
+    if len(set(values)) <= 1:
+        return True
+    if d.kind != "ordinal" or tolerance <= 0:
+        return False
+    ranks = [d.rank(v) for v in values]
+    return max(ranks) - min(ranks) <= tolerance
+
+
+def agreed_value(d: Definition, values: Sequence[str], tolerance: int = 0) -> str | None:
+    """The final value of values that agree (``in_agreement``): the one value they share, or, for ordinal
+    values within the tolerance but not equal, the lowest-ranked of them (the conservative reading: a
+    3 and a 4 within one step stand as 3). None when they disagree or there are none."""
+    if not values or not in_agreement(d, values, tolerance):
+        return None
+    if len(set(values)) == 1:
+        return values[0]
+    return min(values, key=d.rank)

@@ -1,5 +1,6 @@
 """REST endpoints of the work on a queue's items: the next item, one item as its viewer may see it, a
-label and its revision, the lease's renewal, and an adjudication. Items are named by their opaque key."""
+label and its revision, the lease's renewal (adjudication: queue_disputes). Items are named by their
+opaque key."""
 
 from datetime import datetime
 
@@ -23,10 +24,20 @@ from annotation.selectors.queues import (
     queue_get,
 )
 from annotation.services.claims import item_skip, lease_renew, queue_next
-from annotation.services.labelling import item_adjudicate, item_flag, label_revise, label_submit
+from annotation.services.labelling import item_flag, label_revise, label_submit
 from evalapp.api import DeclaredOutput, ErrorSerializer, finite_number
 from evalapp.fields import text
 from evalapp.validation import ACTIVE_SECONDS_MAX, TEXT_MAX
+
+
+class QueueCriterionSerializer(serializers.Serializer):
+    """A criterion the queue grades beside the verdict: what its control offers, never anyone's value."""
+
+    name = serializers.CharField()
+    kind = serializers.CharField(help_text="binary, categorical or ordinal")
+    values = serializers.ListField(child=serializers.CharField(), help_text="in order (worst first when ordinal)")
+    version = serializers.IntegerField()
+    tolerance = serializers.IntegerField(help_text="ordinal: values this many steps apart agree")
 
 
 class NextSerializer(serializers.Serializer):
@@ -36,6 +47,7 @@ class NextSerializer(serializers.Serializer):
     gold_text = serializers.CharField(allow_null=True)
     expected = serializers.CharField(allow_null=True)
     lease_expires_at = serializers.DateTimeField()
+    criteria = QueueCriterionSerializer(many=True, required=False, help_text="queues that grade criteria")
 
 
 class LabelInSerializer(serializers.Serializer):
@@ -55,6 +67,12 @@ class LabelInSerializer(serializers.Serializer):
         required=False,
         default=False,
         help_text="true to change your own label on an open item; without it a different second label is 409",
+    )
+    values = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        default=None,
+        help_text="{criterion: value}, one for each criterion the queue grades",
     )
 
 
@@ -96,14 +114,12 @@ class MineSerializer(serializers.Serializer):
     previous = PreviousSerializer(many=True, help_text="your labels on items still open, newest first")
 
 
-class AdjudicateInSerializer(serializers.Serializer):
-    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
-    reason = serializers.CharField()
-
-
 class MyLabelSerializer(serializers.Serializer):
     verdict = serializers.CharField()
     rationale = serializers.CharField(allow_blank=True)
+    values = serializers.DictField(
+        child=serializers.CharField(), required=False, help_text="{criterion: value} (queues that grade criteria)"
+    )
 
 
 class ItemLabelSerializer(MyLabelSerializer):
@@ -151,6 +167,13 @@ class ItemSerializer(serializers.Serializer):
     status = serializers.CharField(required=False, help_text="once complete")
     labels = ItemLabelSerializer(many=True, required=False, help_text="once complete")
     adjudication = ItemAdjudicationSerializer(allow_null=True, required=False, help_text="once complete")
+    criteria = QueueCriterionSerializer(many=True, required=False, help_text="queues that grade criteria")
+    disputed_criteria = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="once complete: criteria whose values disagree"
+    )
+    criterion_adjudications = serializers.DictField(
+        child=serializers.CharField(), required=False, help_text="once complete: {criterion: adjudicated value}"
+    )
     rework = ReworkFeedbackSerializer(required=False, help_text="rework queues: once you relabelled the item")
 
 
@@ -174,13 +197,6 @@ class RenewResultSerializer(serializers.Serializer):
     lease_expires_at = serializers.CharField()
 
 
-class AdjudicateResultSerializer(serializers.Serializer):
-    item_id = serializers.CharField()
-    verdict = serializers.CharField()
-    reason = serializers.CharField(allow_blank=True)
-    final_verdict = text()
-
-
 class NextView(DeclaredOutput, APIView):
     permission_classes = [IsAuthenticated]
 
@@ -190,10 +206,11 @@ class NextView(DeclaredOutput, APIView):
         responses={200: NextSerializer, 204: None, 404: ErrorSerializer},
     )
     def post(self, request, queue_id):
-        claim = queue_next(queue=queue_get(queue_id), annotator=request.user)
+        queue = queue_get(queue_id)
+        claim = queue_next(queue=queue, annotator=request.user)
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(next_payload(claim))
+        return Response(next_payload(claim, queue))
 
 
 class ItemView(DeclaredOutput, APIView):
@@ -226,6 +243,7 @@ class LabelView(DeclaredOutput, APIView):
             rationale=data["rationale"],
             active_seconds=data["active_seconds"],
             change=data["change"],
+            values=data["values"],
         )
         return Response(
             LabelResultSerializer(
@@ -252,6 +270,7 @@ class ReviseView(DeclaredOutput, APIView):
             annotator=request.user,
             verdict=data.get("verdict"),
             rationale=data.get("rationale") or "",
+            values=data.get("values"),
         )
         return Response(
             ReviseResultSerializer(
@@ -335,35 +354,3 @@ class RenewView(DeclaredOutput, APIView):
         queue = queue_get(queue_id)
         until = lease_renew(queue=queue, item_id=item_get(queue, item_id).pk, annotator=request.user)
         return Response(RenewResultSerializer({"item_id": item_id, "lease_expires_at": until.isoformat()}).data)
-
-
-class AdjudicateView(DeclaredOutput, APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="Record the final verdict on a disputed item (adjudicator who did not label it)",
-        request=AdjudicateInSerializer,
-        responses={201: AdjudicateResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
-    )
-    def post(self, request, queue_id, item_id):
-        queue = queue_get(queue_id)
-        data = _data(request)
-        adjudication = item_adjudicate(
-            queue=queue,
-            item_id=item_get(queue, item_id).pk,
-            adjudicator=request.user,
-            verdict=data.get("verdict"),
-            reason=data.get("reason") or "",
-        )
-        adjudication.answer.refresh_from_db(fields=["final_verdict"])
-        return Response(
-            AdjudicateResultSerializer(
-                {
-                    "item_id": item_id,
-                    "verdict": adjudication.verdict,
-                    "reason": adjudication.reason,
-                    "final_verdict": adjudication.answer.final_verdict,
-                }
-            ).data,
-            status=status.HTTP_201_CREATED,
-        )

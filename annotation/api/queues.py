@@ -46,6 +46,16 @@ class QueueInSerializer(serializers.Serializer):
     sample = serializers.IntegerField(required=False, help_text="a stratified sample of this many answers of run_id")
     seed = serializers.IntegerField(required=False)
     lease_seconds = serializers.IntegerField(required=False, default=1800)
+    criteria = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="names of the answers' dataset's criteria graded beside the verdict (default: none)",
+    )
+    tolerance = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="{ordinal criterion: steps}: values this many ranks apart still agree (default 0)",
+    )
 
 
 # outputs: each field names a key the payload carries
@@ -96,6 +106,8 @@ class QueueDetailSerializer(serializers.Serializer):
     lease_seconds = serializers.IntegerField()
     annotators = names(required=False, help_text="the pool (managers only)")
     progress = QueueProgressSerializer(required=False, help_text="managers only")
+    criteria = names(required=False, help_text="the criteria graded beside the verdict (queues that grade some)")
+    tolerance = counts(required=False, help_text="ordinal criterion -> steps apart that still agree")
 
 
 class RubricInSerializer(serializers.Serializer):
@@ -160,6 +172,20 @@ class MultiRaterSerializer(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
+class CriterionStatsSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    values = serializers.ListField(child=serializers.CharField())
+    tolerance = serializers.IntegerField(help_text="ordinal: values this many steps apart agree")
+    n = serializers.IntegerField(help_text="complete items with two values or more")
+    raw_agreement = number(help_text="first two values equal")
+    kappa = number(help_text="quadratic-weighted on an ordinal scale, unweighted otherwise")
+    weights = serializers.CharField()
+    reason = text()
+    within_tolerance = number(help_text="share of items whose values agree within the tolerance")
+    disputed = serializers.IntegerField(help_text="items disputed on this criterion")
+    adjudicated = serializers.IntegerField(help_text="of those, settled by an adjudicator")
+
+
 class QueueStatsSerializer(serializers.Serializer):
     queue = serializers.IntegerField()
     name = serializers.CharField()
@@ -180,6 +206,9 @@ class QueueStatsSerializer(serializers.Serializer):
     )
     multi_rater = MultiRaterSerializer(
         allow_null=True, help_text="overlap 3 or more: agreement among all of an item's labels at once; else null"
+    )
+    criteria = serializers.DictField(
+        child=CriterionStatsSerializer(), required=False, help_text="queues that grade criteria: name -> figures"
     )
 
 
@@ -232,7 +261,19 @@ class QueueListView(DeclaredOutput, APIView):
     def post(self, request):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         data = _data(request)
-        known = {"name", "run_id", "items", "overlap", "annotators", "rubric", "sample", "seed", "lease_seconds"}
+        known = {
+            "name",
+            "run_id",
+            "items",
+            "overlap",
+            "annotators",
+            "rubric",
+            "sample",
+            "seed",
+            "lease_seconds",
+            "criteria",
+            "tolerance",
+        }
         queue = queue_create(
             name=data.get("name"),
             annotators=data.get("annotators"),
@@ -244,6 +285,8 @@ class QueueListView(DeclaredOutput, APIView):
             seed=data.get("seed"),
             lease_seconds=data.get("lease_seconds", DEFAULT_LEASE_SECONDS),
             created_by=request.user,
+            criteria=data.get("criteria"),
+            tolerance=data.get("tolerance"),
         )
         body = {"id": queue.pk, "items": queue.items.count()}
         unknown = sorted(set(data) - known)
@@ -272,6 +315,8 @@ class QueueDetailView(DeclaredOutput, APIView):
             "rubric_version": queue.rubric_version,
             "lease_seconds": queue.lease_seconds,
         }
+        if queue.criteria:
+            body.update({"criteria": list(queue.criteria), "tolerance": dict(queue.tolerance or {})})
         if policies.can_manage_queues(roles=roles):
             body.update({"annotators": pool_usernames(queue), "progress": queue_progress(queue)})
         return Response(QueueDetailSerializer(body).data)

@@ -47,6 +47,11 @@ class Queue(models.Model):
     rework_of = models.ForeignKey(
         "annotation.RelabelAudit", null=True, blank=True, on_delete=models.PROTECT, related_name="rework_queues"
     )
+    # The run's dataset's criteria an annotator grades beside the verdict (names, in the order shown);
+    # empty: the verdict alone.
+    criteria = models.JSONField(default=list, blank=True)
+    # {criterion name: rank difference}: two values of an ordinal criterion within it agree (absent: 0).
+    tolerance = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -162,3 +162,20 @@ class CriterionLabelEvent(models.Model):
 
     class Meta:
         ordering = ["at", "id"]
+
+
+class CriterionAdjudication(models.Model):
+    """An adjudicator's final value on one criterion of an answer whose values disagree. Append-only: the
+    latest one per (answer, name) counts."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.PROTECT, related_name="criterion_adjudications")
+    adjudicator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    criterion = models.ForeignKey("annotation.Criterion", on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(max_length=100)
+    value = models.CharField(max_length=100)
+    reason = models.TextField(blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["answer_id", "name", "at", "id"]
+        indexes = [models.Index(fields=["answer", "name", "at"], name="criterion_adjudication_latest")]

@@ -6,6 +6,13 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from annotation import policies
 from annotation.models import Assignment, HumanLabel, Queue, QueueItem, VersionEntry
 from annotation.selectors.blind import BlindScope, blind_scope
+from annotation.selectors.queue_criteria import (
+    adjudicated_values,
+    disputed_criteria,
+    queue_criteria,
+    queue_dataset_id,
+    values_by_item,
+)
 from annotation.selectors.queues import _label_row, item_content
 from evalapp.roles import user_roles
 
@@ -65,7 +72,52 @@ def adjudication_items(queue: Queue, user, *, scope: BlindScope | None = None, l
     scope = scope if scope is not None else blind_scope(user)
     items = list(_adjudicable(queue, user, scope=scope)[:limit])
     labels = _labels_by_item(items)
-    return [{**item_content(item), "stratum": item.stratum, "labels": labels[item.pk]} for item in items]
+    out = [{**item_content(item), "stratum": item.stratum, "labels": labels[item.pk]} for item in items]
+    if queue.criteria and items:
+        extra = _criterion_disputes(queue, items, labels)
+        for row, item in zip(out, items, strict=True):
+            row.update(extra[item.pk])
+    return out
+
+
+def _criterion_disputes(queue: Queue, items: list[QueueItem], labels: dict[int, list[dict]]) -> dict[int, dict]:
+    """What a queue that grades criteria adds to each disputed item: whether its verdicts differ, and each
+    criterion with every annotator's value, whether it is disputed and any adjudicated value. A fixed
+    number of statements however many items."""
+    criteria = queue_criteria(queue, queue_dataset_id(queue))
+    names = [c.name for c in criteria]
+    given = values_by_item(items, names)
+    settled = adjudicated_values([i.answer_id for i in items], names)
+    who = dict(
+        Assignment.objects.filter(item_id__in=[i.pk for i in items]).values_list("annotator_id", "annotator__username")
+    )
+    out = {}
+    for item in items:
+        disputed = set(disputed_criteria(queue, criteria, given[item.pk]))
+        mine = settled.get(item.answer_id, {})
+        out[item.pk] = {
+            "verdict_disputed": len({label["verdict"] for label in labels[item.pk]}) > 1,
+            "disputed_criteria": [n for n in names if n in disputed],
+            "criteria": [
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "values": list(c.values),
+                    "given": sorted(
+                        (
+                            {"annotator": who[uid], "value": v[c.name]}
+                            for uid, v in given[item.pk].items()
+                            if c.name in v
+                        ),
+                        key=lambda g: g["annotator"],
+                    ),
+                    "disputed": c.name in disputed,
+                    "adjudicated": mine.get(c.name),
+                }
+                for c in criteria
+            ],
+        }
+    return out
 
 
 def adjudication_next(queue: Queue, user, *, scope: BlindScope) -> tuple[dict | None, int]:

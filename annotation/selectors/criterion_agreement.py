@@ -9,6 +9,7 @@ from typing import Any
 
 from annotation.models import Criterion, CriterionLabel
 from annotation.selectors.blind import BlindScope
+from annotation.selectors.criterion_finals import criterion_finals
 from annotation.selectors.datasets import version_strata
 from annotation.selectors.runs import run_get
 from evalapp.errors import NotFound, Problem, ServiceError
@@ -130,7 +131,9 @@ def criterion_agreement(
                 if k in ("n", "raw_agreement", "kappa", "reason", "confusion")
             },
         }
-    finals = finals_of(by_answer)
+    # Final as the outputs read it: adjudicated, agreed, or within a queue's tolerance (criterion_finals).
+    settled = criterion_finals(name=criterion, run_pk=run.pk)
+    finals = {answer_id: settled.get(answer_id) for answer_id in by_answer}
     disputed = sorted(qids[a] for a, v in finals.items() if v is None)
     return {
         "run": run.run_id,

@@ -13,6 +13,7 @@ from annotation.models import (
     QueueItem,
 )
 from annotation.selectors.blind import OPERATOR, BlindScope
+from annotation.selectors.queue_criteria_stats import queue_criteria_stats
 from annotation.selectors.queue_pairs import (
     PairCount,
     disagreement_counts,
@@ -163,7 +164,8 @@ def queue_stats(
 
     The pairs are counted by the database (`pair_counts`) and handed to evalstats as counts, and only a
     page of disagreements is read, so the cost does not grow with the items beyond the database's own scan;
-    only the multi-rater figures read every label.
+    only the multi-rater figures read every label. A queue that grades criteria adds `criteria`, per
+    criterion its agreement, disputed and adjudicated counts (queue_criteria_stats).
     """
     counts = pair_counts(queue, scope)
     report = _pairwise_report(queue, scope, counts, iters=iters, seed=seed)
@@ -198,7 +200,7 @@ def queue_stats(
             k: result[k]
             for k in ("n_items", "raters", "fleiss_kappa", "krippendorff_alpha", "alpha_ci95", "metric", "warnings")
         }
-    return {
+    out = {
         "queue": queue.pk,
         "name": queue.name,
         "kind": queue.kind,
@@ -210,3 +212,6 @@ def queue_stats(
         **queue_reviews(queue, scope, offset=reviews_offset, limit=reviews_limit),
         "multi_rater": multi,
     }
+    if queue.criteria:
+        out["criteria"] = queue_criteria_stats(queue, scope=scope)
+    return out

@@ -22,6 +22,14 @@ from annotation.models import (
     VersionEntry,
 )
 from annotation.selectors.blind import BlindScope, blind_scope
+from annotation.selectors.queue_criteria import (
+    adjudicated_values,
+    criteria_payload,
+    item_criteria,
+    item_disputes,
+    own_values,
+    values_by_item,
+)
 from evalapp.errors import NotFound
 from evalapp.roles import user_roles
 from evalapp.validation import as_id
@@ -85,12 +93,17 @@ def item_content(item: QueueItem) -> dict:
     }
 
 
-def next_payload(claim) -> dict:
-    """The POST next/ answer: the item's content and the lease, nothing more."""
+def next_payload(claim, queue: Queue | None = None) -> dict:
+    """The POST next/ answer: the item's content and the lease and, in a queue that grades criteria, their
+    definitions (`criteria`); nothing more (no one's label or value)."""
     item = claim.item
     if not QueueItem.answer.is_cached(item) or not Answer.run.is_cached(item.answer):
         item = QueueItem.objects.select_related("answer__run").get(pk=claim.item.pk)
-    return {**item_content(item), "lease_expires_at": claim.lease_expires_at.isoformat()}
+    out = {**item_content(item), "lease_expires_at": claim.lease_expires_at.isoformat()}
+    queue = queue or claim.item.queue
+    if queue.criteria:
+        out["criteria"] = criteria_payload(item_criteria(queue, item), queue)
+    return out
 
 
 def _label_row(r: HumanLabel) -> dict:
@@ -102,14 +115,18 @@ def _label_row(r: HumanLabel) -> dict:
     }
 
 
-def _labels_on(item: QueueItem) -> list[dict]:
+def _labels_on(item: QueueItem, names: list[str]) -> list[dict]:
+    """The item's submitted labels, each with its criterion values (`values`) when the queue grades some."""
     ids = list(Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True))
     rows = (
         HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=ids)
         .select_related("annotator")
         .order_by("labelled_at", "id")
     )
-    return [_label_row(r) for r in rows]
+    if not names:
+        return [_label_row(r) for r in rows]
+    given = values_by_item([item], names)[item.pk]
+    return [{**_label_row(r), "values": given.get(r.annotator_id, {})} for r in rows]
 
 
 def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = None) -> dict:
@@ -120,6 +137,8 @@ def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = Non
     policies.check_can_view_item(user_id=user.pk, roles=user_roles(user), pool_ids=pool_ids(queue))
     scope = scope if scope is not None else blind_scope(user)
     out = item_content(item)
+    criteria = item_criteria(queue, item)
+    names = [c.name for c in criteria]
     mine = Assignment.objects.filter(item=item, annotator=user).first()
     own = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=user).first() if mine else None
     complete = policies.can_see_labels(labels_in=item.done, overlap=queue.overlap) and scope.can_read_answer(
@@ -138,9 +157,17 @@ def item_for_user(queue: Queue, item_id, user, *, scope: BlindScope | None = Non
             ),
         }
     )
+    if queue.criteria:
+        out["criteria"] = criteria_payload(criteria, queue)
+        if out["my_label"] is not None:
+            out["my_label"]["values"] = own_values(item.answer_id, user.pk, names)
     if complete:
         out["status"] = item.status
-        out["labels"] = _labels_on(item)
+        out["labels"] = _labels_on(item, names)
+        if queue.criteria:
+            _verdict_disputed, disputed = item_disputes(queue, item)
+            out["disputed_criteria"] = disputed
+            out["criterion_adjudications"] = adjudicated_values([item.answer_id], names).get(item.answer_id, {})
         adjudication = Adjudication.objects.filter(answer_id=item.answer_id).order_by("-at", "-id").first()
         out["adjudication"] = (
             {

@@ -131,6 +131,7 @@ def _renew_own_claim(queue: Queue, annotator, now: datetime, held: tuple[int, in
         return None
     mine.lease_expires_at = now + timedelta(seconds=queue.lease_seconds)
     mine.save(update_fields=["lease_expires_at"])
+    item.queue = queue  # the payload reads the queue's criteria without another statement
     return Claim(item=item, lease_expires_at=mine.lease_expires_at, renewed=True)
 
 
@@ -306,6 +307,7 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
         )
     item.taken += 1
     item.save(update_fields=["taken"])
+    item.queue = queue  # the payload reads the queue's criteria without another statement
     return Claim(item=item, lease_expires_at=lease, renewed=False), False
 
 

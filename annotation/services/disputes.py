@@ -8,6 +8,7 @@ from annotation import policies
 from annotation.models import Adjudication, Answer, QueueItem
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.disputes import dispute_get
+from annotation.services.labelling import settle_status
 from annotation.services.labels import VERDICT_VALUES, adjudication_record
 from evalapp.errors import Problem, ServiceError
 from evalapp.roles import user_roles
@@ -47,5 +48,9 @@ def dispute_adjudicate(*, key: str, adjudicator, verdict: str, reason: str) -> A
         shows_run=False,
     )
     adjudication = adjudication_record(answer=answer, adjudicator=adjudicator, verdict=verdict, reason=reason.strip())
-    QueueItem.objects.filter(answer=answer, status=QueueItem.DISPUTED).update(status=QueueItem.ADJUDICATED)
+    # An item also disputed on a criterion stays on its queue's list until that is settled too.
+    for item in QueueItem.objects.filter(answer=answer, status=QueueItem.DISPUTED).select_related(
+        "queue", "answer__run"
+    ):
+        settle_status(item.queue, item)
     return adjudication

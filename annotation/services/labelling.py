@@ -15,9 +15,11 @@ from annotation.models import (
     QueueItem,
     RelabelAudit,
 )
+from annotation.selectors.queue_criteria import item_criteria, item_disputes, outstanding, own_values
 from annotation.selectors.queues import pool_ids
 from annotation.services.audits import audit_evaluate
 from annotation.services.claims import Conflict, reason_check
+from annotation.services.criterion_values import values_check, values_write
 from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
@@ -29,7 +31,8 @@ from evalapp.validation import (
 )
 
 
-def _check_verdict(verdict) -> None:
+def check_verdict(verdict) -> None:
+    """400 naming the field unless `verdict` is correct or incorrect."""
     if verdict not in VERDICT_VALUES:
         raise ServiceError(
             "the label was not recorded",
@@ -40,24 +43,21 @@ def _check_verdict(verdict) -> None:
 class ChangeNeeded(Conflict):
     """A second label by the same annotator that does not say it is a change: 409, and nothing is written."""
 
-    def __init__(self, *, old: str, new: str, same_verdict: bool):
+    def __init__(self, *, old: str, new: str, same_verdict: bool, other_values: bool = False):
         self.old, self.new = old, new
-        if same_verdict:
+        if same_verdict and other_values:
+            super().__init__(f"you labelled this {old} with other criterion values; change them?")
+        elif same_verdict:
             super().__init__(f"you labelled this {old} with another comment; change it?")
         else:
             super().__init__(f"you labelled this {old}; change to {new}?")
 
 
 def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
-    annotator_ids = list(
-        Assignment.objects.filter(item=item, state=Assignment.DONE).values_list("annotator_id", flat=True)
-    )
-    verdicts = set(
-        HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=annotator_ids).values_list(
-            "verdict", flat=True
-        )
-    )
-    item.status = QueueItem.AGREED if len(verdicts) == 1 else QueueItem.DISPUTED
+    """The item's status once all its labels are in: disputed when the verdicts differ or the values of
+    one of the queue's criteria disagree (beyond its tolerance), agreed otherwise."""
+    verdict_disputed, disputed = item_disputes(queue, item)
+    item.status = QueueItem.DISPUTED if verdict_disputed or disputed else QueueItem.AGREED
     item.completed_at = now
     final_label_refresh(answer_ids=[item.answer_id])
 
@@ -73,8 +73,13 @@ def label_submit(
     active_seconds: float | None = None,
     change: bool = False,
     now: datetime | None = None,
+    values: dict[str, str] | None = None,
 ) -> tuple[HumanLabel, str]:
     """Record the annotator's verdict on an item they hold; through label_write, so history is kept.
+
+    A queue that grades criteria needs `values`, one of each criterion's values by name; they are written
+    (CriterionLabel, history in CriterionLabelEvent) in the same transaction as the verdict, and a bad or
+    missing one is 400 naming the criterion and its values, with nothing written.
 
     Until the item has all its labels the annotator may change their own, but only by saying so
     (`change`): a second label without it (a form resent from a stale page) is refused with 409
@@ -82,17 +87,27 @@ def label_submit(
     complete, 409. A late submit on a lapsed lease is taken only while the slot is still free; once
     the item was handed to someone else it is refused (409) and nothing is written.
     """
-    _check_verdict(verdict)
+    check_verdict(verdict)
     raise_problems(
         "the label is not valid; nothing was written",
         text_problem(rationale or "", "rationale", max_length=TEXT_MAX),
         seconds_problem(active_seconds),
     )
     now = now or timezone.now()
-    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
+    item = (
+        QueueItem.objects.select_for_update(of=("self", "answer"))
+        .select_related("answer__run")
+        .filter(queue=queue, pk=item_id)
+        .first()
+    )
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
     policies.check_can_label(user_id=annotator.pk, pool_ids=pool_ids(queue))
+    criteria = item_criteria(queue, item)
+    problems = values_check(criteria, values)
+    if problems:
+        raise ServiceError("the label was not recorded: criterion values are missing or not allowed", problems)
+    values = values or {}
     mine = Assignment.objects.filter(item=item, annotator=annotator).first()
     if mine is None:
         raise Conflict("you have not been handed this item; ask for the next item")
@@ -104,11 +119,17 @@ def label_submit(
         current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
         if current is not None and not change:
             same_verdict = current.verdict == verdict
-            if same_verdict and (not rationale or rationale == current.rationale):
+            same_values = own_values(item.answer_id, annotator.pk, [c.name for c in criteria]) == values
+            if same_verdict and same_values and (not rationale or rationale == current.rationale):
                 return current, "unchanged"
-            raise ChangeNeeded(old=current.verdict, new=verdict, same_verdict=same_verdict)
+            raise ChangeNeeded(
+                old=current.verdict,
+                new=verdict,
+                same_verdict=same_verdict,
+                other_values=not same_values and (not rationale or rationale == current.rationale),
+            )
         # Changing one's own label before the item is complete: same slot, history in LabelEvent.
-        return label_write(
+        label, outcome = label_write(
             answer=item.answer,
             annotator=annotator,
             verdict=verdict,
@@ -117,6 +138,8 @@ def label_submit(
             active_seconds=active_seconds,
             refresh_final=False,
         )
+        written = values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values)
+        return label, "changed" if written and outcome == "unchanged" else outcome
     if mine.state == Assignment.EXPIRED:
         if item.taken >= queue.overlap:
             raise Conflict(
@@ -136,6 +159,7 @@ def label_submit(
         active_seconds=active_seconds,
         refresh_final=False,
     )
+    values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values, at=now)
     item.done += 1
     if item.done >= queue.overlap:
         _complete(item, queue, now)
@@ -149,10 +173,14 @@ def label_submit(
 
 
 @transaction.atomic
-def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "") -> tuple[HumanLabel, str]:
+def label_revise(
+    *, queue: Queue, item_id: int, annotator, verdict: str, rationale: str = "", values: object = None
+) -> tuple[HumanLabel, str]:
     """Change one's own label on a complete item: a new audited round (round + 1 in LabelEvent), the item's
-    agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind."""
-    _check_verdict(verdict)
+    agreement recomputed. Such changes are what relabel_audit --changed-by samples and checks blind. In a
+    queue that grades criteria, `values` (every criterion's, as label_submit takes them) change those too;
+    None leaves them as they are."""
+    check_verdict(verdict)
     if not isinstance(rationale, str) or not rationale.strip():
         raise ServiceError(
             "say why the label changes after the item was complete",
@@ -164,6 +192,10 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
     item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
+    criteria = item_criteria(queue, item) if values is not None else []
+    problems = values_check(criteria, values) if values is not None else []
+    if problems:
+        raise ServiceError("the label was not recorded: criterion values are missing or not allowed", problems)
     mine = Assignment.objects.filter(item=item, annotator=annotator, state=Assignment.DONE).first()
     if mine is None:
         raise Conflict("you have no label on this item to revise")
@@ -179,6 +211,8 @@ def label_revise(*, queue: Queue, item_id: int, annotator, verdict: str, rationa
         round=(current.round if current else 1) + 1,
         refresh_final=False,
     )
+    if isinstance(values, dict) and criteria:
+        values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values)
     if item.status != QueueItem.ADJUDICATED:
         _complete(item, queue, item.completed_at or timezone.now())
         item.save(update_fields=["status", "completed_at"])
@@ -214,16 +248,15 @@ def item_annotator_ids(item: QueueItem) -> set[int]:
     return ids
 
 
-@transaction.atomic
-def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, reason: str) -> Adjudication:
-    """Record the final verdict on an item whose labels disagree; never by one of its annotators."""
-    _check_verdict(verdict)
-    if not isinstance(reason, str) or not reason.strip():
-        raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
-    raise_problems(
-        "the decision is not valid; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX)
+def adjudicable_item(*, queue: Queue, item_id: int, adjudicator) -> QueueItem:
+    """The item locked for an adjudication by this user, or the refusal: unknown item 404, one of its
+    annotators or not an adjudicator 403, its answer blind to them 403, labels still coming or agreeing 409."""
+    item = (
+        QueueItem.objects.select_for_update(of=("self", "answer"))
+        .select_related("answer__run")
+        .filter(queue=queue, pk=item_id)
+        .first()
     )
-    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
     policies.check_can_adjudicate(
@@ -244,9 +277,28 @@ def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, re
         raise Conflict(f"this item has {item.done} of its {queue.overlap} labels; adjudicate once all are in")
     if item.status == QueueItem.AGREED:
         raise Conflict("the labels on this item agree; there is nothing to adjudicate")
+    return item
+
+
+def settle_status(queue: Queue, item: QueueItem) -> None:
+    """Mark the item adjudicated once nothing it is disputed on is left unsettled (the verdict and each
+    disputed criterion); until then it stays disputed, and on the adjudication list."""
+    item.status = QueueItem.DISPUTED if outstanding(queue, item) else QueueItem.ADJUDICATED
+    item.save(update_fields=["status"])
+
+
+@transaction.atomic
+def item_adjudicate(*, queue: Queue, item_id: int, adjudicator, verdict: str, reason: str) -> Adjudication:
+    """Record the final verdict on an item whose labels disagree; never by one of its annotators."""
+    check_verdict(verdict)
+    if not isinstance(reason, str) or not reason.strip():
+        raise ServiceError("give the reason for the decision", [Problem("must be a non-empty string", field="reason")])
+    raise_problems(
+        "the decision is not valid; nothing was written", text_problem(reason, "reason", max_length=TEXT_MAX)
+    )
+    item = adjudicable_item(queue=queue, item_id=item_id, adjudicator=adjudicator)
     adjudication = adjudication_record(
         answer=item.answer, adjudicator=adjudicator, verdict=verdict, reason=reason.strip()
     )
-    item.status = QueueItem.ADJUDICATED
-    item.save(update_fields=["status"])
+    settle_status(queue, item)
     return adjudication

@@ -21,6 +21,7 @@ from annotation.models import (
     VersionEntry,
 )
 from annotation.models.queues import new_item_key
+from annotation.services.criterion_values import queue_criteria_check
 from annotation.services.labels import final_labels_refresh_where
 from evalapp.bulk import insert_rows
 from evalapp.errors import Problem, ServiceError
@@ -140,10 +141,15 @@ def queue_create(
     lease_seconds: int = DEFAULT_LEASE_SECONDS,
     created_by=None,
     kind: str = Queue.KIND_LABELLING,
+    criteria: object = None,
+    tolerance: object = None,
 ) -> Queue:
     """Create a queue over a whole run, a stratified sample of a run (`sample`), or an explicit item list.
 
-    Every problem is reported at once (field named); nothing is written unless all is well.
+    `criteria` names the criteria of the answers' dataset an annotator grades beside the verdict (none:
+    the verdict alone); `tolerance` gives, per ordinal criterion, how many steps apart two values may be
+    and still agree (default 0). Every problem is reported at once (field named); nothing is written
+    unless all is well.
     """
     problems: list[Problem] = []
     found = text_problem(name, "name", max_length=NAME_MAX, required=True)
@@ -211,6 +217,9 @@ def queue_create(
         )
     seed = seed if seed is not None else secrets.randbits(31)
     chosen = _resolve_items(run_id=run_id, items=items, sample=sample, seed=seed, problems=problems)
+    criteria, tolerance = queue_criteria_check(
+        criteria=criteria, tolerance=tolerance, answers=[answer for answer, _s in chosen], problems=problems
+    )
     if isinstance(name, str) and name.strip():
         # Annotators see the queue's name: it must not tell them which system or run made the answers.
         runs = {answer.run_id for answer, _stratum in chosen}
@@ -241,6 +250,8 @@ def queue_create(
             seed=seed,
             size=len(chosen),
             created_by=created_by,
+            criteria=criteria,
+            tolerance=tolerance,
         )
         QueueRubric.objects.create(queue=queue, number=1, text=rubric, created_by=created_by)
         QueueMember.objects.bulk_create([QueueMember(queue=queue, user=u) for u in pool])

@@ -36,8 +36,10 @@ from annotation.selectors.queues import (
     rework_feedback,
 )
 from annotation.services.claims import item_skip, queue_next, queue_peek
+from annotation.services.criterion_adjudication import criterion_adjudicate
 from annotation.services.labelling import ChangeNeeded, item_adjudicate, item_flag, label_submit
 from annotation.services.queues import queue_create
+from annotation.views.criterion_controls import criterion_controls, posted_values
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
@@ -79,6 +81,8 @@ def queue_new(request):
                 run_id=f["run_id"] or None,
                 sample=f["sample"],
                 created_by=request.user,
+                criteria=f["criteria"],
+                tolerance=f["tolerance"],
             )
         except ServiceError as exc:
             context["error"] = page_text(exc)
@@ -130,6 +134,7 @@ def _item_context(request, queue, claim, error=None, notice=None, feedback=None)
                 "lease_text": lease_text(claim.lease_expires_at - timezone.now()),
             }
         )
+        context.update(criterion_controls(context["item"].get("criteria", []), labelling=True))
     return context
 
 
@@ -190,6 +195,7 @@ def queue_label_submit(request, queue_id, item_id):
             rationale=f["rationale"],
             active_seconds=f["active_seconds"],
             change=f["change"],
+            values=posted_values(request) if queue.criteria else None,
         )
     except NotFound:
         raise
@@ -197,7 +203,13 @@ def queue_label_submit(request, queue_id, item_id):
         if not _is_htmx(request):
             messages.error(request, str(exc))
             return redirect("queue-item-mine", queue_id=queue.pk, item_id=item.key)
-        context = {"queue": queue, "confirm": exc, "item_id": item.key, "rationale": f["rationale"]}
+        context = {
+            "queue": queue,
+            "confirm": exc,
+            "item_id": item.key,
+            "rationale": f["rationale"],
+            "values": sorted(posted_values(request).items()),
+        }
         return render(request, "annotation/queues/_confirm_change.html", context, status=409)
     except ServiceError as exc:
         error = page_text(exc)
@@ -276,11 +288,12 @@ def queue_item_mine(request, queue_id, item_id):
     while the item is open. Nothing of anyone else's label (item_for_user holds the blind rule)."""
     queue = queue_get(queue_id)
     item = item_for_user(queue, item_id, request.user, scope=blind_scope(request.user))
-    return render(
-        request,
-        "annotation/queues/item_mine.html",
-        {"queue": queue, "item": item, "previous": previous_items(queue, request.user, limit=10)},
-    )
+    context = {"queue": queue, "item": item, "previous": previous_items(queue, request.user, limit=10)}
+    if item.get("criteria"):
+        mine = (item.get("my_label") or {}).get("values") or {}
+        context.update(criterion_controls(item["criteria"], labelling=True, chosen=mine))
+        context["my_values"] = [(c["name"], mine.get(c["name"])) for c in item["criteria"]]
+    return render(request, "annotation/queues/item_mine.html", context)
 
 
 @never_cache
@@ -289,7 +302,11 @@ def queue_adjudicate(request, queue_id):
     """One disputed item at a time, both labels and rationales side by side with the gold passage."""
     queue = queue_get(queue_id)
     item, remaining = adjudication_next(queue, request.user, scope=blind_scope(request.user))
-    return render(request, "annotation/queues/adjudicate.html", {"queue": queue, "item": item, "remaining": remaining})
+    context = {"queue": queue, "item": item, "remaining": remaining}
+    if item is not None and item.get("criteria"):
+        item["verdict_optional"] = not item["verdict_disputed"]
+        context.update(criterion_controls(item["criteria"], labelling=False))
+    return render(request, "annotation/queues/adjudicate.html", context)
 
 
 @require_POST
@@ -298,14 +315,25 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     """Record the adjudicator's final verdict and reason, then the next disputed item."""
     queue = queue_get(queue_id)
     item = _item_or_404(queue, item_id)
+    values = posted_values(request)
     try:
-        item_adjudicate(
-            queue=queue,
-            item_id=item.pk,
-            adjudicator=request.user,
-            verdict=request.POST.get("verdict", ""),
-            reason=request.POST.get("reason", ""),
-        )
+        if values:
+            criterion_adjudicate(
+                queue=queue,
+                item_id=item.pk,
+                adjudicator=request.user,
+                values=values,
+                reason=request.POST.get("reason", ""),
+                verdict=request.POST.get("verdict") or None,
+            )
+        else:
+            item_adjudicate(
+                queue=queue,
+                item_id=item.pk,
+                adjudicator=request.user,
+                verdict=request.POST.get("verdict", ""),
+                reason=request.POST.get("reason", ""),
+            )
     except NotFound:
         raise
     except ServiceError as exc:
@@ -313,7 +341,10 @@ def queue_adjudicate_submit(request, queue_id, item_id):
     except PermissionDenied as exc:
         messages.error(request, f"The verdict was not recorded: {exc}.")
     else:
-        messages.info(request, f"Item {item_id} resolved as {request.POST.get('verdict')}.")
+        settled = [f"{name} {value}" for name, value in values.items()]
+        if request.POST.get("verdict"):
+            settled.insert(0, str(request.POST.get("verdict")))
+        messages.info(request, f"Item {item_id} resolved as {', '.join(settled)}.")
     return redirect("queue-adjudicate", queue_id=queue.pk)
 
 

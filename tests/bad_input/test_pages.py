@@ -52,6 +52,7 @@ API_ROUTES = [
     ("api-queue-rubric", {"queue_id": "MISSING"}, "post", {"rubric": "r"}),
     ("api-queue-next", {"queue_id": "MISSING"}, "post", None),
     ("api-queue-stats", {"queue_id": "MISSING"}, "get", None),
+    ("api-queue-disputes", {"queue_id": "MISSING"}, "get", None),
     ("api-queue-label-time", {"queue_id": "MISSING"}, "get", None),
     ("api-queue-item", {"queue_id": "MISSING", "item_id": 1}, "get", None),
     ("api-queue-item", {"queue_id": "QUEUE", "item_id": "MISSING"}, "get", None),

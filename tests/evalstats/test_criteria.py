@@ -75,3 +75,22 @@ def test_passes_refuses_a_value_outside_the_definition_and_a_rule_that_is_not_th
         d.passes("6")
     with pytest.raises(ValueError, match="no pass rule"):
         definition("f", "ordinal", FIVE).passes("4")
+
+
+def test_values_agree_when_equal_or_within_the_ordinal_tolerance():
+    from evalstats.criteria import agreed_value, in_agreement
+
+    scale = definition("faithfulness", "ordinal", FIVE)
+    tone = definition("tone", "categorical", ["rude", "neutral", "kind"])
+    assert [in_agreement(scale, v, t) for v, t in [(["3", "3"], 0), (["3", "4"], 0), (["3", "4"], 1)]] == [
+        True,
+        False,
+        True,
+    ]
+    assert in_agreement(scale, ["2", "4"], 1) is False and in_agreement(scale, ["2", "3", "4"], 2) is True
+    assert in_agreement(tone, ["rude", "kind"], 3) is False and in_agreement(scale, [], 0) is True
+    assert agreed_value(scale, ["4", "3"], 1) == "3"
+    assert agreed_value(scale, ["4", "4"], 0) == "4"
+    assert agreed_value(scale, ["5", "3"], 1) is None
+    assert agreed_value(tone, ["kind", "kind"], 0) == "kind"
+    assert agreed_value(scale, [], 1) is None

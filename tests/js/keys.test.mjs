@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { isTextEntry, isTyping, listKey, taggingKey, TAGGING_KEYS } from "../../static/js/tagging/keys.js";
-import { isTyping as isTypingLabel, labellingKey } from "../../static/js/labelling/keys.js";
+import { criterionKey, isTyping as isTypingLabel, labellingKey } from "../../static/js/labelling/keys.js";
 
 const body = { tagName: "BODY" };
 const key = (k, extra = {}) => ({ key: k, target: body, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...extra });
@@ -135,5 +135,25 @@ describe("the labelling pages", () => {
     assert.equal(isTypingLabel({ tagName: "INPUT", type: "radio" }), false);
     assert.equal(isTypingLabel({ tagName: "INPUT", type: "search" }), true);
     assert.deepEqual(labellingKey(key("2", { target: { tagName: "INPUT", type: "radio" } }), form), { action: "incorrect", prevent: true });
+  });
+});
+
+describe("a criterion's radio group on the labelling page", () => {
+  test("digits pick an ordinal scale's values in order, letters a categorical one's", () => {
+    const scale = { kind: "ordinal", count: 5 };
+    const tone = { kind: "categorical", count: 3 };
+    assert.deepEqual(["1", "3", "5", "6", "a"].map((k) => criterionKey(key(k), scale)), [0, 2, 4, null, null]);
+    assert.deepEqual(["a", "b", "c", "d", "1"].map((k) => criterionKey(key(k), tone)), [0, 1, 2, null, null]);
+  });
+
+  test("a modified key or a named key is never a value", () => {
+    const scale = { kind: "ordinal", count: 5 };
+    assert.equal(criterionKey(key("1", { ctrlKey: true }), scale), null);
+    assert.equal(criterionKey(key("Enter"), scale), null);
+  });
+
+  test("c goes to the first criterion from anywhere outside a text box", () => {
+    const form = { hasForm: true, inForm: () => true };
+    assert.deepEqual(labellingKey(key("c"), form), { action: "criteria", prevent: true });
   });
 });

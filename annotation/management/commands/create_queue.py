@@ -4,7 +4,7 @@ from annotation.services.queues import (
     queue_create,
 )
 from evalapp.commands import EvalCommand
-from evalapp.errors import ServiceError
+from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import read_jsonl, read_text_file, require_file
 
 
@@ -24,6 +24,15 @@ class Command(EvalCommand):
         parser.add_argument("--annotator", action="append", default=[], help="a username in the pool (repeatable)")
         parser.add_argument("--rubric-file")
         parser.add_argument("--lease-seconds", type=int, default=DEFAULT_LEASE_SECONDS)
+        parser.add_argument(
+            "--criterion", action="append", default=[], help="a criterion of the run's dataset to grade (repeatable)"
+        )
+        parser.add_argument(
+            "--tolerance",
+            action="append",
+            default=[],
+            help="NAME=STEPS: an ordinal criterion's values this many ranks apart still agree (repeatable)",
+        )
 
     def run(self, **o):
         items = None
@@ -37,6 +46,15 @@ class Command(EvalCommand):
                     items.append(obj)
             if problems:
                 raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was written", problems)
+        tolerance: dict[str, object] = {}
+        for given in o["tolerance"]:
+            name, sep, steps = given.partition("=")
+            if not sep or not steps.strip().lstrip("-").isdigit():
+                raise ServiceError(
+                    "cannot create the queue; nothing was written",
+                    [Problem(f"{given!r} must be NAME=STEPS (a whole number)", field="tolerance")],
+                )
+            tolerance[name.strip()] = int(steps)
         rubric = read_text_file(o["rubric_file"], field="rubric-file") if o.get("rubric_file") else ""
         queue = queue_create(
             name=o["name"],
@@ -48,6 +66,8 @@ class Command(EvalCommand):
             sample=o.get("sample"),
             seed=o.get("seed"),
             lease_seconds=o["lease_seconds"],
+            criteria=o["criterion"],
+            tolerance=tolerance,
         )
         return {"id": queue.pk, "items": queue.items.count()}, 0
 

@@ -1,6 +1,9 @@
 /* The key map of the labelling and adjudication pages: 1 correct, 2 incorrect, r comment/reason, Enter
- * submit and next, Esc leaves the text box, ? help; on the labelling page also s skip, f flag, p previous
- * and g guideline (each opens its panel). A key event resolves to {action, prevent} or null. */
+ * submit and next, Esc leaves the text box, c the first criterion, ? help; on the labelling page also s
+ * skip, f flag, p previous and g guideline (each opens its panel). A key event resolves to {action,
+ * prevent} or null. Inside a criterion's radio group its own keys come first (criterionKey): digits
+ * 1..9 for an ordinal scale's values in order, letters a, b, c... for a categorical one's; a key the
+ * group does not use falls through to the page's map. */
 
 export const LABEL_KEYS = {
   "1": "correct",
@@ -11,8 +14,20 @@ export const LABEL_KEYS = {
   "f": "flag",
   "p": "previous",
   "g": "guideline",
+  "c": "criteria",
   "?": "help",
 };
+
+const ORDINAL_KEYS = "123456789";
+const CATEGORICAL_KEYS = "abcdefghijklmnopqrstuvwxyz";
+
+/* The value index a key picks in a criterion's group of `count` values of `kind`, or null. */
+export function criterionKey(ev, { kind, count }) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || typeof ev.key !== "string" || ev.key.length !== 1) return null;
+  const keys = kind === "ordinal" ? ORDINAL_KEYS : CATEGORICAL_KEYS;
+  const at = keys.indexOf(ev.key);
+  return at >= 0 && at < count ? at : null;
+}
 
 /* A text box, where keys type rather than act (radio buttons and checkboxes do not count). */
 export function isTyping(el) {

@@ -3,7 +3,7 @@
  * matters (leases, blindness); this is comfort. */
 
 import { createItemClock } from "./clock.js";
-import { labellingKey } from "./keys.js";
+import { criterionKey, labellingKey } from "./keys.js";
 import { RENEW_MS, renewLease, showLeases } from "./lease.js";
 import { clearPreloaded, restoredFromCache, showPreloaded } from "./preload.js";
 
@@ -58,6 +58,31 @@ function onItemShown() {
   }
 }
 
+const groups = () => Array.from(document.querySelectorAll("form[data-keyboard-form] fieldset[data-criterion]"))
+  .filter((g) => g.querySelector("input[type=radio]"));
+
+/* Focus a criterion group on its chosen value (or its first), as Tab does for a radio group. */
+function focusGroup(group) {
+  const radio = group.querySelector("input[type=radio]:checked") || group.querySelector("input[type=radio]");
+  if (radio) { radio.focus(); }
+}
+
+/* A key inside a criterion's group: pick that value, then move on to the next group, or back to the form
+ * (where 1 and 2 are the verdict again) after the last. True when the key was the group's. */
+function criterionPick(event) {
+  const group = event.target && event.target.closest && event.target.closest("fieldset[data-criterion]");
+  if (!group || !group.closest("form[data-keyboard-form]")) { return false; }
+  const radios = Array.from(group.querySelectorAll("input[type=radio]"));
+  const at = criterionKey(event, { kind: group.dataset.kind, count: radios.length });
+  if (at === null) { return false; }
+  event.preventDefault();
+  radios[at].checked = true;
+  const all = groups();
+  const next = all[all.indexOf(group) + 1];
+  if (next) { focusGroup(next); } else { form().focus({ preventScroll: true }); }
+  return true;
+}
+
 /* Open a panel (skip, flag, previous, guideline) and put the focus in it. */
 function openPanel(selector, focusSelector) {
   const panel = document.querySelector(selector);
@@ -82,6 +107,7 @@ const actions = {
     if (text) { event.preventDefault(); text.focus(); }
   },
   help: toggleHelp,
+  criteria: () => { const first = groups()[0]; if (first) { focusGroup(first); } },
   skip: () => openPanel("details[data-skip]", "input[name=reason]"),
   flag: () => openPanel("details[data-flag]", "input[name=reason]"),
   previous: () => openPanel("details[data-previous]", "a"),
@@ -93,6 +119,7 @@ const actions = {
 
 document.addEventListener("keydown", (event) => {
   const help = document.getElementById("kbd-help");
+  if (!(help && help.open) && criterionPick(event)) { return; }
   const key = labellingKey(event, {
     helpOpen: !!(help && help.open),
     hasForm: !!form(),
