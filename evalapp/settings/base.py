@@ -248,7 +248,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Each kind of work on a queue of its own, so a 100,000-answer grading cannot starve a 100-item calibration:
 # run a worker per queue (`celery -A evalapp worker -Q grading`); a worker started without -Q takes every
 # queue listed here, as `make run`'s does. Imports go to their own queue as well.
-CELERY_TASK_QUEUES = [Queue(name) for name in ("celery", "calibration", "grading", "imports", "housekeeping")]
+CELERY_TASK_QUEUES = [Queue(name) for name in ("celery", "calibration", "grading", "imports", "housekeeping")]  # type: ignore[no-untyped-call]
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     "calibration.dispatch_run": {"queue": "calibration"},
