@@ -29,14 +29,14 @@ venv-lint: $(VENV)/.installed-lint
 
 # Install, migrate, load the demo, then serve the web app and a Celery worker together; Ctrl-C stops both.
 # The worker embeds beat (--beat; schedule file var/celerybeat-schedule), which runs the stall sweep that
-# resumes calibrations and gradings whose worker died. tools/serve.py runs both and stops each once on Ctrl-C;
+# resumes calibrations and gradings whose worker died. evalapp/serve.py runs both and stops each once on Ctrl-C;
 # the address and the demo users (seed_demo's listing) are printed after the worker's banner.
 run: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@mkdir -p $(RUN_DIR)
 	$(PY) manage.py seed_demo > $(RUN_DIR)/seed_demo.txt
-	@$(PY) tools/serve.py --host $(HOST) --port $(PORT) --notice $(RUN_DIR)/seed_demo.txt
+	@$(PY) -m evalapp.serve --host $(HOST) --port $(PORT) --notice $(RUN_DIR)/seed_demo.txt
 
 # The whole test suite (browser tests skip with a reason where Chromium is not installed).
 test: venv

@@ -10,10 +10,15 @@ from pathlib import Path
 import environ
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(environ.Env().str("EVALAPP_VAR_DIR", default=str(BASE_DIR / "var")))
+# A checkout (manage.py beside the packages) keeps its pages in templates/ and static/ and its state in var/;
+# an installed wheel carries the pages in evalapp/site/ and keeps state under the current directory's var/.
+IN_CHECKOUT = (BASE_DIR / "manage.py").exists()
+SITE_DIR = BASE_DIR if IN_CHECKOUT else Path(__file__).resolve().parent / "site"
+HOME_DIR = BASE_DIR if IN_CHECKOUT else Path.cwd()
+VAR_DIR = Path(environ.Env().str("EVALAPP_VAR_DIR", default=str(HOME_DIR / "var")))
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False) if (BASE_DIR / ".env").exists() else None
+environ.Env.read_env(HOME_DIR / ".env", overwrite=False) if (HOME_DIR / ".env").exists() else None
 
 
 def laptop_secret_key() -> str:

@@ -1,11 +1,15 @@
-"""`make run`'s last step: the web server and a Celery worker (with beat) side by side, until Ctrl-C.
+"""`make run`'s and `evalapp run`'s last step: the web server and a Celery worker (with beat) side by side,
+until Ctrl-C.
 
 Each child runs in its own process group, so Ctrl-C reaches this script alone and each child is asked to
 stop exactly once (SIGTERM: Celery's warm shutdown, the server's exit); a child that has not stopped
 after --grace seconds is killed. The address and the demo users are printed once the worker says it is
 ready, so they are the last lines on screen rather than scrolled away by the worker's banner.
 
-    python tools/serve.py --host 127.0.0.1 --port 8000 [--notice FILE] [--grace 10]
+    python -m evalapp.serve --host 127.0.0.1 --port 8000 [--notice FILE] [--grace 10]
+
+Both children are started through this interpreter (`-m celery`, `-m evalapp runserver`), so it works from
+a checkout and from an installed wheel alike.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO, Any
 
 READY = "ready."
 
 
-def _pump(stream, ready: threading.Event) -> None:
+def _pump(stream: IO[str], ready: threading.Event) -> None:
     """Copy a child's output to ours, line by line, and note when the worker reports it is ready."""
     for line in iter(stream.readline, ""):
         sys.stdout.write(line)
@@ -31,7 +36,7 @@ def _pump(stream, ready: threading.Event) -> None:
             ready.set()
 
 
-def _stop(children: list[subprocess.Popen], grace: float) -> int:
+def _stop(children: list[subprocess.Popen[Any]], grace: float) -> int:
     # The main process only: Celery then stops its own pool (a signal to the whole group would kill the
     # pool's children under it and log each as an error).
     for child in children:
@@ -54,23 +59,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notice", help="a file whose text is printed, after the address, once the worker is ready")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds a child gets to stop before it is killed")
     args = parser.parse_args(argv)
-    bindir = Path(sys.executable).parent
     worker = subprocess.Popen(
-        [str(bindir / "celery"), "-A", "evalapp", "worker", "--beat", "--loglevel=INFO", "--concurrency=2"],
+        [sys.executable, "-m", "celery", "-A", "evalapp", "worker", "--beat", "--loglevel=INFO", "--concurrency=2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
     )
     web = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"], start_new_session=True
+        [sys.executable, "-m", "evalapp", "runserver", f"{args.host}:{args.port}", "--noreload"],
+        start_new_session=True,
     )
-    children = [worker, web]
+    children: list[subprocess.Popen[Any]] = [worker, web]
     ready = threading.Event()
+    assert worker.stdout is not None
     threading.Thread(target=_pump, args=(worker.stdout, ready), daemon=True).start()
     stopping = threading.Event()
 
-    def on_signal(signum, frame):
+    def on_signal(signum: int, frame: object) -> None:
         stopping.set()
 
     signal.signal(signal.SIGINT, on_signal)

@@ -1,4 +1,4 @@
-"""tools/serve.py (`make run`'s last step): Ctrl-C stops the web server and the worker once each, cleanly,
+"""evalapp/serve.py (`make run`'s last step): Ctrl-C stops the web server and the worker once each, cleanly,
 and the address is printed after the worker's banner."""
 
 import os
@@ -30,7 +30,7 @@ def test_ctrl_c_stops_both_children_once_and_cleanly(tmp_path):
     env.update(EVALAPP_VAR_DIR=str(tmp_path / "var"), DJANGO_SETTINGS_MODULE="evalapp.settings.base")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True)
     proc = subprocess.Popen(
-        [sys.executable, "tools/serve.py", "--port", str(port), "--notice", str(notice)],
+        [sys.executable, "-m", "evalapp.serve", "--port", str(port), "--notice", str(notice)],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
@@ -41,6 +41,7 @@ def test_ctrl_c_stops_both_children_once_and_cleanly(tmp_path):
     lines: list[str] = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        assert proc.stdout is not None
         line = proc.stdout.readline()
         if not line:
             break
