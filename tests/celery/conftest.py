@@ -36,6 +36,17 @@ def redis_available() -> bool:
         return False
 
 
+# Tests whose setup does not depend on the suite's database or broker (they bring their own) run once in CI:
+# those on Redis in the PostgreSQL + Redis pass, the rest in the embedded pass.
+ON_REDIS_PASS = os.environ.get("CELERY_BROKER_URL", "").startswith("redis://")
+redis_pass_only = pytest.mark.skipif(
+    not ON_REDIS_PASS, reason="runs in the suite's Redis pass (CELERY_BROKER_URL=redis://…)"
+)
+embedded_pass_only = pytest.mark.skipif(
+    ON_REDIS_PASS, reason="runs in the suite's embedded pass (no CELERY_BROKER_URL)"
+)
+
+
 class Stack:
     """A file database, a broker, a judge server and workers, all owned by one test."""
 

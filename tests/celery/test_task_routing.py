@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-pytestmark = pytest.mark.celery_worker
+from tests.celery.conftest import redis_pass_only
+
+pytestmark = [pytest.mark.celery_worker, redis_pass_only]
 
 
 @pytest.mark.parametrize("stack", ["redis"], indirect=True)

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.celery.conftest import embedded_pass_only
+
 REPO = Path(__file__).resolve().parents[2]
+# Building and installing the wheel does not depend on the suite's database or broker: once per CI run.
+pytestmark = embedded_pass_only
 
 
 @pytest.fixture(scope="module")
