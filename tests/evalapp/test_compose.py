@@ -117,7 +117,7 @@ def test_the_services_commands_run_as_processes(tmp_path):
                 log,
             )
         deadline = time.monotonic() + 120
-        status, body = 0, {}
+        status, body = 0, dict[str, str]()
         while time.monotonic() < deadline:
             try:
                 status, body = _get(f"http://127.0.0.1:{port}/readyz")
