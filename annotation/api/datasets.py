@@ -137,6 +137,7 @@ class CriteriaView(DeclaredOutput, APIView):
             kind=v["kind"],
             values=v.get("values"),
             pass_rule=v["pass_rule"],
+            guideline=v["guideline"],
             user=request.user,
         )
         body = s.CriterionSetSerializer({**criterion_row(made), "status": outcome}).data

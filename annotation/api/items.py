@@ -38,6 +38,7 @@ class QueueCriterionSerializer(serializers.Serializer):
     values = serializers.ListField(child=serializers.CharField(), help_text="in order (worst first when ordinal)")
     version = serializers.IntegerField()
     tolerance = serializers.IntegerField(help_text="ordinal: values this many steps apart agree")
+    guideline = serializers.CharField(allow_blank=True, help_text="what each value means, shown beside the control")
 
 
 class NextSerializer(serializers.Serializer):

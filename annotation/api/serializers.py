@@ -337,6 +337,13 @@ class CriterionInSerializer(serializers.Serializer):
     pass_rule = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=300, help_text="e.g. '>=4', 'in good|fine'"
     )
+    guideline = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=10_000,
+        help_text="what annotators read beside the control; a change is a new version",
+    )
 
 
 class CriterionSerializer(serializers.Serializer):
@@ -345,6 +352,7 @@ class CriterionSerializer(serializers.Serializer):
     kind = serializers.CharField()
     values = serializers.ListField(child=serializers.CharField())
     pass_rule = serializers.CharField(source="pass", allow_null=True)
+    guideline = serializers.CharField(allow_blank=True)
     passing = serializers.ListField(child=serializers.CharField(), allow_null=True)
     created_at = serializers.CharField()
     created_by = serializers.CharField(allow_null=True)

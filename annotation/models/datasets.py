@@ -161,6 +161,9 @@ class Criterion(models.Model):
     kind = models.CharField(max_length=20)
     values = models.JSONField()
     pass_rule = models.CharField(max_length=300, blank=True)
+    # What an annotator reads beside the control (what each value means); part of the definition, so a
+    # changed guideline is a new version and every value names the guideline it was given under.
+    guideline = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"

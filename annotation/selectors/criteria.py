@@ -16,6 +16,7 @@ def criterion_row(c: Criterion) -> dict[str, Any]:
         "kind": c.kind,
         "values": list(c.values),
         "pass": c.pass_rule or None,
+        "guideline": c.guideline,
         "passing": [v for v in c.values if v in passing] if passing is not None else None,
         "created_at": c.created_at.isoformat(),
         "created_by": c.created_by.username if c.created_by else None,

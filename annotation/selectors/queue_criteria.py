@@ -61,6 +61,7 @@ def criteria_payload(criteria: list[Criterion], queue: Queue) -> list[dict[str, 
             "values": list(c.values),
             "version": c.number,
             "tolerance": int((queue.tolerance or {}).get(c.name, 0)),
+            "guideline": c.guideline,
         }
         for c in criteria
     ]

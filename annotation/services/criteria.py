@@ -8,6 +8,7 @@ from django.db import transaction
 from annotation.models import Criterion, Dataset
 from annotation.selectors.datasets import dataset_get
 from evalapp.errors import Problem, ServiceError
+from evalapp.validation import TEXT_MAX
 from evalstats.criteria import DefinitionError, definition
 
 UNCHANGED, CREATED, NEW_VERSION = "unchanged", "created", "new version"
@@ -20,13 +21,21 @@ def criterion_set(
     kind: str,
     values: Sequence[str] | None,
     pass_rule: str = "",
+    guideline: str = "",
     user=None,
 ) -> tuple[Criterion, str]:
     """(the criterion's current version, what happened: created, new version or unchanged).
 
     The same definition again changes nothing; a different one becomes the next version beside the old,
-    which stays as it was. A bad definition is refused naming each problem, and nothing is written."""
+    which stays as it was; the `guideline` (what annotators read beside the control) is part of the
+    definition. A bad definition is refused naming each problem, and nothing is written."""
     dataset = dataset_get(dataset_name)
+    guideline = (guideline or "").strip()
+    if len(guideline) > TEXT_MAX:
+        raise ServiceError(
+            f"criterion {str(name)[:40]!r} is not valid; nothing was changed",
+            [Problem(f"at most {TEXT_MAX} characters, not {len(guideline)}", field="guideline")],
+        )
     try:
         checked = definition(name, kind, values, pass_rule)
     except DefinitionError as exc:
@@ -38,10 +47,11 @@ def criterion_set(
         # The dataset row is the lock that keeps two definitions from taking the same number.
         Dataset.objects.select_for_update().filter(pk=dataset.pk).first()
         latest = Criterion.objects.filter(dataset=dataset, name=checked.name).order_by("-number").first()
-        if latest is not None and (latest.kind, tuple(latest.values), latest.pass_rule) == (
+        if latest is not None and (latest.kind, tuple(latest.values), latest.pass_rule, latest.guideline) == (
             checked.kind,
             checked.values,
             checked.pass_rule,
+            guideline,
         ):
             return latest, UNCHANGED
         made = Criterion.objects.create(
@@ -51,6 +61,7 @@ def criterion_set(
             kind=checked.kind,
             values=list(checked.values),
             pass_rule=checked.pass_rule,
+            guideline=guideline,
             created_by=user if user is not None and user.pk else None,
         )
     return made, NEW_VERSION if latest else CREATED

@@ -76,8 +76,22 @@ def test_a_queue_is_created_with_criteria_and_a_bad_one_is_400_naming_it(world):
 
 
 CRITERIA = [
-    {"name": "faithfulness", "kind": "ordinal", "values": ["1", "2", "3", "4", "5"], "version": 1, "tolerance": 0},
-    {"name": "tone", "kind": "categorical", "values": ["rude", "neutral", "kind"], "version": 1, "tolerance": 0},
+    {
+        "name": "faithfulness",
+        "kind": "ordinal",
+        "values": ["1", "2", "3", "4", "5"],
+        "version": 1,
+        "tolerance": 0,
+        "guideline": "",
+    },
+    {
+        "name": "tone",
+        "kind": "categorical",
+        "values": ["rude", "neutral", "kind"],
+        "version": 1,
+        "tolerance": 0,
+        "guideline": "",
+    },
 ]
 
 

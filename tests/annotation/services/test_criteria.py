@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
 
 from annotation.models import Criterion
 from annotation.services.criteria import criterion_set
@@ -102,3 +104,41 @@ def test_the_api_defines_and_lists_criteria_for_curators_only(db, api_client_for
     annotator = api_client_for("ann", "annotator")
     assert annotator.get("/api/datasets/support/criteria/").status_code == 403
     assert Criterion.objects.count() == 1
+
+
+def test_a_guideline_is_part_of_the_definition_and_reaches_the_labelling_page(db, api_client_for, make_run):
+    run_id = make_run(1)
+    guide = "5: every claim is in the passage.\n1: none is."
+    code, out, _ = run_cmd(
+        "set_criterion", "--dataset", "support-q", "faithfulness", "--kind", "ordinal", "--values", "1,2,3,4,5",
+        "--guideline", guide, "--json",
+    )  # fmt: skip
+    assert (code, json.loads(out)["guideline"], json.loads(out)["status"]) == (0, guide, "created")
+    again = ("set_criterion", "--dataset", "support-q", "faithfulness", "--kind", "ordinal", "--values", "1,2,3,4,5")
+    assert json.loads(run_cmd(*again, "--guideline", guide, "--json")[1])["status"] == "unchanged"
+    changed = json.loads(run_cmd(*again, "--guideline", guide + " 3: half.", "--json")[1])
+    assert (changed["status"], changed["version"]) == ("new version", 2)
+    too_long = api_client_for("eng", "engineer").post(
+        "/api/datasets/support-q/criteria/",
+        {"criterion": "faithfulness", "kind": "ordinal", "values": list("12345"), "guideline": "x" * 10_001},
+        format="json",
+    )
+    assert (too_long.status_code, Criterion.objects.count()) == (400, 2)
+
+    eng = api_client_for("eng2", "engineer")
+    ann = api_client_for("ann", "annotator")
+    made = eng.post(
+        "/api/queues/",
+        {"name": "g", "run_id": run_id, "overlap": 1, "annotators": ["ann"], "criteria": ["faithfulness"]},
+        format="json",
+    )
+    queue = made.json()["id"]
+    payload = ann.post(f"/api/queues/{queue}/next/").json()
+    assert [(c["version"], c["guideline"]) for c in payload["criteria"]] == [(2, guide + " 3: half.")]
+    page = Client()
+    page.force_login(get_user_model().objects.get(username="ann"))
+    html = page.get(f"/queues/{queue}/label/").content.decode()
+    assert (
+        '<p class="guideline" data-testid="guideline-faithfulness">5: every claim is in the passage.<br>1: none is. 3: half.</p>'
+        in html
+    )
