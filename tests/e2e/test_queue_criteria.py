@@ -19,7 +19,13 @@ def graded_queue(make_run, make_user):
     for name in ("alice", "bob"):
         make_user(name, "annotator", password=PASSWORD)
     run_id = make_run(3)
-    criterion_set(dataset_name="support-q", name="faithfulness", kind="ordinal", values=["1", "2", "3", "4", "5"])
+    criterion_set(
+        dataset_name="support-q",
+        name="faithfulness",
+        kind="ordinal",
+        values=["1", "2", "3", "4", "5"],
+        guideline="5: every claim is in the gold passage. 3: about half. 1: none is.",
+    )
     criterion_set(dataset_name="support-q", name="tone", kind="categorical", values=["rude", "neutral", "kind"])
     return queue_create(
         name="graded day",
@@ -41,6 +47,8 @@ def test_two_criteria_and_the_verdict_by_keyboard(browser, live_server, login, g
         login(page, "alice" if width == 1280 else "bob", PASSWORD)
         page.goto(f"{live_server.url}/queues/{graded_queue.pk}/label/")
         page.wait_for_selector(FORM)
+        assert page.locator("[data-testid=guideline-faithfulness]").is_visible()
+        assert page.locator("[data-testid=guideline-tone]").count() == 0  # none given, none shown
         page.screenshot(path=str(screenshot_dir / f"queue-criteria-{width}.png"), full_page=True)
         if width == 800:
             context.close()
@@ -103,6 +111,8 @@ def test_a_disputed_criterion_is_settled_on_the_adjudication_page(
         login(page, "adj", PASSWORD)
         page.goto(f"{live_server.url}/queues/{graded_queue.pk}/adjudicate/")
         page.wait_for_selector(FORM)
+        assert page.locator("[data-testid=guideline-faithfulness]").is_visible()
+        assert page.locator("[data-testid=guideline-tone]").count() == 0  # none given, none shown
         page.screenshot(path=str(screenshot_dir / f"queue-criteria-adjudicate-{width}.png"), full_page=True)
         if width == 800:
             context.close()
