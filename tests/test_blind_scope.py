@@ -550,3 +550,67 @@ def test_figures_kept_for_an_engineer_who_sees_all_are_not_served_to_a_blind_one
     assert 'data-testid="blind"' in blind
     assert "<td>Q1</td>" not in blind and 'data-testid="ceiling"' not in blind
     assert length_bias(measurement, scope=blind_scope(team["users"]["eng_ann"])) == []
+
+
+TONE = "TONE-SECRET-cold"  # ann_o's criterion value on the open items of the criteria queue
+
+
+def test_criterion_values_of_open_items_stay_hidden_on_every_criterion_read(team):
+    """A queue grading a criterion beside the verdict: while its items are open, ann_o's value on them is in
+    no read of the two-role people: not in the queue's payloads or statistics, not in exports, not in the
+    criterion's agreement, failures or series (the runs' results are refused or blind as before)."""
+    from annotation.services.criteria import criterion_set
+
+    users = team["users"]
+    criterion_set(
+        dataset_name="blindset", name="tone", kind="categorical", values=["plain", TONE], pass_rule="== plain"
+    )
+    qc = queue_create(
+        name="tone round",
+        annotators=["ann_o", "eng_ann", "adj_ann"],
+        overlap=2,
+        seed=9,
+        items=[{"run_id": R, "qid": "q-0002"}, {"run_id": R2, "qid": "q-0003"}],
+        criteria=["tone"],
+    )
+    while (claim := queue_next(queue=qc, annotator=users["ann_o"])) is not None:
+        label_submit(
+            queue=qc, item_id=claim.item.pk, annotator=users["ann_o"], verdict="correct", values={"tone": TONE}
+        )
+    eng_ann, adj_ann = users["eng_ann"], users["adj_ann"]
+    reads_of = {
+        "agreement": (f"/api/runs/{R}/criteria/tone/agreement/", 403),
+        "failures": (f"/api/runs/{R}/failures/?criterion=tone", 403),
+        "compare": (f"/api/compare/?a={R}&b={R2}&iters=50", 403),
+        "series": ("/api/series/?dataset=blindset&criterion=tone", 200),
+        "export": (f"/api/labels/export/?queue={qc.pk}", 200),
+        "export_all": ("/api/labels/export/", 200),
+        "stats": (f"/api/queues/{qc.pk}/stats/?iters=10", 200),
+        "criteria": ("/api/datasets/blindset/criteria/", 200),
+    }
+    for name, (url, status) in reads_of.items():
+        response = api(eng_ann).get(url)
+        text = body(response)
+        assert (name, response.status_code) == (name, status), text[:300]
+        # The scale itself names the value (it is what one chooses from); a value given to an answer is not.
+        given = text.replace(f'["plain","{TONE}"]', "").replace(f'["plain", "{TONE}"]', "")
+        assert TONE not in given or name == "criteria", (name, text[:500])
+    # The definition names the value (it is the scale); what nobody may learn is who gave it to which answer.
+    assert TONE in api(eng_ann).get("/api/datasets/blindset/criteria/").content.decode()
+    series = api(eng_ann).get("/api/series/?dataset=blindset&criterion=tone").json()
+    assert {p["blind"] for line in series["lines"] for seg in line["segments"] for p in seg["points"]} == {True}
+    stats = api(eng_ann).get(f"/api/queues/{qc.pk}/stats/?iters=10").json()
+    assert stats["criteria"]["tone"]["n"] == 0
+    # The two-role people labelling the open items see the scale to choose from, never ann_o's value.
+    for user in (eng_ann, adj_ann):
+        nxt = api(user).post(f"/api/queues/{qc.pk}/next/")
+        assert nxt.status_code == 200
+        item = api(user).get(f"/api/queues/{qc.pk}/items/{nxt.json()['item_id']}/")
+        for response in (nxt, item):
+            assert '"labels"' not in response.content.decode() and "ann_o" not in response.content.decode()
+        assert [c["values"] for c in nxt.json()["criteria"]] == [["plain", TONE]]
+        page_html = page(user).get(f"/queues/{qc.pk}/label/").content.decode()
+        assert (
+            "ann_o" not in page_html and "checked" not in page_html.split("data-criteria", 1)[1].split("</div>", 1)[0]
+        )
+    assert api(adj_ann).get(f"/api/queues/{qc.pk}/disputes/").json() == []
