@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from dataclasses import replace
@@ -35,34 +34,19 @@ from calibration.backends.criteria_format import (
 from calibration.backends.http import ConnectionPool, HTTPTimeout, HTTPTransportError, plain_http_without_proxy
 from calibration.backends.prompt import prompt_messages
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-
 
 def parse_verdict(content: str | None) -> str:
-    """ "correct" / "incorrect" from a judge's reply holding a JSON object with `verdict`; else "invalid"."""
-    if not isinstance(content, str):
+    """ "correct" / "incorrect" from a judge's reply holding a JSON object with `verdict`; else "invalid".
+    The object is the reply's first (criteria_format.reply_object: the whole text, a fenced block, or the
+    outermost braces)."""
+    obj = reply_object(content)
+    if obj is None:
         return "invalid"
-    text = content.strip()
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    candidates = [text]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            obj = json.loads(candidate)
-        except (json.JSONDecodeError, ValueError):
-            continue
-        if not isinstance(obj, dict):
-            continue
-        value = obj.get("verdict", obj.get("label"))
-        if isinstance(value, str) and value.strip().lower() in ("correct", "incorrect"):
-            return value.strip().lower()
-        if isinstance(obj.get("correct"), bool):
-            return "correct" if obj["correct"] else "incorrect"
-        return "invalid"
+    value = obj.get("verdict", obj.get("label"))
+    if isinstance(value, str) and value.strip().lower() in ("correct", "incorrect"):
+        return value.strip().lower()
+    if isinstance(obj.get("correct"), bool):
+        return "correct" if obj["correct"] else "incorrect"
     return "invalid"
 
 
