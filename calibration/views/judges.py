@@ -18,10 +18,11 @@ from calibration.charts import (
     share_bars,
     stratum_bars,
 )
-from calibration.forms import DIRECTION_CHOICES, CalibrateForm, DisagreementFilterForm
-from calibration.models import CalibrationRun
+from calibration.forms import DIRECTION_CHOICES, CalibrateForm, CompareForm, DisagreementFilterForm
+from calibration.models import CalibrationRun, JudgeVersion
 from calibration.selectors.diagnostics import disagreement_details, disagreement_ids, human_ceiling, length_bias
 from calibration.selectors.gates import judge_gate_measured
+from calibration.selectors.judge_compare import judges_compare
 from calibration.selectors.judges import (
     judge_version_get,
     judges_overview,
@@ -67,6 +68,7 @@ def version_detail(request, pk: int):
         "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
         "datasets": Dataset.objects.all(),
         "can_manage": has_role(request.user, ENGINEER),
+        **_comparison(request, version, scope),
     }
     if measurement is not None:
         ceiling = human_ceiling(measurement, scope=scope)
@@ -88,6 +90,20 @@ def version_detail(request, pk: int):
             }
         )
     return render(request, "calibration/version_detail.html", context)
+
+
+def _comparison(request, version, scope) -> dict:
+    """The "compare with" part of the page: the judge's other versions, and this version (B) against the
+    chosen one (A) on their shared sample, or why they cannot be compared."""
+    f = CompareForm(request.GET).parsed("bad comparison")
+    others = JudgeVersion.objects.filter(judge_id=version.judge_id).exclude(pk=version.pk).order_by("number")
+    out: dict = {"compare_choices": others, "compare_with": f["compare"], "comparison": None, "comparison_error": ""}
+    if f["compare"]:
+        try:
+            out["comparison"] = judges_compare(judge_version_get(f["compare"]), version, scope=scope)
+        except ServiceError as exc:
+            out["comparison_error"] = exc.message
+    return out
 
 
 # The judge version page lists its disagreements this many at a time, the summary charts above them.

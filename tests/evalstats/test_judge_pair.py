@@ -43,7 +43,7 @@ def test_the_replicates_are_joint_draws_of_items_checked_against_scikit_learn():
     assert r.kappa_a == pytest.approx(cohen_kappa_score(human, a, labels=LABELS))
     assert r.kappa_b == pytest.approx(cohen_kappa_score(human, b, labels=LABELS))
     # The same draws, item cell by item cell, scored by scikit-learn.
-    cells = {}
+    cells: dict[tuple[str, str, str], int] = {}
     for h, x, y in zip(human, a, b, strict=True):
         cells[(h, x, y)] = cells.get((h, x, y), 0) + 1
     order = [(h, x, y) for h in LABELS for x in LABELS for y in LABELS]

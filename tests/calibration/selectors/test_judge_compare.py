@@ -128,3 +128,37 @@ def test_command_prints_the_interface_object_and_exits_2_without_a_shared_sample
         call_command("compare_judges", str(va.pk), str(lone.pk))
     assert exit_.value.code == 2
     assert "share no measured calibration sample" in capsys.readouterr().err
+
+
+def test_api_gives_engineers_the_comparison_and_refuses_bad_input_with_400(api_client_for):
+    judge, va, vb = two_versions()
+    sample, items = sample_of(judge, HUMAN)
+    measured(va, sample, items, A)
+    measured(vb, sample, items, B)
+    eng = api_client_for("eng", "engineer")
+    ok = eng.get(f"/api/judges/compare/?a={va.pk}&b={vb.pk}")
+    assert ok.status_code == 200
+    assert ok.json() == json.loads(json.dumps(judges_compare(va, vb)))
+    bad = eng.get(f"/api/judges/compare/?a={va.pk}&b=x")
+    assert bad.status_code == 400 and bad.json()["problems"][0]["field"] == "b"
+    lone = cast(JudgeVersion, JudgeVersionFactory(judge=judge))
+    none = eng.get(f"/api/judges/compare/?a={va.pk}&b={lone.pk}")
+    assert none.status_code == 400 and "share no measured calibration sample" in none.json()["error"]
+    assert eng.get(f"/api/judges/compare/?a={va.pk}&b=99999").status_code == 404
+    for role in ("annotator", "adjudicator"):
+        assert api_client_for(f"u-{role}", role).get(f"/api/judges/compare/?a={va.pk}&b={vb.pk}").status_code == 403
+
+
+def test_version_page_shows_the_comparison_or_why_not(client, make_user):
+    judge, va, vb = two_versions()
+    sample, items = sample_of(judge, HUMAN)
+    measured(va, sample, items, A)
+    measured(vb, sample, items, B)
+    client.force_login(make_user("eng-page", "engineer"))
+    page = client.get(f"/judges/versions/{vb.pk}/?compare={va.pk}").content.decode()
+    assert 'data-testid="compare-diff">20.0 points' in page
+    lone = cast(JudgeVersion, JudgeVersionFactory(judge=judge))
+    refused = client.get(f"/judges/versions/{lone.pk}/?compare={va.pk}")
+    assert refused.status_code == 200
+    assert "share no measured calibration sample" in refused.content.decode()
+    assert client.get(f"/judges/versions/{vb.pk}/?compare=x").status_code == 400
