@@ -26,6 +26,7 @@ judge_api_patterns = [
     path("judge-versions/", judges_api.JudgeVersionListView.as_view(), name="api-judge-versions"),
     path("judge-versions/<int:pk>/", judges_api.JudgeVersionDetailView.as_view(), name="api-judge-version"),
     path("judge-versions/<int:pk>/gate/", judges_api.GateView.as_view(), name="api-judge-gate"),
+    path("judge-versions/<int:pk>/evidence/", judge_compare_api.JudgeEvidenceView.as_view(), name="api-judge-evidence"),
     path(
         "judge-versions/<int:pk>/verdicts/import/",
         judges_api.VerdictImportView.as_view(),

@@ -1,4 +1,5 @@
-"""REST endpoint of one judge version against another on their shared calibration sample."""
+"""REST endpoints of a judge version beside others: another version on their shared calibration sample, each
+annotator, and answers of its own model family."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -6,8 +7,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
+from calibration.selectors.family_bias import family_bias
+from calibration.selectors.gates import latest_measurement
 from calibration.selectors.judge_compare import judges_compare
 from calibration.selectors.judges import judge_version_get
+from calibration.selectors.per_annotator import per_annotator
 from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_number
 from evalapp.fields import interval, number
 from evalapp.roles import ENGINEER, HasRole
@@ -58,3 +62,54 @@ class JudgeCompareView(DeclaredOutput, APIView):
         q = CompareQuerySerializer.parse(request)
         a, b = judge_version_get(q["a"]), judge_version_get(q["b"])
         return Response(JudgeComparisonSerializer(judges_compare(a, b, scope=blind_scope(request.user))).data)
+
+
+class AnnotatorCalibrationSerializer(serializers.Serializer):
+    n = serializers.IntegerField(help_text="sample items this annotator labelled")
+    kappa_judge = number(help_text="the judge against this annotator's own labels")
+    kappa_judge_ci95 = interval(allow_null=True)
+    n_human = serializers.IntegerField(help_text="label pairs with the other annotators on the same items")
+    kappa_human = number(help_text="this annotator against the other annotators")
+    kappa_human_ci95 = interval(allow_null=True)
+
+
+class FamilyBiasSerializer(serializers.Serializer):
+    family = serializers.CharField(help_text="the judge's model family")
+    same_family_n = serializers.IntegerField(help_text="human-incorrect answers written by the judge's family")
+    other_n = serializers.IntegerField()
+    lenience_same = serializers.FloatField(help_text="share of them the judge passed")
+    lenience_other = serializers.FloatField()
+    diff_points = serializers.FloatField(help_text="lenience_same - lenience_other, in points")
+    ci95 = interval(help_text="Newcombe's interval of the difference, in points")
+    warning = serializers.BooleanField(help_text="more lenient on its own family, interval excluding 0")
+
+
+class JudgeEvidenceSerializer(serializers.Serializer):
+    """Per-annotator calibration and same-family bias of a version's latest measurement (null when
+    unmeasured, when there is nothing to compare, or when the viewer labels an answer of the sample blind)."""
+
+    judge_version = serializers.IntegerField()
+    measurement_run = serializers.IntegerField(allow_null=True)
+    per_annotator = serializers.DictField(child=AnnotatorCalibrationSerializer(), allow_null=True)
+    family_bias = FamilyBiasSerializer(allow_null=True)
+
+
+class JudgeEvidenceView(DeclaredOutput, APIView):
+    permission_classes = [HasRole(ENGINEER)]
+
+    @extend_schema(
+        summary="A judge version beside each annotator, and its lenience on its own model family",
+        responses={200: JudgeEvidenceSerializer, 404: ErrorSerializer},
+        operation_id="judge_version_evidence",
+    )
+    def get(self, request, pk):
+        version = judge_version_get(pk)
+        scope = blind_scope(request.user)
+        m = latest_measurement(version)
+        body = {
+            "judge_version": version.pk,
+            "measurement_run": m.run_id if m else None,
+            "per_annotator": per_annotator(m, scope=scope),
+            "family_bias": family_bias(version, m, scope=scope),
+        }
+        return Response(JudgeEvidenceSerializer(body).data)
