@@ -21,6 +21,7 @@ from calibration.charts import (
 from calibration.forms import DIRECTION_CHOICES, CalibrateForm, CompareForm, DisagreementFilterForm
 from calibration.models import CalibrationRun, JudgeVersion
 from calibration.selectors.diagnostics import disagreement_details, disagreement_ids, human_ceiling, length_bias
+from calibration.selectors.family_bias import family_bias
 from calibration.selectors.gates import judge_gate_measured
 from calibration.selectors.judge_compare import judges_compare
 from calibration.selectors.judges import (
@@ -29,6 +30,7 @@ from calibration.selectors.judges import (
     kappa_history,
     public_params,
 )
+from calibration.selectors.per_annotator import per_annotator
 from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
@@ -87,6 +89,8 @@ def version_detail(request, pk: int):
                 "disagreement_directions": DIRECTION_CHOICES,
                 "ceiling": ceiling,
                 "length_bias": length_bias(measurement, scope=scope),
+                "per_annotator": per_annotator(measurement, scope=scope),
+                "family_bias": family_bias(version, measurement, scope=scope),
             }
         )
     return render(request, "calibration/version_detail.html", context)

@@ -117,3 +117,19 @@ def test_evidence_endpoint_for_engineers(api_client_for):
     assert body["per_annotator"] == {}  # nobody's labels are stored on these answers
     assert eng.get("/api/judge-versions/99999/evidence/").status_code == 404
     assert api_client_for("ann", "annotator").get(f"/api/judge-versions/{version.pk}/evidence/").status_code == 403
+
+
+def test_version_page_shows_the_warning(client, make_user):
+    version, _m = measured(
+        "gpt-4o",
+        [
+            ("openai", "incorrect", "correct", 9),
+            ("openai", "incorrect", "incorrect", 1),
+            ("meta", "incorrect", "correct", 3),
+            ("meta", "incorrect", "incorrect", 7),
+        ],
+    )
+    client.force_login(make_user("eng-page", "engineer"))
+    page = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    assert "60.0 points [17.1, 80.9]" in page
+    assert "More lenient on its own family." in page

@@ -66,3 +66,11 @@ def test_a_viewer_labelling_a_sample_answer_blind_sees_nothing():
     QueueItemFactory(queue=member.queue, answer=m.run.sample.items.first().answer, status=QueueItem.OPEN)
     assert per_annotator(m, scope=blind_scope(member.user)) is None
     assert per_annotator(m, scope=blind_scope(UserFactory())) is not None
+
+
+def test_version_page_shows_the_table(client, make_user):
+    m = labelled_sample()
+    client.force_login(make_user("eng-page", "engineer"))
+    page = client.get(f"/judges/versions/{m.judge_version_id}/").content.decode()
+    assert 'data-testid="per-annotator"' in page
+    assert "<td>ann1</td><td>8</td>" in page
