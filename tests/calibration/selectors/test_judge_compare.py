@@ -162,3 +162,21 @@ def test_version_page_shows_the_comparison_or_why_not(client, make_user):
     assert refused.status_code == 200
     assert "share no measured calibration sample" in refused.content.decode()
     assert client.get(f"/judges/versions/{vb.pk}/?compare=x").status_code == 400
+
+
+def test_a_viewer_labelling_a_sample_answer_blind_is_refused(api_client_for):
+    from annotation.models import QueueItem
+    from tests.factories import QueueItemFactory, QueueMemberFactory
+
+    judge, va, vb = two_versions()
+    sample, items = sample_of(judge, HUMAN)
+    measured(va, sample, items, A)
+    measured(vb, sample, items, B)
+    eng = api_client_for("eng-blind", "engineer", "annotator")
+    member = QueueMemberFactory(user=eng.user)
+    QueueItemFactory(queue=member.queue, answer=items[0].answer, status=QueueItem.OPEN)
+    refused = eng.get(f"/api/judges/compare/?a={va.pk}&b={vb.pk}")
+    assert refused.status_code == 403
+    assert "labelling blind" in refused.json()["error"]
+    evidence = eng.get(f"/api/judge-versions/{vb.pk}/evidence/").json()
+    assert (evidence["per_annotator"], evidence["family_bias"]) == (None, None)
