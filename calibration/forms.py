@@ -28,6 +28,12 @@ class DisagreementFilterForm(PageForm):
     page = whole_number(1, 1_000_000, required=False)
 
 
+class CompareForm(PageForm):
+    """The judge version page's "compare with" choice: another version of the same judge."""
+
+    compare = whole_number(1, 2**63 - 1, required=False, label="version to compare with")
+
+
 class CalibrateForm(PageForm):
     """Start a calibration from a judge version's page."""
 

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from calibration.api import calibration as calibration_api
 from calibration.api import grading as grading_api
+from calibration.api import judge_compare as judge_compare_api
 from calibration.api import judges as judges_api
 from calibration.views import authoring, calibration, judges
 
@@ -21,9 +22,11 @@ calibration_patterns = [
 ]
 
 judge_api_patterns = [
+    path("judges/compare/", judge_compare_api.JudgeCompareView.as_view(), name="api-judges-compare"),
     path("judge-versions/", judges_api.JudgeVersionListView.as_view(), name="api-judge-versions"),
     path("judge-versions/<int:pk>/", judges_api.JudgeVersionDetailView.as_view(), name="api-judge-version"),
     path("judge-versions/<int:pk>/gate/", judges_api.GateView.as_view(), name="api-judge-gate"),
+    path("judge-versions/<int:pk>/evidence/", judge_compare_api.JudgeEvidenceView.as_view(), name="api-judge-evidence"),
     path(
         "judge-versions/<int:pk>/verdicts/import/",
         judges_api.VerdictImportView.as_view(),

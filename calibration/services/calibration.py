@@ -11,7 +11,7 @@ from annotation.selectors.datasets import dataset_get
 from calibration import tasks
 from calibration.backends import JudgeItem
 from calibration.backends.runner import Outcome
-from calibration.models import CalibrationRun, Judge, Measurement, SampleItem, Verdict
+from calibration.models import CalibrationRun, Judge, JudgeVersion, Measurement, SampleItem, Verdict
 from calibration.selectors.diagnostics import question_records
 from calibration.selectors.judges import judge_version_get
 from calibration.services import engine
@@ -120,7 +120,7 @@ def calibration_start(
     ).first()
     if active is not None:
         return active, False
-    total = sample.items.count()
+    total = _calibrated_items(version, sample.pk).count()
     if total == 0:
         raise ServiceError("the sample is empty: no labelled answers in the budgeted strata", code=3, status=409)
     run = CalibrationRun.objects.create(
@@ -143,11 +143,24 @@ def calibration_dispatch(*, run_id: int) -> int:
     return engine.run_dispatch(kind=CALIBRATION_RUNS, run_id=run_id)
 
 
+def held_out_answer_ids(version: JudgeVersion) -> list[int]:
+    """The answers a version must not be calibrated on: those its prompt shows as few-shot examples
+    (params `held_out_exclude`, written by judge_version_propose), so its agreement is measured on the rest."""
+    held = (version.params or {}).get("held_out_exclude") or []
+    return [int(pk) for pk in held if isinstance(pk, int) and not isinstance(pk, bool)]
+
+
+def _calibrated_items(version: JudgeVersion, sample_id: int):
+    """The sample's items a run of this version judges: all but the version's held-out answers."""
+    return SampleItem.objects.filter(sample_id=sample_id).exclude(answer_id__in=held_out_answer_ids(version))
+
+
 def pending_item_ids(run: CalibrationRun) -> list[int]:
-    """Sample items of a run with no final verdict yet (missing, or an error to try again)."""
+    """Sample items of a run with no final verdict yet (missing, or an error to try again); never the
+    version's held-out answers."""
     done = Verdict.objects.filter(run=run, verdict__in=FINAL_VERDICTS).values_list("item_id", flat=True)
     return list(
-        SampleItem.objects.filter(sample_id=run.sample_id)
+        _calibrated_items(run.judge_version, run.sample_id)
         .exclude(pk__in=done)
         .order_by("position")
         .values_list("pk", flat=True)

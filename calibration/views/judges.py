@@ -18,16 +18,19 @@ from calibration.charts import (
     share_bars,
     stratum_bars,
 )
-from calibration.forms import DIRECTION_CHOICES, CalibrateForm, DisagreementFilterForm
-from calibration.models import CalibrationRun
+from calibration.forms import DIRECTION_CHOICES, CalibrateForm, CompareForm, DisagreementFilterForm
+from calibration.models import CalibrationRun, JudgeVersion
 from calibration.selectors.diagnostics import disagreement_details, disagreement_ids, human_ceiling, length_bias
+from calibration.selectors.family_bias import family_bias
 from calibration.selectors.gates import judge_gate_measured
+from calibration.selectors.judge_compare import judges_compare
 from calibration.selectors.judges import (
     judge_version_get,
     judges_overview,
     kappa_history,
     public_params,
 )
+from calibration.selectors.per_annotator import per_annotator
 from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
@@ -67,6 +70,7 @@ def version_detail(request, pk: int):
         "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
         "datasets": Dataset.objects.all(),
         "can_manage": has_role(request.user, ENGINEER),
+        **_comparison(request, version, scope),
     }
     if measurement is not None:
         ceiling = human_ceiling(measurement, scope=scope)
@@ -85,9 +89,25 @@ def version_detail(request, pk: int):
                 "disagreement_directions": DIRECTION_CHOICES,
                 "ceiling": ceiling,
                 "length_bias": length_bias(measurement, scope=scope),
+                "per_annotator": per_annotator(measurement, scope=scope),
+                "family_bias": family_bias(version, measurement, scope=scope),
             }
         )
     return render(request, "calibration/version_detail.html", context)
+
+
+def _comparison(request, version, scope) -> dict:
+    """The "compare with" part of the page: the judge's other versions, and this version (B) against the
+    chosen one (A) on their shared sample, or why they cannot be compared."""
+    f = CompareForm(request.GET).parsed("bad comparison")
+    others = JudgeVersion.objects.filter(judge_id=version.judge_id).exclude(pk=version.pk).order_by("number")
+    out: dict = {"compare_choices": others, "compare_with": f["compare"], "comparison": None, "comparison_error": ""}
+    if f["compare"]:
+        try:
+            out["comparison"] = judges_compare(judge_version_get(f["compare"]), version, scope=scope)
+        except ServiceError as exc:
+            out["comparison_error"] = exc.message
+    return out
 
 
 # The judge version page lists its disagreements this many at a time, the summary charts above them.
