@@ -111,8 +111,6 @@ def test_a_disputed_criterion_is_settled_on_the_adjudication_page(
         login(page, "adj", PASSWORD)
         page.goto(f"{live_server.url}/queues/{graded_queue.pk}/adjudicate/")
         page.wait_for_selector(FORM)
-        assert page.locator("[data-testid=guideline-faithfulness]").is_visible()
-        assert page.locator("[data-testid=guideline-tone]").count() == 0  # none given, none shown
         page.screenshot(path=str(screenshot_dir / f"queue-criteria-adjudicate-{width}.png"), full_page=True)
         if width == 800:
             context.close()
