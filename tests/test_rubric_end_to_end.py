@@ -153,7 +153,9 @@ def test_a_rubric_flows_from_import_through_a_blind_queue_and_a_judge_to_a_compa
     )
     assert code == 0, err
     version = JudgeVersion.objects.get(pk=version_pk)
-    calibration, _ = calibration_start(judge_version_id=version.pk, dataset_name="support", size=2 * N, seed=0, chunk_size=8)
+    calibration, _ = calibration_start(
+        judge_version_id=version.pk, dataset_name="support", size=2 * N, seed=0, chunk_size=8
+    )
     pending = pending_item_ids(calibration)
     for start in range(0, len(pending), 8):
         tasks.judge_chunk.apply(args=(calibration.pk, pending[start : start + 8]), throw=True)
