@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 METHOD = "percentile bootstrap over items"
 
@@ -29,11 +30,11 @@ class LengthBias:
     reason: str | None = None
 
 
-def _gap(passes_by_length: np.ndarray, quarter: int) -> np.ndarray:
+def _gap(passes_by_length: npt.NDArray[np.float64], quarter: int) -> npt.NDArray[np.float64]:
     """Points between the last and first `quarter` columns of each row (rows already in length order)."""
     short = passes_by_length[..., :quarter].mean(axis=-1)
     long = passes_by_length[..., -quarter:].mean(axis=-1)
-    return 100.0 * (long - short)
+    return np.asarray(100.0 * (long - short), dtype=np.float64)
 
 
 def length_pass_gap(

@@ -181,6 +181,21 @@ class GateCriterionSerializer(serializers.Serializer):
     reasons = names()
 
 
+class LengthBiasSerializer(serializers.Serializer):
+    """Does the judge pass long correct answers more often than short ones?"""
+
+    statistic = number(
+        help_text="judge pass rate among human-correct answers, longest quarter minus shortest, in points"
+    )
+    ci95 = interval(allow_null=True, help_text="percentile bootstrap over items, seeded by the sample's seed")
+    warning = text(help_text="said when the interval excludes 0 and the gap is at least the warning setting")
+    method = serializers.CharField()
+    n = serializers.IntegerField(help_text="human-correct answers measured")
+    n_short = serializers.IntegerField()
+    n_long = serializers.IntegerField()
+    reason = text(help_text="why the statistic is null")
+
+
 class GateSerializer(serializers.Serializer):
     """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
     figures are null (empty maps), `blind` is true and `blind_reason` says why."""
@@ -218,6 +233,7 @@ class GateSerializer(serializers.Serializer):
     sample_weighting = SampleWeightingSerializer(
         allow_null=True, help_text="null when unmeasured, for a sample drawn without stored shares, or when blind"
     )
+    length_bias = LengthBiasSerializer(allow_null=True, help_text="null when unmeasured or blind")
     chance_agreement = number()
     always_correct_agreement = number()
     per_stratum = serializers.DictField(child=GateStratumSerializer())

@@ -19,6 +19,7 @@ from calibration.models import (
     Verdict,
 )
 from calibration.selectors.criterion_gates import criteria_failing, criteria_gate, withhold_criteria
+from calibration.selectors.reliability import length_bias_gap
 from calibration.selectors.summary import measurement_figure
 from calibration.selectors.weighting import num as _num
 from calibration.selectors.weighting import sample_weighting
@@ -131,6 +132,7 @@ GATE_WITHHELD = (
     "bootstrap_ci95_conservative",
     "coverage_warning",
     "sample_weighting",
+    "length_bias",
 )
 
 
@@ -253,6 +255,7 @@ def _gate(
             "bootstrap_ci95_conservative": None,
             "coverage_warning": None,
             "sample_weighting": None,
+            "length_bias": None,
             "invalid": 0,
             "chance_agreement": None,
             "always_correct_agreement": None,
@@ -293,6 +296,9 @@ def _gate(
     warnings = list(conservative.warnings) + ([coverage] if coverage else [])
     if weighting and weighting["words"]:
         warnings.append(weighting["words"])
+    length_bias = length_bias_gap(measurement)
+    if length_bias["warning"]:
+        warnings.append(length_bias["warning"])
     if stale:
         reasons.insert(0, f"{stale} final human label(s) in the sample changed after the measurement; recalibrate")
     per_stratum = {}
@@ -324,6 +330,7 @@ def _gate(
         "bootstrap_method": "stratified",
         "coverage_warning": coverage,
         "sample_weighting": weighting,
+        "length_bias": length_bias,
         "chance_agreement": ag.chance_agreement,
         "always_correct_agreement": ag.always_correct_agreement,
         "per_stratum": per_stratum,
