@@ -20,6 +20,7 @@ from calibration.models import (
 )
 from calibration.selectors.criterion_gates import criteria_failing, criteria_gate, withhold_criteria
 from calibration.selectors.reliability import length_bias_gap
+from calibration.selectors.served_models import served_models
 from calibration.selectors.summary import measurement_figure
 from calibration.selectors.weighting import num as _num
 from calibration.selectors.weighting import sample_weighting
@@ -182,6 +183,7 @@ def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measureme
         ).select_related("run__sample")
     }
     stale = stale_counts(m.pk for m in latest.values())
+    served = served_models(latest.values())
     running: dict[int, CalibrationRun] = {}
     unmeasured = [pk for pk in found if pk not in latest]
     if unmeasured:
@@ -206,11 +208,24 @@ def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measureme
             continue
         m = latest.get(pk)
         gate = _gate(version, version.judge, m, running.get(pk), stale.get(m.pk, 0) if m else 0)
+        _served_drift(gate, served.get(pk))
         gate["blind"] = False
         if m is not None and m.run.sample_id in blind_samples:
             _withhold(gate)
         out[pk] = (gate, m)
     return out
+
+
+def _served_drift(gate: dict, served: dict | None) -> None:
+    """The served models on the gate; another model served since the measurement makes it stale."""
+    gate["served_model"] = served
+    if served is None:
+        return
+    if served["changed"]:
+        gate["status"] = "stale"
+        gate["reasons"].insert(0, served["reason"])
+    if served["warning"]:
+        gate["warnings"].append(served["warning"])
 
 
 def _withhold(out: dict) -> None:
@@ -296,9 +311,8 @@ def _gate(
     warnings = list(conservative.warnings) + ([coverage] if coverage else [])
     if weighting and weighting["words"]:
         warnings.append(weighting["words"])
+    # Its warning stays in `length_bias`: the gate's `warnings` list says what bears on the decision.
     length_bias = length_bias_gap(measurement)
-    if length_bias["warning"]:
-        warnings.append(length_bias["warning"])
     if stale:
         reasons.insert(0, f"{stale} final human label(s) in the sample changed after the measurement; recalibrate")
     per_stratum = {}
