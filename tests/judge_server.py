@@ -22,6 +22,12 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
     reject_formats response_format types (json_schema, json_object) answered with HTTP 400, as a server
                    that does not support them does
     formats        (read) the response_format type of every chat request ("" for none)
+    served_model   the `model` the reply reports (None: the requested one); `system_fingerprint` likewise
+                   (None: no fingerprint in the reply)
+    switch_after   once this many completions were answered, report `switch_model` / `switch_fingerprint`
+                   instead (None: never), as a provider that upgrades the model behind a name does
+    alternate      answers containing "[[ALTERNATE]]" get the opposite verdict on every second request
+                   for the same answer text (a judge that disagrees with itself)
 """
 
 from __future__ import annotations
@@ -71,6 +77,12 @@ class JudgeServer:
         self.auth_headers: list[str] = []
         self.reject_formats: set[str] = set()
         self.formats: list[str] = []
+        self.served_model: str | None = None
+        self.system_fingerprint: str | None = None
+        self.switch_after: int | None = None
+        self.switch_model = ""
+        self.switch_fingerprint: str | None = None
+        self.seen_answers: dict[str, int] = {}
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -165,6 +177,11 @@ class JudgeServer:
                     ok = bool(_norm(expected)) and _norm(expected) in _norm(answer)
                     if "[[FLIP]]" in answer:
                         ok = not ok
+                    if "[[ALTERNATE]]" in answer:
+                        with server.lock:
+                            times = server.seen_answers.get(answer, 0)
+                            server.seen_answers[answer] = times + 1
+                        ok = ok if times % 2 == 0 else not ok
                     reply_obj: dict = {
                         "verdict": "correct" if ok else "incorrect",
                         "reason": "checked against the passage",
@@ -178,11 +195,17 @@ class JudgeServer:
                             reply_obj[name] = "out-of-range"
                     content = json.dumps(reply_obj)
                 with server.lock:
+                    switched = server.switch_after is not None and server.completions >= server.switch_after
                     server.completions += 1
+                model = server.served_model if server.served_model is not None else body.get("model", "")
+                fingerprint = server.system_fingerprint
+                if switched:
+                    model, fingerprint = server.switch_model, server.switch_fingerprint
                 reply = {
                     "id": "chatcmpl-test",
                     "object": "chat.completion",
-                    "model": body.get("model", ""),
+                    "model": model,
+                    **({"system_fingerprint": fingerprint} if fingerprint is not None else {}),
                     "choices": [
                         {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
                     ],

@@ -181,6 +181,45 @@ class GateCriterionSerializer(serializers.Serializer):
     reasons = names()
 
 
+class LengthBiasSerializer(serializers.Serializer):
+    """Does the judge pass long correct answers more often than short ones?"""
+
+    statistic = number(
+        help_text="judge pass rate among human-correct answers, longest quarter minus shortest, in points"
+    )
+    ci95 = interval(allow_null=True, help_text="percentile bootstrap over items, seeded by the sample's seed")
+    warning = text(help_text="said when the interval excludes 0 and the gap is at least the warning setting")
+    method = serializers.CharField()
+    n = serializers.IntegerField(help_text="human-correct answers measured")
+    n_short = serializers.IntegerField()
+    n_long = serializers.IntegerField()
+    reason = text(help_text="why the statistic is null")
+
+
+class ServedPairSerializer(serializers.Serializer):
+    served_model = serializers.CharField(help_text="the chat completion's `model`")
+    system_fingerprint = serializers.CharField(allow_blank=True, help_text="blank when the server gave none")
+
+
+class ServedCountSerializer(ServedPairSerializer):
+    n = serializers.IntegerField(help_text="verdicts of the measured run it served")
+
+
+class ServedLatestSerializer(ServedPairSerializer):
+    kind = serializers.ChoiceField(choices=["calibration", "grading"], help_text="which kind of run reported it")
+    run = serializers.IntegerField(help_text="the calibration or grading run")
+
+
+class ServedModelSerializer(serializers.Serializer):
+    """Which model the judge's server said it ran, when measured and since."""
+
+    calibrated = ServedCountSerializer(many=True, help_text="reported by the measured run's verdicts, oldest first")
+    latest = ServedLatestSerializer(allow_null=True, help_text="the newest reported by a later run; null if none")
+    changed = serializers.BooleanField(help_text="the newest differs from every calibrated one: the gate is stale")
+    reason = text(help_text="the sentence naming both models when changed")
+    warning = text(help_text="said when the measured run itself was served by more than one model")
+
+
 class GateSerializer(serializers.Serializer):
     """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
     figures are null (empty maps), `blind` is true and `blind_reason` says why."""
@@ -218,6 +257,8 @@ class GateSerializer(serializers.Serializer):
     sample_weighting = SampleWeightingSerializer(
         allow_null=True, help_text="null when unmeasured, for a sample drawn without stored shares, or when blind"
     )
+    length_bias = LengthBiasSerializer(allow_null=True, help_text="null when unmeasured or blind")
+    served_model = ServedModelSerializer(allow_null=True, help_text="null when unmeasured")
     chance_agreement = number()
     always_correct_agreement = number()
     per_stratum = serializers.DictField(child=GateStratumSerializer())

@@ -35,6 +35,9 @@ class JudgeResult:
     # How a chat judge was asked for the reply's shape when it scores criteria: json_schema, json_object
     # or plain (criteria_format.MODES); "" otherwise.
     response_format: str = ""
+    # What the server reports it ran: the chat completion's `model` and `system_fingerprint` ("" if absent).
+    served_model: str = ""
+    system_fingerprint: str = ""
 
 
 class TransientJudgeError(Exception):

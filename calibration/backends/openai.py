@@ -50,6 +50,12 @@ def parse_verdict(content: str | None) -> str:
     return "invalid"
 
 
+def _reported(payload: Any, key: str) -> str:
+    """A string the server reports about itself (`model`, `system_fingerprint`), "" when absent or not text."""
+    value = payload.get(key) if isinstance(payload, dict) else None
+    return value[:200] if isinstance(value, str) else ""
+
+
 def _retry_after(headers) -> float | None:
     value = headers.get("retry-after")
     try:
@@ -196,6 +202,8 @@ class OpenAIBackend(Backend):
             prompt_tokens=usage.get("prompt_tokens") if isinstance(usage, dict) else None,
             completion_tokens=usage.get("completion_tokens") if isinstance(usage, dict) else None,
             reason="" if verdict != "invalid" else "no JSON verdict in the judge's reply",
+            served_model=_reported(payload, "model"),
+            system_fingerprint=_reported(payload, "system_fingerprint"),
         )
 
     def _post(self, body: dict, start: float) -> tuple[int, Any, str]:

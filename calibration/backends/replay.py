@@ -8,6 +8,12 @@ from calibration.backends.base import (
 )
 
 
+def _reported(record: object, key: str) -> str:
+    """The served model or fingerprint an imported line carried ("" when it carried none)."""
+    value = record.get(key) if isinstance(record, dict) else None
+    return value[:200] if isinstance(value, str) else ""
+
+
 class ReplayBackend(Backend):
     name = "replay"
     concurrent = False
@@ -31,13 +37,21 @@ class ReplayBackend(Backend):
                 f"no imported verdict for {item.run_id}/{item.qid}; import it with import_verdicts"
             )
         verdict, record = found
+        served = _reported(record, "served_model"), _reported(record, "system_fingerprint")
         if verdict not in ("correct", "incorrect"):
             return JudgeResult(
-                verdict="invalid", raw_output=str(record), reason=f"imported verdict {verdict!r}", values=values
+                verdict="invalid",
+                raw_output=str(record),
+                reason=f"imported verdict {verdict!r}",
+                values=values,
+                served_model=served[0],
+                system_fingerprint=served[1],
             )
         return JudgeResult(
             verdict=verdict,
             raw_output=str(record.get("raw_output", "")) if isinstance(record, dict) else "",
             latency_ms=None,
             values=values,
+            served_model=served[0],
+            system_fingerprint=served[1],
         )

@@ -82,6 +82,9 @@ class Verdict(models.Model):
     human_verdict = models.CharField(max_length=20, blank=True)  # the final human label when measured
     values = models.JSONField(default=dict, blank=True)  # {criterion: value | "invalid"} the version scores
     response_format = models.CharField(max_length=20, blank=True)  # json_schema | json_object | plain | ""
+    # What the server said it ran (the response's `model`, `system_fingerprint`); blank when it said nothing.
+    served_model = models.CharField(max_length=200, blank=True)
+    system_fingerprint = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -149,6 +152,8 @@ class GradedAnswer(models.Model):
     values = models.JSONField(default=dict, blank=True)  # {criterion: value | "invalid"}
     raw_output = models.TextField(blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
+    served_model = models.CharField(max_length=200, blank=True)
+    system_fingerprint = models.CharField(max_length=200, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["grading", "answer"], name="uniq_graded_answer")]

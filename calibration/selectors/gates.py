@@ -19,6 +19,8 @@ from calibration.models import (
     Verdict,
 )
 from calibration.selectors.criterion_gates import criteria_failing, criteria_gate, withhold_criteria
+from calibration.selectors.reliability import length_bias_gap
+from calibration.selectors.served_models import served_models
 from calibration.selectors.summary import measurement_figure
 from calibration.selectors.weighting import num as _num
 from calibration.selectors.weighting import sample_weighting
@@ -131,6 +133,7 @@ GATE_WITHHELD = (
     "bootstrap_ci95_conservative",
     "coverage_warning",
     "sample_weighting",
+    "length_bias",
 )
 
 
@@ -180,6 +183,7 @@ def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measureme
         ).select_related("run__sample")
     }
     stale = stale_counts(m.pk for m in latest.values())
+    served = served_models(latest.values())
     running: dict[int, CalibrationRun] = {}
     unmeasured = [pk for pk in found if pk not in latest]
     if unmeasured:
@@ -204,11 +208,24 @@ def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measureme
             continue
         m = latest.get(pk)
         gate = _gate(version, version.judge, m, running.get(pk), stale.get(m.pk, 0) if m else 0)
+        _served_drift(gate, served.get(pk))
         gate["blind"] = False
         if m is not None and m.run.sample_id in blind_samples:
             _withhold(gate)
         out[pk] = (gate, m)
     return out
+
+
+def _served_drift(gate: dict, served: dict | None) -> None:
+    """The served models on the gate; another model served since the measurement makes it stale."""
+    gate["served_model"] = served
+    if served is None:
+        return
+    if served["changed"]:
+        gate["status"] = "stale"
+        gate["reasons"].insert(0, served["reason"])
+    if served["warning"]:
+        gate["warnings"].append(served["warning"])
 
 
 def _withhold(out: dict) -> None:
@@ -253,6 +270,7 @@ def _gate(
             "bootstrap_ci95_conservative": None,
             "coverage_warning": None,
             "sample_weighting": None,
+            "length_bias": None,
             "invalid": 0,
             "chance_agreement": None,
             "always_correct_agreement": None,
@@ -293,6 +311,8 @@ def _gate(
     warnings = list(conservative.warnings) + ([coverage] if coverage else [])
     if weighting and weighting["words"]:
         warnings.append(weighting["words"])
+    # Its warning stays in `length_bias`: the gate's `warnings` list says what bears on the decision.
+    length_bias = length_bias_gap(measurement)
     if stale:
         reasons.insert(0, f"{stale} final human label(s) in the sample changed after the measurement; recalibrate")
     per_stratum = {}
@@ -324,6 +344,7 @@ def _gate(
         "bootstrap_method": "stratified",
         "coverage_warning": coverage,
         "sample_weighting": weighting,
+        "length_bias": length_bias,
         "chance_agreement": ag.chance_agreement,
         "always_correct_agreement": ag.always_correct_agreement,
         "per_stratum": per_stratum,

@@ -43,7 +43,7 @@ def measurement_figure(measurement: Measurement, name: str, compute: Callable[[]
 
 
 # Every figure kept under a measurement (the names `measurement_figure` is called with).
-FIGURES = ("conservative_bootstrap", "sample_weighting", "length_bias")
+FIGURES = ("conservative_bootstrap", "sample_weighting", "length_bias", "length_bias_gap")
 
 
 def measurement_forget(measurement: Measurement) -> None:

@@ -35,6 +35,8 @@ VERDICT_FIELDS = (
     "attempts",
     "values",
     "response_format",
+    "served_model",
+    "system_fingerprint",
 )
 
 
@@ -213,6 +215,8 @@ def _verdict_fields(outcome: Outcome) -> dict:
         "attempts": outcome.attempts,
         "values": result.values if result else {},
         "response_format": result.response_format if result else "",
+        "served_model": result.served_model if result else "",
+        "system_fingerprint": result.system_fingerprint if result else "",
     }
 
 

@@ -201,6 +201,8 @@ def _graded_fields(outcome: Outcome) -> dict:
         "raw_output": result.raw_output if result else outcome.error,
         "latency_ms": result.latency_ms if result else None,
         "values": result.values if result else {},
+        "served_model": result.served_model if result else "",
+        "system_fingerprint": result.system_fingerprint if result else "",
     }
 
 

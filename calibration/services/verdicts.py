@@ -67,6 +67,11 @@ def verdicts_import(*, path: str | Path, judge_version_id) -> VerdictImportResul
                 problems.append(
                     Problem(f"verdict must be 'correct' or 'incorrect', not {verdict!r}", line=line, field="verdict")
                 )
+        for reported in ("served_model", "system_fingerprint"):
+            if reported in obj and not (isinstance(obj[reported], str) and len(obj[reported]) <= 200):
+                problems.append(
+                    Problem(f"{reported} must be text of at most 200 characters", line=line, field=reported)
+                )
         if run_id and qid and criterion is not None:
             key = (run_id, qid, criterion)
             if key in seen:

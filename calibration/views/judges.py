@@ -31,6 +31,7 @@ from calibration.selectors.judges import (
     public_params,
 )
 from calibration.selectors.per_annotator import per_annotator
+from calibration.selectors.served_models import served_model_history
 from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
@@ -68,6 +69,7 @@ def version_detail(request, pk: int):
         "strata_height": 12 + 26 * len(gate.get("per_stratum") or {}),
         "history": history_chart(kappa_history(version.judge, scope=scope), gate["threshold"]),
         "runs": CalibrationRun.objects.filter(judge_version=version)[:20],
+        "served_models": served_model_history(version),
         "datasets": Dataset.objects.all(),
         "can_manage": has_role(request.user, ENGINEER),
         **_comparison(request, version, scope),

@@ -289,6 +289,8 @@ JUDGE_OPENAI_API_KEY = env.str("JUDGE_OPENAI_API_KEY", default="")
 # is allowed too with DEBUG on, for a model server on the laptop.
 JUDGE_ALLOWED_BASE_URLS = env.list("JUDGE_ALLOWED_BASE_URLS", default=[JUDGE_OPENAI_BASE_URL])
 JUDGE_ALLOW_LOOPBACK = env.bool("JUDGE_ALLOW_LOOPBACK", default=DEBUG)
+# The gate warns of length bias when its interval excludes 0 and the gap is at least this many points.
+JUDGE_LENGTH_BIAS_WARN_POINTS = env.float("JUDGE_LENGTH_BIAS_WARN_POINTS", default=10.0)
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = env.str("SECURE_REFERRER_POLICY", default="same-origin")

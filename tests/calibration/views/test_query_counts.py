@@ -27,12 +27,12 @@ PAGES = {
 BOUNDS = {
     "judge version page": 21,
     "judge version page, judge fails": 19,
-    "judge version API": 9,
-    "gate API": 9,
+    "judge version API": 10,
+    "gate API": 10,
     "calibration run page": 7,
     "calibration run API": 5,
-    "judges list": 10,
-    "judge versions API": 9,
+    "judges list": 12,
+    "judge versions API": 10,
 }
 
 
