@@ -44,7 +44,8 @@ def paired_mean_diff(
     One bootstrap replicate resamples the n questions with replacement. The differences of a scale
     take few distinct values, so a replicate is drawn as multinomial(n, the observed share of each
     distinct difference): the same distribution as resampling the questions, at a cost independent
-    of n (a million questions and 10,000 replicates in milliseconds)."""
+    of n (1.5 ms for 10,000 replicates at any n; at a million questions the per-question pass before it
+    takes about 35 ms)."""
     xa = np.asarray(a, dtype=np.float64)
     xb = np.asarray(b, dtype=np.float64)
     if xa.ndim != 1 or xa.shape != xb.shape:
