@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from evalapp.env import SITE_DIR, VAR_DIR, env, laptop_secret_key
 
@@ -248,7 +248,12 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Each kind of work on a queue of its own, so a 100,000-answer grading cannot starve a 100-item calibration:
 # run a worker per queue (`celery -A evalapp worker -Q grading`); a worker started without -Q takes every
 # queue listed here, as `make run`'s does. Imports go to their own queue as well.
-CELERY_TASK_QUEUES = [Queue(name) for name in ("celery", "calibration", "grading", "imports", "housekeeping")]  # type: ignore[no-untyped-call]
+# Each queue on an exchange of its own with its name as the routing key: a bare Queue(name) is bound to the
+# default exchange with the key "celery", so a message for one queue would be delivered to every queue.
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name)  # type: ignore[no-untyped-call]
+    for name in ("celery", "calibration", "grading", "imports", "housekeeping")
+]
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     "calibration.dispatch_run": {"queue": "calibration"},

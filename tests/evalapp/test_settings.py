@@ -225,3 +225,16 @@ def test_laptop_mode_keeps_plain_http(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert __import__("json").loads(result.stdout) == [0, False, "DENY", True]
+
+
+def test_each_celery_queue_has_its_own_exchange_and_routing_key():
+    """A bare Queue(name) binds to the default exchange under the key "celery": every queue would then
+    receive every message (seen on Redis: a worker consuming one queue got its tasks, the others' too)."""
+    from evalapp.celery import app
+
+    queues = app.amqp.queues
+    assert {name: (q.exchange.name, q.routing_key) for name, q in queues.items()} == {
+        name: (name, name) for name in ("celery", "calibration", "grading", "imports", "housekeeping")
+    }
+    assert app.amqp.router.route({}, "calibration.judge_chunk")["queue"].name == "calibration"
+    assert app.amqp.router.route({}, "calibration.grade_chunk")["queue"].routing_key == "grading"
