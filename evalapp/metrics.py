@@ -93,8 +93,14 @@ def exposition() -> bytes:
 _started: dict[str, float] = {}
 
 
+# A task whose child was killed never reaches task_postrun: its start is dropped once this many are pending.
+_STARTED_MAX = 10_000
+
+
 def task_started(task_id: str | None = None, **_: object) -> None:
     if task_id:
+        if len(_started) >= _STARTED_MAX:
+            _started.pop(next(iter(_started)))  # the oldest: dicts keep insertion order
         _started[task_id] = time.monotonic()
 
 
