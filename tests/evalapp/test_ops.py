@@ -31,7 +31,7 @@ def test_healthz_answers_without_a_statement(client, django_assert_num_queries):
 
 
 @pytest.mark.django_db
-def test_readyz_names_the_missing_worker_and_a_broker_that_is_down(client, settings):
+def test_readyz_names_the_missing_worker_and_a_broker_that_is_down(client, settings, monkeypatch):
     settings.READYZ_TIMEOUT = 0.3
     res = client.get("/readyz")
     body = res.json()
@@ -50,12 +50,12 @@ def test_readyz_names_the_missing_worker_and_a_broker_that_is_down(client, setti
     }
 
     settings.READYZ_REQUIRE_WORKER = True
-    kept = app.conf.broker_url
-    app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    try:
-        res = client.get("/readyz")
-    finally:
-        app.conf.broker_url = kept
+    # Celery reads the CELERY_BROKER_URL environment variable before its own configuration (the
+    # PostgreSQL + Redis pass sets it), so the broker that is down is named there.
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")  # nothing listens on port 1
+    assert app.conf.broker_write_url == "redis://127.0.0.1:1/0"
+    res = client.get("/readyz")
+    monkeypatch.undo()
     body = res.json()
     assert res.status_code == 503
     assert body["database"] == "ok"
