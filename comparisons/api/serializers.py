@@ -135,6 +135,21 @@ class VerdictSerializer(serializers.Serializer):
     n_needed_for_this_gap = serializers.IntegerField(allow_null=True)
 
 
+class AttributionSerializer(serializers.Serializer):
+    """Crossed runs (comparisons.selectors.crossed): the one pinned factor the movement belongs to, or why none."""
+
+    attributed = serializers.BooleanField(
+        help_text="exactly one pinned field differs, on one dataset version, with no question dropped"
+    )
+    factor = text(help_text="the one pinned field that differs (null when none or several do)")
+    a = text(help_text="A's value of the factor")
+    b = text(help_text="B's value of the factor")
+    factors = names(help_text="every pinned field in which B differs from A")
+    diff_points = number()
+    ci95 = interval(allow_null=True)
+    words = serializers.CharField()
+
+
 class CompareSerializer(serializers.Serializer):
     """The `compare` command's object (INTERFACES.md, "Comparisons") with the pairing, grading, strata,
     stale gold, band and verdict."""
@@ -167,6 +182,7 @@ class CompareSerializer(serializers.Serializer):
     differs = serializers.DictField(
         child=serializers.ListField(child=text()), help_text="pinned field -> [A's, B's] where they differ"
     )
+    attribution = AttributionSerializer()
     discordant_rate = serializers.FloatField()
     per_stratum = serializers.DictField(child=StratumComparisonSerializer(), allow_null=True)
     stale_gold = serializers.DictField(child=StaleGoldReportSerializer(), help_text="dataset hash -> report")

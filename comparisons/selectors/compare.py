@@ -18,6 +18,7 @@ from calibration.selectors.grades import (
     run_grades,
 )
 from comparisons.selectors.criteria import criteria_comparison
+from comparisons.selectors.crossed import attribution
 from comparisons.selectors.runs import (
     PINNED,
     _run_by_id,
@@ -300,6 +301,9 @@ def compare_runs(
             "grading": {"a": ga.summary(), "b": gb.summary()},
             "disputed_left_out": disputed,
             "differs": {k: [getattr(a, k), getattr(b, k)] for k in PINNED if getattr(a, k) != getattr(b, k)},
+            "attribution": attribution(
+                a, b, n=n, dropped=sum(dropped.values()), diff_points=cmp.diff_points, ci95=cmp.ci95
+            ),
             "discordant_rate": discordant_rate,
             "per_stratum": per_stratum if strata else None,
             "stratum_regressions": stratum_regressions,

@@ -71,6 +71,7 @@ class Command(EvalCommand):
             ),
             f"  {p['resolvable_gap_note']}",
             f"  verdict: {p['verdict']['words']}",
+            f"  what moved it: {p['attribution']['words']}",
         ]
         if p["band"]:
             bd = p["band"]
