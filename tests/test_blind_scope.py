@@ -614,3 +614,23 @@ def test_criterion_values_of_open_items_stay_hidden_on_every_criterion_read(team
             "ann_o" not in page_html and "checked" not in page_html.split("data-criteria", 1)[1].split("</div>", 1)[0]
         )
     assert api(adj_ann).get(f"/api/queues/{qc.pk}/disputes/").json() == []
+
+
+def test_a_published_figure_of_a_blind_run_is_neither_served_nor_recorded_by_a_blind_engineer(team):
+    from comparisons.models import Correction, PublishedFigure
+    from comparisons.services.published import figure_publish
+
+    fig = figure_publish(run_id=R, shown_to="board deck")  # the operator's figure: R's score
+    eng, eng_ann = team["users"]["eng"], team["users"]["eng_ann"]
+    assert [f["run_id"] for f in api(eng).get("/api/published/").json()["figures"]] == [R]
+    assert api(eng_ann).get("/api/published/").json() == {"figures": []}
+    assert api(eng_ann).get("/api/series/?dataset=blindset").json()["published"] == []
+    assert "board deck" not in page(eng_ann).get("/series/?dataset=blindset").content.decode()
+    refused = api(eng_ann).post("/api/published/", {"run_id": R, "shown_to": "leak"}, format="json")
+    assert refused.status_code == 403 and PublishedFigure.objects.count() == 1
+    assert page(eng_ann).post(f"/runs/{R}/published/", {"shown_to": "leak"}).status_code == 403
+    assert PublishedFigure.objects.count() == 1
+    corrected = api(eng_ann).post(f"/api/published/{fig['id']}/correct/", {"cause": "x"}, format="json")
+    assert corrected.status_code == 403 and str(fig["score"]) not in corrected.content.decode()
+    assert page(eng_ann).post(f"/published/{fig['id']}/correct/", {}).status_code == 403
+    assert Correction.objects.count() == 0

@@ -5,6 +5,7 @@ one place to read them is what a client author needs."""
 
 from rest_framework import serializers
 
+from comparisons.api.published_serializers import PublishedFigureSerializer
 from evalapp.fields import counts, declare, interval, names, number, shares, text
 from evalapp.serializers import ComparedLeftOutSerializer, LeftOutSerializer
 
@@ -374,6 +375,7 @@ class SeriesSerializer(serializers.Serializer):
         required=False, help_text="present when each point is scored by this criterion's pass rule"
     )
     lines = LineSerializer(many=True)
+    published = PublishedFigureSerializer(many=True, help_text="the dataset's published figures, flagged or not")
 
 
 def _decomposition_fields(**kwargs) -> dict:

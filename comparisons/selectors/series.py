@@ -22,6 +22,7 @@ from calibration.selectors.grades import (
     version_records_for,
 )
 from comparisons.selectors.criteria import criterion_grades_for
+from comparisons.selectors.published import published_figures
 from comparisons.selectors.run_scores import HarnessScore, run_scores
 from evalapp.errors import Problem, ServiceError
 
@@ -269,7 +270,13 @@ def series(
                     res["started_at"] = p["started_at"]
                     seg["backfilled"].append(res)
         lines.append({"system": system, "segments": segments, "breaks": breaks})
-    out = {"dataset": ds.name, "systems": sorted(by_system), "backfill": backfill, "lines": lines}
+    out = {
+        "dataset": ds.name,
+        "systems": sorted(by_system),
+        "backfill": backfill,
+        "lines": lines,
+        "published": published_figures(dataset=ds.name, scope=scope),
+    }
     if criterion:
         out["criterion"] = criterion
     return out

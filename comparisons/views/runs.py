@@ -11,6 +11,7 @@ from comparisons.selectors.failures import (
     FAILURE_LABELS,
     failure_attribution,
 )
+from comparisons.selectors.published import published_figures
 from comparisons.selectors.runs import stale_gold_report
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
@@ -67,6 +68,8 @@ def run_detail(request, run_id):
             "labels": [FAILURE_LABELS[c] for c in cats],
             "others": Run.objects.filter(dataset_id=run.dataset_id).exclude(pk=run.pk).order_by("-started_at")[:50],
             "stale": stale_gold_report(run.dataset_version, set(data_qids(data))),
+            "figures": published_figures(run_ids=[run.run_id]),
+            "back": request.get_full_path(),
         },
     )
 

@@ -51,6 +51,7 @@ def test_comparison_page_shows_both_intervals_and_opens_regressions(
     assert page.text_content("[data-testid=a-only]") == "14"
     assert page.text_content("[data-testid=ci95]").startswith("[3.3, 12.7]")
     assert page.text_content("[data-testid=naive]").startswith("[1.1, 14.9]")
+    assert page.text_content("[data-testid=attribution]").startswith("prompt_hash: Only prompt_hash differs (p1 → p2)")
     chart = page.locator("[data-testid=interval-chart]")
     assert chart.locator("line.paired").count() == 1 and chart.locator("line.naive").count() == 1
     assert chart.locator("rect.band").count() == 1
@@ -283,3 +284,36 @@ def test_comparison_page_shows_each_criterion(tmp_path, live_server, page, login
     assert faith.locator("td").nth(7).inner_text().startswith(">= 4: ")
     page.locator("[data-testid=criteria]").scroll_into_view_if_needed()
     _shoot(page, "compare-criteria")
+
+
+def test_a_published_figure_is_marked_flagged_and_corrected(tmp_path, live_server, page, login, make_user):
+    from tests.comparisons.support import import_questions, q
+
+    ids = qids(20)
+    v1 = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
+    import_run(
+        tmp_path,
+        run_id="A",
+        system="rag-v1",
+        dataset="support",
+        dataset_hash=v1["dataset_hash"],
+        correct={i: n < 14 for n, i in enumerate(ids)},
+    )
+    make_user("eng", "engineer", password="pw-engineer")
+    login(page, "eng", "pw-engineer")
+    page.goto(f"{live_server.url}/runs/A/")
+    page.fill("input[name=shown_to]", "Q3 board deck")
+    with page.expect_navigation():
+        page.click("button:has-text('Mark as shown')")
+    figure = page.locator("[data-testid=published-figure]")
+    assert "comparable with the latest version" in figure.text_content()
+    import_questions(tmp_path, "support", [q(i) for i in ids[5:]], "v2")
+    page.goto(f"{live_server.url}/series/?dataset=support")
+    assert page.text_content("[data-testid=published-flag]") == "not comparable"
+    with page.expect_navigation():
+        page.click("button:has-text('Record the correction')")
+    assert "comparable 0.600 (n=15)" in page.text_content("[data-testid=published-correction]")
+    assert page.url.endswith("/series/?dataset=support")
+    _shoot(page, "published-series")
+    page.goto(f"{live_server.url}/runs/A/")
+    _shoot(page, "published-run")

@@ -1,0 +1,3 @@
+from comparisons.models.published import Correction, PublishedFigure
+
+__all__ = ["Correction", "PublishedFigure"]
