@@ -214,3 +214,18 @@ class ImportJobAdmin(ReadOnlyAdmin):
 
     list_display = ["id", "kind", "status", "user", "upload_name", "lines_read", "total_lines", "created_at"]
     list_filter = ["kind", "status"]
+
+
+@admin.register(m.PublishedFigure)
+class PublishedFigureAdmin(ReadOnlyAdmin):
+    """A figure keeps what was shown; a correction is added beside it (`correct_figure`), never edited here."""
+
+    list_display = ("run", "score", "n", "shown_to", "shown_at", "dataset_hash")
+    search_fields = ("run__run_id", "shown_to")
+    blind_run_field = "run_id"  # a figure is a run's score: hidden from staff who label that run blind
+
+
+@admin.register(m.Correction)
+class CorrectionAdmin(ReadOnlyAdmin):
+    list_display = ("figure", "shown_score", "comparable_score", "comparable_n", "created_at")
+    blind_run_field = "figure__run_id"

@@ -617,7 +617,7 @@ def test_criterion_values_of_open_items_stay_hidden_on_every_criterion_read(team
 
 
 def test_a_published_figure_of_a_blind_run_is_neither_served_nor_recorded_by_a_blind_engineer(team):
-    from comparisons.models import Correction, PublishedFigure
+    from annotation.models import Correction, PublishedFigure
     from comparisons.services.published import figure_publish
 
     fig = figure_publish(run_id=R, shown_to="board deck")  # the operator's figure: R's score

@@ -1,4 +1,5 @@
-"""Corpus, labelled sets (with immutable content-hashed versions), system runs and human labels."""
+"""Corpus, labelled sets (with immutable content-hashed versions), system runs, human labels and the
+figures published from runs."""
 
 from annotation.models.corpus import Chunk, Document
 from annotation.models.datasets import (
@@ -12,6 +13,7 @@ from annotation.models.datasets import (
     WorkingExample,
 )
 from annotation.models.imports import IMPORT_KINDS, IMPORT_STATUSES, ImportJob
+from annotation.models.published import Correction, PublishedFigure
 from annotation.models.queues import (
     Assignment,
     Queue,
@@ -44,6 +46,7 @@ __all__ = [
     "Answer",
     "Assignment",
     "Chunk",
+    "Correction",
     "Criterion",
     "CriterionAdjudication",
     "CriterionLabel",
@@ -57,6 +60,7 @@ __all__ = [
     "HumanLabel",
     "ImportJob",
     "LabelEvent",
+    "PublishedFigure",
     "Queue",
     "QueueItem",
     "QueueMember",

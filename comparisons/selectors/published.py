@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from annotation.models import DatasetVersion, Run
+from annotation.models import Correction, DatasetVersion, PublishedFigure, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import version_diff
-from comparisons.models import Correction, PublishedFigure
 
 
 def _correction_dict(c: Correction) -> dict:

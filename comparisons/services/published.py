@@ -8,11 +8,11 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.models import Correction, PublishedFigure
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import latest_version
 from annotation.selectors.runs import run_get
 from calibration.selectors.grades import run_grades
-from comparisons.models import Correction, PublishedFigure
 from comparisons.selectors.published import published_figures
 from comparisons.selectors.series import rescore_on_version
 from evalapp.errors import NotFound, Problem, ServiceError

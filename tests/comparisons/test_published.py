@@ -3,7 +3,7 @@ later number non-comparable, and corrected beside the figure (never overwritten)
 
 import pytest
 
-from comparisons.models import Correction, PublishedFigure
+from annotation.models import Correction, PublishedFigure
 from tests.comparisons.support import import_questions, import_run, q, qids, run_command
 
 pytestmark = pytest.mark.django_db

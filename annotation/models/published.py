@@ -1,5 +1,6 @@
-"""Published figures: a score an engineer showed someone, pinned to the population it was computed on,
-and the corrections recorded when a later dataset or evaluator change made it non-comparable."""
+"""Published figures: a run's score an engineer showed someone, pinned to the population it was computed
+on, and the corrections recorded when a later dataset or evaluator change made it non-comparable (the
+records; re-scoring and the flags are comparisons.services.published and comparisons.selectors.published)."""
 
 from django.conf import settings
 from django.db import models

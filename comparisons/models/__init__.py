@@ -1,3 +1,0 @@
-from comparisons.models.published import Correction, PublishedFigure
-
-__all__ = ["Correction", "PublishedFigure"]
