@@ -25,6 +25,8 @@ class DisagreementFilterForm(PageForm):
 
     stratum = forms.CharField(max_length=100, required=False)
     direction = forms.ChoiceField(choices=DIRECTION_CHOICES, required=False)
+    # A criterion the version scores: its values' disagreements instead of the verdict's.
+    criterion = forms.CharField(max_length=100, required=False)
     page = whole_number(1, 1_000_000, required=False)
 
 

@@ -3,6 +3,7 @@
 from django.urls import include, path
 
 from calibration.api import calibration as calibration_api
+from calibration.api import disagreements as disagreements_api
 from calibration.api import grading as grading_api
 from calibration.api import judge_compare as judge_compare_api
 from calibration.api import judges as judges_api
@@ -27,6 +28,11 @@ judge_api_patterns = [
     path("judge-versions/<int:pk>/", judges_api.JudgeVersionDetailView.as_view(), name="api-judge-version"),
     path("judge-versions/<int:pk>/gate/", judges_api.GateView.as_view(), name="api-judge-gate"),
     path("judge-versions/<int:pk>/evidence/", judge_compare_api.JudgeEvidenceView.as_view(), name="api-judge-evidence"),
+    path(
+        "judge-versions/<int:pk>/disagreements/",
+        disagreements_api.DisagreementListView.as_view(),
+        name="api-judge-disagreements",
+    ),
     path(
         "judge-versions/<int:pk>/verdicts/import/",
         judges_api.VerdictImportView.as_view(),

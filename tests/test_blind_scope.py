@@ -199,6 +199,7 @@ def reads(team) -> dict[str, tuple[str, str]]:
         "judge_versions": ("api", "/api/judge-versions/"),
         "judge_version": ("api", f"/api/judge-versions/{judge}/"),
         "gate": ("api", f"/api/judge-versions/{judge}/gate/"),
+        "judge_disagreements": ("api", f"/api/judge-versions/{judge}/disagreements/"),
         "calibration_run": ("api", f"/api/calibration-runs/{team['calibration'].pk}/"),
         "stats_q": ("api", f"/api/queues/{q}/stats/"),
         "stats_q0": ("api", f"/api/queues/{q0}/stats/?iters=10"),
@@ -355,6 +356,7 @@ def test_the_two_role_adjudicator_is_blind_too_and_kept_off_runs(team):
         "failures",
         "gate",
         "judge_version",
+        "judge_disagreements",
         "page_runs",
         "page_compare",
         "page_judges",
@@ -473,6 +475,13 @@ def test_other_answers_of_a_blind_run_are_hidden_where_the_run_is_shown(
     rows = re.compile(r'<tr data-testid="disagreement">.*?</tr>', re.S)
     assert [r for r in rows.findall(theirs) if R in r or R2 in r]  # the engineer in no pool sees them
     assert [r for r in rows.findall(mine) if R in r or R2 in r] == []
+    listed = api(eng_ann).get(f"/api/judge-versions/{judge.pk}/disagreements/").json()["disagreements"]
+    assert [r for r in listed if r["run_id"] in (R, R2)] == []
+    assert [
+        r
+        for r in api(eng).get(f"/api/judge-versions/{judge.pk}/disagreements/").json()["disagreements"]
+        if r["run_id"] in (R, R2)
+    ]
     gate = api(eng_ann).get(f"/api/judge-versions/{judge.pk}/gate/").json()
     assert gate["blind"] is False and gate["kappa"] is not None  # the sample holds no blind answer
 
@@ -496,6 +505,7 @@ def test_an_adjudicator_only_user_reads_adjudication_and_statistics_not_runs_or_
         "judge_versions",
         "judge_version",
         "gate",
+        "judge_disagreements",
         "calibration_run",
         "page_runs",
         "page_run",

@@ -32,6 +32,22 @@ class DisputeQueueSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="the status of the queue's item holding the answer")
 
 
+class DisputeGivenSerializer(serializers.Serializer):
+    annotator = serializers.CharField()
+    value = serializers.CharField()
+
+
+class DisputeCriterionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    values = names(help_text="the values allowed, in order")
+    queue = serializers.IntegerField(help_text="the queue whose item is disputed on it")
+    tolerance = serializers.IntegerField(help_text="ranks apart that still agree (ordinal)")
+    disputed = serializers.BooleanField()
+    adjudicated = text(help_text="always null: a settled criterion leaves the list")
+    given = DisputeGivenSerializer(many=True, help_text="each annotator's value (adjudicators who may settle it)")
+
+
 class DisputeRowSerializer(serializers.Serializer):
     key = serializers.CharField(help_text="the dispute's opaque key (never a row id)")
     qid = serializers.CharField()
@@ -43,6 +59,9 @@ class DisputeRowSerializer(serializers.Serializer):
     sources = names()
     queues = DisputeQueueSerializer(many=True, help_text="every queue holding the answer")
     labels = DisputeLabelSerializer(many=True, help_text="the settled labels, oldest first")
+    verdict_disputed = serializers.BooleanField(help_text="its verdicts differ and no adjudication settled them")
+    disputed_criteria = names(help_text="the criteria it is disputed on and nobody settled")
+    criteria = DisputeCriterionSerializer(many=True, help_text="those criteria with each annotator's value")
 
 
 class DisputeDetailSerializer(DisputeRowSerializer):
@@ -62,15 +81,23 @@ class DisputeListSerializer(serializers.Serializer):
 
 
 class DisputeAdjudicateInSerializer(serializers.Serializer):
-    verdict = serializers.ChoiceField(choices=["correct", "incorrect"])
+    verdict = serializers.ChoiceField(
+        choices=["correct", "incorrect"], required=False, help_text="needed when the verdicts are disputed"
+    )
+    values = serializers.DictField(
+        child=serializers.CharField(max_length=NAME_MAX),
+        required=False,
+        help_text="{criterion: final value} for criteria it is disputed on",
+    )
     reason = serializers.CharField(max_length=TEXT_MAX)
 
 
 class DisputeAdjudicatedSerializer(serializers.Serializer):
     key = serializers.CharField()
-    verdict = serializers.CharField()
+    verdict = text(help_text="the verdict decided (null: only criteria were settled)")
     reason = serializers.CharField()
-    final_verdict = serializers.CharField()
+    final_verdict = text()
+    values = serializers.DictField(child=serializers.CharField(), help_text="criteria settled")
 
 
 class DisputeListView(DeclaredOutput, APIView):
@@ -133,17 +160,21 @@ class DisputeAdjudicateView(DeclaredOutput, APIView):
     )
     def post(self, request, key):
         data = _valid(DisputeAdjudicateInSerializer, request)
-        adjudication = dispute_adjudicate(
-            key=key, adjudicator=request.user, verdict=data["verdict"], reason=data["reason"]
+        settled = dispute_adjudicate(
+            key=key,
+            adjudicator=request.user,
+            verdict=data.get("verdict"),
+            reason=data["reason"],
+            values=data.get("values"),
         )
-        adjudication.answer.refresh_from_db(fields=["final_verdict"])
         return Response(
             DisputeAdjudicatedSerializer(
                 {
                     "key": key,
-                    "verdict": adjudication.verdict,
-                    "reason": adjudication.reason,
-                    "final_verdict": adjudication.answer.final_verdict,
+                    "verdict": settled.adjudication.verdict if settled.adjudication else None,
+                    "reason": data["reason"].strip(),
+                    "final_verdict": settled.answer.final_verdict or None,
+                    "values": {m.name: m.value for m in settled.values},
                 }
             ).data,
             status=status.HTTP_201_CREATED,

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db.models import Count, QuerySet
+from django.db.models import CharField, Count, QuerySet, Value
 from django.utils.crypto import salted_hmac
 
 from annotation import policies
@@ -27,6 +27,12 @@ from annotation.models import (
     VersionEntry,
 )
 from annotation.selectors.blind import BlindScope
+from annotation.selectors.criterion_disputes import (
+    CriterionDispute,
+    criteria_rows,
+    criterion_disputed_items,
+    outstanding_criteria,
+)
 from evalapp.errors import NotFound, ServiceError
 from evalapp.roles import user_roles
 
@@ -66,6 +72,10 @@ class Dispute:
     labels: tuple[DisputeLabel, ...]
     queues: tuple[tuple[int, str, str, str], ...] = ()
     people: frozenset[int] = field(default_factory=frozenset)
+    # Whether its verdicts are in dispute; else only `criteria` are (the adjudication list's criterion disputes).
+    verdict_disputed: bool = True
+    criteria: tuple[CriterionDispute, ...] = ()
+    who: dict[int, str] = field(default_factory=dict)  # annotator id -> username, for `criteria` values
 
     @property
     def in_rework(self) -> bool:
@@ -81,15 +91,33 @@ def dispute_key(answer_id: int) -> str:
 
 def _candidate_ids(answers: QuerySet | None) -> list[int]:
     """Answers whose labels hold two verdicts or more (adjudicated or not), read off the labels table."""
+    return _candidates(answers, criteria=False)[0]
+
+
+def _candidates(answers: QuerySet | None, *, criteria: bool, settled: bool = False) -> tuple[list[int], set[int]]:
+    """(answers whose labels hold two verdicts or more, answers on a disputed item of a queue that grades
+    criteria when `criteria`, adjudicated ones too with `settled`), in one statement: the second set comes
+    in the same UNION."""
     labels = HumanLabel.objects.all()
     if answers is not None:
         labels = labels.filter(answer__in=answers)
-    return list(
-        labels.values("answer_id")
-        .annotate(n=Count("verdict", distinct=True))
-        .filter(n__gte=2)
-        .values_list("answer_id", flat=True)
+    verdicts = labels.order_by().values("answer_id").annotate(n=Count("verdict", distinct=True)).filter(n__gte=2)
+    if not criteria:
+        return list(verdicts.values_list("answer_id", flat=True)), set()
+    tagged = verdicts.annotate(on=Value("verdict", output_field=CharField())).values_list("answer_id", "on")
+    items = (
+        criterion_disputed_items(answers, settled=settled)
+        .annotate(on=Value("criteria", output_field=CharField()))
+        .values_list("answer_id", "on")
     )
+    found: list[int] = []
+    on_criteria: set[int] = set()
+    for answer_id, on in tagged.union(items):
+        if on == "verdict":
+            found.append(answer_id)
+        else:
+            on_criteria.add(answer_id)
+    return sorted(found), on_criteria
 
 
 def _in_progress(answer_ids: list[int]) -> set[tuple[int, int]]:
@@ -115,40 +143,46 @@ def _strata(rows: list[tuple[int, str, int | None]]) -> dict[tuple[int | None, s
     return out
 
 
-def _build(answer_ids: list[int], *, include_settled: bool) -> dict[int, Dispute | str]:
+def _build(
+    answer_ids: list[int], *, include_settled: bool, criterion_ids: set[int] | frozenset[int] = frozenset()
+) -> dict[int, Dispute | str]:
     """answer id -> Dispute, or (with include_settled) "adjudicated" / "in progress" / "agreed" for the
-    candidates that are not disputed."""
-    if not answer_ids:
+    candidates that are not disputed. `criterion_ids` are answers that may be disputed on a criterion
+    (criterion_disputed_items): those that are get the criteria left unsettled, verdict dispute or not."""
+    every = sorted(set(answer_ids) | set(criterion_ids))
+    if not every:
         return {}
-    adjudicated = set(
-        Adjudication.objects.filter(answer_id__in=answer_ids).values_list("answer_id", flat=True).distinct()
-    )
-    progress = _in_progress(answer_ids)
+    adjudicated = set(Adjudication.objects.filter(answer_id__in=every).values_list("answer_id", flat=True).distinct())
+    progress = _in_progress(every)
     labels: dict[int, list[DisputeLabel]] = defaultdict(list)
+    who: dict[int, str] = {}
     for answer_id, annotator_id, username, verdict, rationale, source, at in (
-        HumanLabel.objects.filter(answer_id__in=answer_ids)
+        HumanLabel.objects.filter(answer_id__in=every)
         .order_by("answer_id", "labelled_at", "id")
         .values_list(
             "answer_id", "annotator_id", "annotator__username", "verdict", "rationale", "source", "labelled_at"
         )
     ):
+        who[annotator_id] = username
         if (answer_id, annotator_id) in progress:
             continue
         labels[answer_id].append(
             DisputeLabel(annotator_id, username, verdict, rationale, source, at.isoformat().replace("+00:00", "Z"))
         )
+    open_criteria = outstanding_criteria(criterion_ids) if criterion_ids else {}
     out: dict[int, Dispute | str] = {}
     disputed = []
-    for answer_id in answer_ids:
-        if answer_id in adjudicated:
-            if include_settled:
+    verdict_disputed: set[int] = set()
+    for answer_id in every:
+        if answer_id not in adjudicated and len({lab.verdict for lab in labels[answer_id]}) >= 2:
+            verdict_disputed.add(answer_id)
+        if answer_id in verdict_disputed or open_criteria.get(answer_id):
+            disputed.append(answer_id)
+        elif include_settled:
+            if answer_id in adjudicated or answer_id in criterion_ids:
                 out[answer_id] = "adjudicated"
-            continue
-        if len({lab.verdict for lab in labels[answer_id]}) < 2:
-            if include_settled:
+            else:
                 out[answer_id] = "in progress" if any(a == answer_id for a, _u in progress) else "agreed"
-            continue
-        disputed.append(answer_id)
     if not disputed:
         return out
     queues: dict[int, list[tuple[int, str, str, str]]] = defaultdict(list)
@@ -191,13 +225,19 @@ def _build(answer_ids: list[int], *, include_settled: bool) -> dict[int, Dispute
             labels=tuple(labels[pk]),
             queues=tuple(held),
             people=frozenset(people[pk]),
+            verdict_disputed=pk in verdict_disputed,
+            criteria=tuple(open_criteria.get(pk, ())),
+            who={uid: who.get(uid, str(uid)) for c in open_criteria.get(pk, ()) for uid, _v in c.given},
         )
     return out
 
 
-def disputed_answers(*, answers: QuerySet | None = None) -> list[Dispute]:
-    """Every disputed answer (among `answers`, a queryset of Answer; None: all), by run id and qid."""
-    found = _build(_candidate_ids(answers), include_settled=False)
+def disputed_answers(*, answers: QuerySet | None = None, criteria: bool = False) -> list[Dispute]:
+    """Every disputed answer (among `answers`, a queryset of Answer; None: all), by run id and qid: on its
+    verdict (what outputs leave out and name), and with `criteria` also those disputed on a criterion alone
+    (what the adjudication list settles)."""
+    verdicts, on_criteria = _candidates(answers, criteria=criteria)
+    found = _build(verdicts, include_settled=False, criterion_ids=on_criteria)
     return sorted((d for d in found.values() if isinstance(d, Dispute)), key=lambda d: (d.run_id, d.qid))
 
 
@@ -252,9 +292,9 @@ def _question(answer: Answer) -> dict:
     }
 
 
-def _row(d: Dispute, *, content: bool) -> dict:
+def _row(d: Dispute, *, content: bool, values: bool = False) -> dict:
     """What an adjudicator is shown of a dispute: never its run or system (policies: adjudicators settle
-    answers blind to runs)."""
+    answers blind to runs); the annotators' criterion values only with `values`."""
     row = {
         "key": d.key,
         "qid": d.qid,
@@ -267,6 +307,9 @@ def _row(d: Dispute, *, content: bool) -> dict:
             {"annotator": lab.annotator, "verdict": lab.verdict, "rationale": lab.rationale, "source": lab.source}
             for lab in d.labels
         ],
+        "verdict_disputed": d.verdict_disputed,
+        "disputed_criteria": list(dict.fromkeys(c.name for c in d.criteria)),
+        "criteria": criteria_rows(d.criteria, d.who, values=values),
     }
     if content:
         answer = Answer.objects.select_related("run").get(pk=d.answer_id)
@@ -299,7 +342,7 @@ def disputes_for_user(
     waiting for a rework queue are counted apart (`in_rework`)."""
     roles = set(user_roles(user))
     policies.check_can_list_disputes(roles=roles)
-    every = disputed_answers()
+    every = disputed_answers(criteria=True)
     matching = [
         d
         for d in every
@@ -309,7 +352,7 @@ def disputes_for_user(
         and (dataset is None or d.dataset == dataset)
     ]
     why = [_may_settle(d, user, roles, scope) for d in matching]
-    rows = [_row(d, content=False) for d, w in zip(matching, why, strict=True) if w is None]
+    rows = [_row(d, content=False, values=True) for d, w in zip(matching, why, strict=True) if w is None]
     return {
         "count": len(rows),
         "total": len(matching),
@@ -324,11 +367,13 @@ def dispute_get(key) -> Dispute:
     """The disputed answer by its key: NotFound for an unknown key, 409 when it is no longer disputed."""
     if not isinstance(key, str) or not key:
         raise NotFound(f"no disputed answer {key!r}")
-    candidates = _candidate_ids(None)
-    match = next((pk for pk in candidates if dispute_key(pk) == key), None)
+    verdicts, on_criteria = _candidates(None, criteria=True, settled=True)
+    match = next((pk for pk in (*verdicts, *sorted(on_criteria)) if dispute_key(pk) == key), None)
     if match is None:
         raise NotFound(f"no disputed answer {key!r}")
-    found = _build([match], include_settled=True)[match]
+    found = _build([match] if match in verdicts else [], include_settled=True, criterion_ids={match} & on_criteria)[
+        match
+    ]
     if isinstance(found, str):
         raise ServiceError(
             f"this answer is no longer disputed ({found}); there is nothing to adjudicate", code=1, status=409
@@ -355,4 +400,4 @@ def dispute_for_user(key, user, *, scope: BlindScope) -> dict:
         blind_run_ids=scope.run_ids,
         shows_run=False,
     )
-    return _row(d, content=True)
+    return _row(d, content=True, values=True)

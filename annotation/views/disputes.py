@@ -10,7 +10,9 @@ from annotation.models import Dataset, Queue
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.disputes import dispute_for_user, disputes_for_user
 from annotation.services.disputes import dispute_adjudicate
+from annotation.views.criterion_controls import criterion_controls, posted_values
 from evalapp.errors import NotFound, ServiceError
+from evalapp.forms import page_text
 from evalapp.roles import ADJUDICATOR, role_required
 
 
@@ -44,14 +46,21 @@ def dispute_detail(request, key):
     scope = blind_scope(request.user)
     if request.method == "POST":
         f = AdjudicationForm(request.POST).parsed("the decision was not recorded")
+        values = posted_values(request)
         try:
-            dispute_adjudicate(key=key, adjudicator=request.user, verdict=f["verdict"], reason=f["reason"])
+            dispute_adjudicate(
+                key=key, adjudicator=request.user, verdict=f["verdict"] or None, reason=f["reason"], values=values
+            )
         except NotFound:
             raise
-        except (ServiceError, PermissionDenied) as exc:
+        except ServiceError as exc:
+            messages.error(request, page_text(exc, doing="the decision was not recorded"))
+            return redirect("dispute-detail", key=key)
+        except PermissionDenied as exc:
             messages.error(request, str(exc))
             return redirect("dispute-detail", key=key)
-        messages.info(request, f"Settled as {f['verdict']}.")
+        settled = ([f["verdict"]] if f["verdict"] else []) + [f"{name} {value}" for name, value in values.items()]
+        messages.info(request, f"Settled as {', '.join(settled)}.")
         return redirect("dispute-list")
     try:
         dispute = dispute_for_user(key, request.user, scope=scope)
@@ -60,4 +69,9 @@ def dispute_detail(request, key):
             raise
         messages.info(request, exc.message)
         return redirect("dispute-list")
-    return render(request, "annotation/queues/dispute.html", {"d": dispute})
+    dispute["no_verdict"] = not dispute["verdict_disputed"]
+    context = {
+        "d": dispute,
+        **(criterion_controls(dispute["criteria"], labelling=False) if dispute["criteria"] else {}),
+    }
+    return render(request, "annotation/queues/dispute.html", context)

@@ -20,6 +20,11 @@ from calibration.charts import (
 )
 from calibration.forms import DIRECTION_CHOICES, CalibrateForm, CompareForm, DisagreementFilterForm
 from calibration.models import CalibrationRun, JudgeVersion
+from calibration.selectors.criterion_disagreements import (
+    check_criterion,
+    criterion_disagreement_details,
+    criterion_disagreement_rows,
+)
 from calibration.selectors.diagnostics import disagreement_details, disagreement_ids, human_ceiling, length_bias
 from calibration.selectors.family_bias import family_bias
 from calibration.selectors.gates import judge_gate_measured
@@ -77,10 +82,8 @@ def version_detail(request, pk: int):
     if measurement is not None:
         ceiling = human_ceiling(measurement, scope=scope)
         f = DisagreementFilterForm(request.GET).parsed("bad disagreement filters")
-        found = disagreement_ids(measurement, scope=scope, stratum=f["stratum"] or "", direction=f["direction"] or "")
-        page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
-        page.object_list = disagreement_details(page.object_list)
-        query = {k: f[k] for k in ("stratum", "direction") if f[k]}
+        page = _disagreement_page(request, version, measurement, scope, f)
+        query = {k: f[k] for k in ("stratum", "direction", "criterion") if f[k]}
         context.update(
             {
                 "disagreements": page.object_list,
@@ -89,6 +92,10 @@ def version_detail(request, pk: int):
                 "disagreement_query": urlencode(query),
                 "strata_names": sorted(gate.get("per_stratum") or {}),
                 "disagreement_directions": DIRECTION_CHOICES,
+                "disagreement_criterion": f["criterion"] or "",
+                "disagreement_distance": bool(f["criterion"])
+                and (measurement.criteria or {}).get(f["criterion"], {}).get("kind") == "ordinal",
+                "criterion_names": [c["name"] for c in version.criteria or []],
                 "ceiling": ceiling,
                 "length_bias": length_bias(measurement, scope=scope),
                 "per_annotator": per_annotator(measurement, scope=scope),
@@ -96,6 +103,29 @@ def version_detail(request, pk: int):
             }
         )
     return render(request, "calibration/version_detail.html", context)
+
+
+def _disagreement_page(request, version, measurement, scope, f):
+    """The page of disagreements the filters ask for: the verdict's, or with `criterion` that criterion's
+    values (a criterion the version does not score, or a direction that does not apply to it: a message and
+    no rows)."""
+    stratum, direction = f["stratum"] or "", f["direction"] or ""
+    if not f["criterion"]:
+        found = disagreement_ids(measurement, scope=scope, stratum=stratum, direction=direction)
+        page = Paginator(found, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
+        page.object_list = disagreement_details(page.object_list)
+        return page
+    try:
+        check_criterion(version, f["criterion"], direction)
+        rows = criterion_disagreement_rows(
+            measurement, f["criterion"], scope=scope, stratum=stratum, direction=direction
+        )
+    except ServiceError as exc:
+        messages.error(request, page_text(exc))
+        rows = []
+    page = Paginator(rows, DISAGREEMENTS_PER_PAGE).get_page(f["page"] or 1)
+    page.object_list = criterion_disagreement_details(list(page.object_list))
+    return page
 
 
 def _comparison(request, version, scope) -> dict:

@@ -75,6 +75,7 @@ API_ROUTES = [
     ("api-judge-gate", {"pk": "MISSING"}, "get", None),
     ("api-judge-evidence", {"pk": "MISSING"}, "get", None),
     ("api-published-correct", {"pk": "MISSING"}, "post", {"cause": "c"}),
+    ("api-judge-disagreements", {"pk": "MISSING"}, "get", None),
     ("api-judge-calibrate", {"pk": "MISSING"}, "post", {"dataset": "support"}),
     ("api-judge-grade", {"pk": "MISSING"}, "post", {"run_id": "r1"}),
     ("api-judge-verdicts-import", {"pk": "MISSING"}, "post", None),

@@ -61,7 +61,13 @@ def test_one_dispute_and_its_settlement(world):
         f"/api/disputes/{world['key']}/adjudicate/", {"verdict": "correct", "reason": "4 days"}, format="json"
     )
     assert settled.status_code == 201
-    assert settled.json() == {"key": world["key"], "verdict": "correct", "reason": "4 days", "final_verdict": "correct"}
+    assert settled.json() == {
+        "key": world["key"],
+        "verdict": "correct",
+        "reason": "4 days",
+        "final_verdict": "correct",
+        "values": {},
+    }
     assert list(Adjudication.objects.values_list("answer__qid", "adjudicator__username", "verdict")) == [
         ("q-0004", "adj", "correct")
     ]

@@ -32,6 +32,9 @@ def _imported_row(run_id, qid, stratum, queues=()):
             {"annotator": "ann1", "verdict": "correct", "rationale": "", "source": "import"},
             {"annotator": "ann2", "verdict": "incorrect", "rationale": "", "source": "import"},
         ],
+        "verdict_disputed": True,
+        "disputed_criteria": [],
+        "criteria": [],
     }
 
 
