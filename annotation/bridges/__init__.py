@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from annotation.bridges import label_studio
+from annotation.bridges import label_studio, langfuse
 from annotation.bridges.foreign import BridgeOptions, Conversion, Origin
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import require_file
@@ -28,6 +28,9 @@ Converter = Callable[[Path, BridgeOptions], Conversion]
 
 CONVERTERS: dict[tuple[str, str], Converter] = {
     ("labels", "label-studio"): label_studio.labels_from_tasks,
+    ("questions", "langfuse"): langfuse.questions_from_items,
+    ("run", "langfuse"): langfuse.run_from_items,
+    ("labels", "langfuse"): langfuse.labels_from_scores,
 }
 
 
