@@ -68,9 +68,8 @@ def langfuse_scores(*, version: JudgeVersion, run_id: str | None = None) -> tupl
     for grading in sorted(latest.values(), key=lambda g: g.run.run_id):
         run = grading.run
         summary.runs.append(run.run_id)
-        verdicts = []
-        for payload in _answer_scores(grading, version, label, standing, gate["status"], summary, verdicts):
-            payloads.append(payload)
+        verdicts: list[str] = []
+        payloads.extend(_answer_scores(grading, version, label, standing, gate["status"], summary, verdicts))
         dataset_run = (run.record or {}).get("langfuse_dataset_run_id")
         if isinstance(dataset_run, str) and verdicts:
             share = sum(v == "correct" for v in verdicts) / len(verdicts)
