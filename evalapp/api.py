@@ -74,6 +74,9 @@ class ProblemSerializer(serializers.Serializer[Any]):
     line = serializers.IntegerField(allow_null=True)
     field = serializers.CharField(allow_null=True)
     message = serializers.CharField()
+    item = serializers.IntegerField(
+        required=False, help_text="the element's index (from 0) in a JSON array file (another tool's export)"
+    )
 
 
 class ErrorSerializer(serializers.Serializer[Any]):

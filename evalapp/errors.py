@@ -6,14 +6,18 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with the input: where (line, field) and what."""
+    """One thing wrong with the input: where (line, field) and what. `item` is the index (from 0) of an
+    element of a JSON array file, which has no lines to name (another tool's export, through a bridge)."""
 
     message: str
     line: int | None = None
     field: str | None = None
+    item: int | None = None
 
     def __str__(self) -> str:
         where = []
+        if self.item is not None:
+            where.append(f"item {self.item}")
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.field:
@@ -21,7 +25,10 @@ class Problem:
         return (", ".join(where) + ": " if where else "") + self.message
 
     def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "field": self.field, "message": self.message}
+        body: dict[str, Any] = {"line": self.line, "field": self.field, "message": self.message}
+        if self.item is not None:
+            body["item"] = self.item
+        return body
 
 
 class ServiceError(Exception):

@@ -1,16 +1,18 @@
 """REST endpoints of the labelled sets: import, versions, export, strata, publish and the stale-gold check."""
 
+from pathlib import Path
+
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api import serializers as s
 from annotation.api.common import CURATORS, READERS, UPLOAD_PARSERS
-from annotation.api.imports import ImportJobSerializer, async_import
+from annotation.api.imports import FORMAT_PARAMETERS, ImportJobSerializer, async_import, import_options
 from annotation.models import Dataset
 from annotation.selectors.criteria import criteria_list, criterion_row
 from annotation.selectors.datasets import (
@@ -20,7 +22,8 @@ from annotation.selectors.datasets import (
 )
 from annotation.selectors.gold import stale_gold
 from annotation.services.criteria import criterion_set
-from annotation.services.datasets import check_dataset_name, dataset_publish, questions_import, strata_set
+from annotation.services.datasets import check_dataset_name, dataset_publish, strata_set
+from annotation.services.import_jobs import IMPORTERS
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
@@ -52,20 +55,24 @@ class DatasetImportView(DeclaredOutput, APIView):
     @extend_schema(
         summary="Import questions as a new version",
         request={"multipart/form-data": UploadSerializer},
+        parameters=[
+            *FORMAT_PARAMETERS,
+            OpenApiParameter(
+                "stratum_default", str, description="with format: a question's stratum when it gives none"
+            ),
+        ],
         responses={201: s.VersionResultSerializer, 200: s.VersionResultSerializer, 202: ImportJobSerializer},
     )
     def post(self, request, name):
         if upload_size(request) > settings.EVALAPP_ASYNC_IMPORT_BYTES:
             check_dataset_name(name)  # refused now rather than after the upload has waited in the queue
-        queued = async_import(request, kind="questions", options={"dataset": name})
+        options = {**import_options(request, s.QuestionImportOptionsSerializer), "dataset": name}
+        queued = async_import(request, kind="questions", options=options)
         if queued is not None:
             return queued
         with uploaded_path(request) as path:
-            result = questions_import(path=path, dataset_name=name, user=request.user)
-        return Response(
-            s.VersionResultSerializer(result.as_dict()).data,
-            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
-        )
+            body, code = IMPORTERS["questions"](Path(path), options, request.user)
+        return Response(s.VersionResultSerializer(body).data, status=code)
 
 
 class VersionListView(DeclaredOutput, APIView):

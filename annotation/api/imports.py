@@ -4,7 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -52,6 +52,24 @@ def job_body(job) -> dict[str, Any]:
     body["url"] = reverse("api-import-job", args=[job.pk])
     body["page"] = reverse("import-job", args=[job.pk])
     return ImportJobSerializer(body).data
+
+
+FORMAT_PARAMETERS = [
+    OpenApiParameter(
+        "format", str, description="as the form field: jsonl (default) or another tool's export (README: Bridges)"
+    ),
+]
+
+
+def import_options(request, serializer: type[serializers.Serializer[Any]]) -> dict[str, Any]:
+    """An import's options, from the query parameters and the form fields beside the file (these win),
+    validated by `serializer` (400 naming the field)."""
+    raw = request.query_params.dict()
+    if hasattr(request.data, "get"):
+        raw.update({k: request.data[k] for k in serializer().fields if k in request.data and k != "file"})
+    options = serializer(data=raw)
+    options.is_valid(raise_exception=True)
+    return dict(options.validated_data)
 
 
 def async_import(request, *, kind: str, options: dict[str, Any]) -> Response | None:

@@ -1,24 +1,25 @@
 """REST endpoints of human labels as they enter and leave: import (engineers) and export."""
 
 import itertools
+from pathlib import Path
 
 from django.core.exceptions import PermissionDenied
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api import serializers as s
 from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
-from annotation.api.imports import ImportJobSerializer, async_import
+from annotation.api.imports import FORMAT_PARAMETERS, ImportJobSerializer, async_import, import_options
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.labels import labels_for_export
 from annotation.selectors.queues import (
     queue_get,
 )
-from annotation.services.label_import import labels_import
+from annotation.services.import_jobs import IMPORTERS
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
@@ -41,6 +42,8 @@ class LabelImportView(DeclaredOutput, APIView):
         parameters=[
             OpenApiParameter("replace", bool, description="as the form field, for a raw JSON Lines body"),
             OpenApiParameter("reason", str, description="as the form field, for a raw JSON Lines body"),
+            *FORMAT_PARAMETERS,
+            OpenApiParameter("run", str, description="with format: the run a foreign file's labels go on"),
         ],
         request={
             "multipart/form-data": s.LabelImportUploadSerializer,
@@ -54,27 +57,13 @@ class LabelImportView(DeclaredOutput, APIView):
         },
     )
     def post(self, request):
-        raw = request.query_params.dict()
-        if hasattr(request.data, "get"):
-            raw.update({k: request.data[k] for k in ("replace", "reason") if k in request.data})
-        options = s.LabelImportOptionsSerializer(data=raw)
-        options.is_valid(raise_exception=True)
-        queued = async_import(
-            request,
-            kind="labels",
-            options={"replace": options.validated_data["replace"], "reason": options.validated_data["reason"]},
-        )
+        options = import_options(request, s.LabelImportOptionsSerializer)
+        queued = async_import(request, kind="labels", options=options)
         if queued is not None:
             return queued
         with uploaded_path(request) as path:
-            result = labels_import(
-                path=path,
-                replace=options.validated_data["replace"],
-                reason=options.validated_data["reason"],
-                by=request.user,
-                create_users=False,
-            )
-        return Response(s.LabelImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
+            body, code = IMPORTERS["labels"](Path(path), options, request.user)
+        return Response(s.LabelImportResultSerializer(body).data, status=code)
 
 
 class LabelExportView(DeclaredOutput, APIView):

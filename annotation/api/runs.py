@@ -1,19 +1,21 @@
 """REST endpoints of the system runs and their answers, under the viewer's blind scope."""
 
+from pathlib import Path
+
 from django.db.models import Count
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, serializers, status
+from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api import serializers as s
 from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
-from annotation.api.imports import ImportJobSerializer, async_import
+from annotation.api.imports import FORMAT_PARAMETERS, ImportJobSerializer, async_import, import_options
 from annotation.models import Answer, Run
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.criterion_agreement import WEIGHTS, criterion_agreement
 from annotation.selectors.runs import run_get
-from annotation.services.runs import run_import
+from annotation.services.import_jobs import IMPORTERS
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
@@ -38,7 +40,13 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
         summary="Import a run (first line the run record)",
         description="A run record missing pinned fields or its dataset hash is imported with `warnings` naming "
         "them, or refused (400) with strict=true.",
-        parameters=[OpenApiParameter("strict", bool, description="as the form field, for a raw JSON Lines body")],
+        parameters=[
+            OpenApiParameter("strict", bool, description="as the form field, for a raw JSON Lines body"),
+            *FORMAT_PARAMETERS,
+            OpenApiParameter("run_id", str, description="with format: the run record's run_id"),
+            OpenApiParameter("system", str, description="with format: the run record's system"),
+            OpenApiParameter("dataset", str, description="with format: the run record's dataset"),
+        ],
         request={
             "multipart/form-data": s.RunImportUploadSerializer,
             "application/x-ndjson": {"type": "string", "description": "the JSON Lines file as the body"},
@@ -48,17 +56,13 @@ class RunListView(DeclaredOutput, generics.ListAPIView):
     def post(self, request):
         if not HasRole(ENGINEER)().has_permission(request, self):
             return Response({"detail": "Importing runs needs the engineer role."}, status=403)
-        raw = request.query_params.dict()
-        if hasattr(request.data, "get") and "strict" in request.data:
-            raw["strict"] = request.data["strict"]
-        options = s.RunImportOptionsSerializer(data=raw)
-        options.is_valid(raise_exception=True)
-        queued = async_import(request, kind="run", options={"strict": options.validated_data["strict"]})
+        options = import_options(request, s.RunImportOptionsSerializer)
+        queued = async_import(request, kind="run", options=options)
         if queued is not None:
             return queued
         with uploaded_path(request) as path:
-            result = run_import(path=path, strict=options.validated_data["strict"])
-        return Response(s.RunImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
+            body, code = IMPORTERS["run"](Path(path), options, request.user)
+        return Response(s.RunImportResultSerializer(body).data, status=code)
 
     parser_classes = UPLOAD_PARSERS
 

@@ -79,7 +79,39 @@ class DatasetSerializer(serializers.ModelSerializer):
         return VersionSerializer(version).data if version else None
 
 
-class VersionResultSerializer(serializers.Serializer):
+class BridgedResultSerializer(serializers.Serializer):
+    """What an import of another tool's file adds (annotation.bridges): its format and what it left out."""
+
+    format = serializers.CharField(required=False, help_text="the file's format: jsonl, or another tool's")
+    not_mapped = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="the foreign file's fields no record carries (array indices as [])",
+    )
+
+
+class ImportFormatSerializer(serializers.Serializer):
+    """The format of an uploaded file: form field beside the file, or query parameter."""
+
+    format = serializers.CharField(
+        required=False,
+        default="jsonl",
+        max_length=40,
+        help_text="jsonl (the project's own, the default) or another tool's export (see the README's Bridges)",
+    )
+
+
+class QuestionImportOptionsSerializer(ImportFormatSerializer):
+    stratum_default = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=100,
+        help_text="a foreign question's stratum when it gives none",
+    )
+
+
+class VersionResultSerializer(BridgedResultSerializer):
     dataset = serializers.CharField()
     dataset_hash = serializers.CharField()
     version = serializers.IntegerField()
@@ -206,9 +238,19 @@ class AnswerSerializer(serializers.ModelSerializer):
         ]
 
 
-class LabelImportOptionsSerializer(serializers.Serializer):
+class LabelImportOptionsSerializer(ImportFormatSerializer):
     """How an import treats labels it would change: form fields beside the file, or query parameters."""
 
+    run = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200, help_text="the run a foreign file's labels go on"
+    )
+    annotators = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=5000,
+        help_text="ID=USERNAME,…: the username of another tool's user (its id or e-mail)",
+    )
     replace = serializers.BooleanField(
         required=False, default=False, help_text="replace labels whose verdict or rationale the file changes"
     )
@@ -224,7 +266,7 @@ class LabelImportUploadSerializer(LabelImportOptionsSerializer):
     file = serializers.FileField(help_text="JSON Lines, UTF-8, one label a line")
 
 
-class LabelImportResultSerializer(serializers.Serializer):
+class LabelImportResultSerializer(BridgedResultSerializer):
     labels = serializers.IntegerField()
     created = serializers.IntegerField()
     changed = serializers.IntegerField()
@@ -286,9 +328,18 @@ class WorkingEditResultSerializer(WorkingItemSerializer):
     replayed = serializers.BooleanField(help_text="true when this client_key had already landed")
 
 
-class RunImportOptionsSerializer(serializers.Serializer):
+class RunImportOptionsSerializer(ImportFormatSerializer):
     """How a run import treats a record missing pinned fields: form field beside the file, or query parameter."""
 
+    run_id = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200, help_text="a foreign file's run record run_id"
+    )
+    system = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200, help_text="a foreign file's run record system"
+    )
+    dataset = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200, help_text="a foreign file's run record dataset"
+    )
     strict = serializers.BooleanField(
         required=False,
         default=False,
@@ -300,7 +351,7 @@ class RunImportUploadSerializer(RunImportOptionsSerializer):
     file = serializers.FileField(help_text="JSON Lines, UTF-8, the run record on the first line")
 
 
-class RunImportResultSerializer(serializers.Serializer):
+class RunImportResultSerializer(BridgedResultSerializer):
     run_id = serializers.CharField()
     answers = serializers.IntegerField()
     dataset = text()

@@ -6,6 +6,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,30 +32,61 @@ def _corpus(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, A
     return corpus_import(path=path).as_dict(), 201
 
 
+def _bridge_options(options: dict[str, Any]):
+    from annotation.bridges import BridgeOptions
+
+    record = {k: options[k] for k in ("run_id", "system", "dataset") if options.get(k)}
+    return BridgeOptions(
+        run_id=options.get("run") or options.get("run_id") or None,
+        dataset=options.get("dataset") or None,
+        stratum_default=options.get("stratum_default") or None,
+        run_record=record,
+    )
+
+
 def _questions(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, Any], int]:
+    from annotation.bridges import bridged_import
     from annotation.services.datasets import questions_import
 
-    result = questions_import(path=path, dataset_name=options["dataset"], user=user)
-    return result.as_dict(), 201 if result.created else 200
+    def write(p: Path) -> dict[str, Any]:
+        return questions_import(path=p, dataset_name=options["dataset"], user=user).as_dict()
+
+    body = bridged_import(
+        kind="questions", fmt=options.get("format"), path=path, options=_bridge_options(options), write=write
+    )
+    return body, 201 if body["created"] else 200
 
 
 def _run(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, Any], int]:
+    from annotation.bridges import bridged_import
     from annotation.services.runs import run_import
 
-    return run_import(path=path, strict=bool(options.get("strict"))).as_dict(), 201
+    def write(p: Path) -> dict[str, Any]:
+        return run_import(path=p, strict=bool(options.get("strict"))).as_dict()
+
+    # The dataset option of a run import is the run record's, not a questions import's.
+    bridge = _bridge_options({**options, "stratum_default": None})
+    return bridged_import(kind="run", fmt=options.get("format"), path=path, options=bridge, write=write), 201
 
 
 def _labels(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, Any], int]:
+    from annotation.bridges import bridged_import
     from annotation.services.label_import import labels_import
 
-    result = labels_import(
-        path=path,
-        replace=bool(options.get("replace")),
-        reason=options.get("reason", ""),
-        by=user,
-        create_users=False,
-    )
-    return result.as_dict(), 201
+    def write(p: Path) -> dict[str, Any]:
+        return labels_import(
+            path=p,
+            replace=bool(options.get("replace")),
+            reason=options.get("reason", ""),
+            by=user,
+            create_users=False,
+        ).as_dict()
+
+    from annotation.bridges.foreign import option_pairs
+
+    given = [pair for pair in (options.get("annotators") or "").split(",") if pair.strip()]
+    bridge = replace(_bridge_options({"run": options.get("run")}), annotators=option_pairs(given, option="annotators"))
+    return bridged_import(kind="labels", fmt=options.get("format"), path=path, options=bridge, write=write), 201
 
 
 # What each kind of job calls: the service of the synchronous import, with the same arguments.

@@ -1,3 +1,5 @@
+from annotation.bridges import BridgeOptions, bridged_import, formats, not_mapped_text
+from annotation.bridges.foreign import option_pairs
 from annotation.services.label_import import labels_import
 from evalapp.commands import EvalCommand
 
@@ -17,9 +19,26 @@ class Command(EvalCommand):
             help="replace labels whose verdict or rationale the file changes (needs --reason)",
         )
         parser.add_argument("--reason", default="", help="why the labels are replaced (kept in the label history)")
+        parser.add_argument(
+            "--format",
+            default="jsonl",
+            help=f"the file's format: {', '.join(formats('labels'))} (default: the project's own JSON Lines)",
+        )
+        parser.add_argument("--run", help="the system run a foreign file's labels go on (label-studio, langfuse)")
+        parser.add_argument(
+            "--annotator",
+            action="append",
+            metavar="ID=USERNAME",
+            help="the project username of another tool's user (its id or e-mail); repeat for each",
+        )
 
     def run(self, **o):
-        return labels_import(path=o["file"], replace=o["replace"], reason=o["reason"], create_users=True).as_dict(), 0
+        options = BridgeOptions(run_id=o["run"], annotators=option_pairs(o["annotator"], option="--annotator"))
+
+        def write(path):
+            return labels_import(path=path, replace=o["replace"], reason=o["reason"], create_users=True).as_dict()
+
+        return bridged_import(kind="labels", fmt=o["format"], path=o["file"], options=options, write=write), 0
 
     def text(self, p):
         users = p["users_created"]
@@ -33,4 +52,5 @@ class Command(EvalCommand):
         )
         return (
             f"{p['labels']} labels: {p['created']} new, {p['replaced']} replaced, {p['unchanged']} unchanged{created}"
+            + not_mapped_text(p)
         )

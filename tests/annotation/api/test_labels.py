@@ -71,7 +71,14 @@ def test_the_openapi_schema_declares_replace_and_reason(api_client_for):
     assert {p["name"] for p in post["parameters"] if p["in"] == "query"} >= {"replace", "reason"}
     form = post["requestBody"]["content"]["multipart/form-data"]["schema"]
     ref = form["$ref"].rsplit("/", 1)[-1]
-    assert set(schema["components"]["schemas"][ref]["properties"]) == {"file", "replace", "reason"}
+    assert set(schema["components"]["schemas"][ref]["properties"]) == {
+        "file",
+        "replace",
+        "reason",
+        "format",
+        "run",
+        "annotators",
+    }
 
 
 @pytest.mark.django_db
