@@ -34,7 +34,7 @@ def test_export_labels_round_trips_through_import_labels(make_queue, pool, tmp_p
             label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[name], verdict="correct", rationale="ok")
     path = tmp_path / "labels.jsonl"
     code, out, _ = run_cmd("export_labels", "--queue", str(queue.pk), "--output", str(path), "--json")
-    assert code == 0 and json.loads(out) == {"labels": 6, "output": str(path)}
+    assert code == 0 and json.loads(out) == {"labels": 6, "output": str(path), "format": "jsonl"}
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(lines) == 6
     assert set(lines[0]) == {"run_id", "qid", "annotator", "verdict", "labelled_at", "rationale", "source"}

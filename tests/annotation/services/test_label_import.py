@@ -46,6 +46,8 @@ def test_import_labels_makes_final_labels_from_agreement_and_keeps_history(tmp_p
         "unchanged": 0,
         "replaced": 0,
         "users_created": ["ann1", "ann2"],
+        "format": "jsonl",
+        "not_mapped": [],
     }
     finals = dict(Answer.objects.values_list("qid", "final_verdict"))
     assert finals == {"q-0001": "correct", "q-0002": "", "q-0003": ""}
@@ -132,6 +134,8 @@ def test_lines_on_answers_in_a_queue_are_refused_by_line_and_nothing_is_written(
         "unchanged": 1,
         "replaced": 0,
         "users_created": [],
+        "format": "jsonl",
+        "not_mapped": [],
     }
     assert counts() == before and labels_of(run_id) == labels_before
 
@@ -207,6 +211,8 @@ def test_changing_a_verdict_needs_replace_with_a_reason(run_id, pool, tmp_path):
         "unchanged": 0,
         "replaced": 2,
         "users_created": [],
+        "format": "jsonl",
+        "not_mapped": [],
     }
     assert labels_of(run_id) == [
         ("q-0001", "ann1", "incorrect", "1 day is wrong", "import"),

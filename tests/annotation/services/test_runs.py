@@ -23,6 +23,8 @@ def test_import_run_pins_inputs_to_the_latest_version(run_file, loaded):
             "the run record has no 'dataset_hash': it was pinned to the dataset's latest version at import, "
             "and it never counts as a repeat of another run in the run-to-run band"
         ],
+        "format": "jsonl",
+        "not_mapped": [],
     }
     run = Run.objects.get()
     assert (run.index_id, run.record["owner"], run.dataset_version.number) == ("prod-index@2026-06-02", "ops", 1)
