@@ -312,3 +312,18 @@ def build_rated_criteria(tmp_path):
     run_command("import_labels", criterion_values_file(tmp_path, rows))
     del a_scores["q-0000"], b_scores["q-0000"]
     return a_scores, b_scores
+
+
+def build_published(tmp_path):
+    """The published figures' world: 20 questions, run A right on the first 14 (0.70). Returns (qids, v1)."""
+    ids = qids(20)
+    v1 = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
+    import_run(
+        tmp_path,
+        run_id="A",
+        system="rag-v1",
+        dataset="support",
+        dataset_hash=v1["dataset_hash"],
+        correct={i: n < 14 for n, i in enumerate(ids)},
+    )
+    return ids, v1

@@ -4,28 +4,13 @@ later number non-comparable, and corrected beside the figure (never overwritten)
 import pytest
 
 from annotation.models import Correction, PublishedFigure
-from tests.comparisons.support import import_questions, import_run, q, qids, run_command
+from tests.comparisons.support import build_published, import_questions, import_run, q, run_command
 
 pytestmark = pytest.mark.django_db
 
 
-def _world(tmp_path):
-    """20 questions; run A right on the first 14 (0.70)."""
-    ids = qids(20)
-    v1 = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
-    import_run(
-        tmp_path,
-        run_id="A",
-        system="rag-v1",
-        dataset="support",
-        dataset_hash=v1["dataset_hash"],
-        correct={i: n < 14 for n, i in enumerate(ids)},
-    )
-    return ids, v1
-
-
 def test_a_figure_is_recorded_as_shown_and_comparable_until_the_set_changes(tmp_path):
-    ids, v1 = _world(tmp_path)
+    ids, v1 = build_published(tmp_path)
     fig = run_command("publish_figure", "A", "--to", "Q3 board deck", "--at", "2026-07-01T09:00:00Z")
     assert (fig["run_id"], fig["score"], fig["n"], fig["shown_to"]) == ("A", 0.7, 20, "Q3 board deck")
     assert (fig["dataset_hash"], fig["comparable"], fig["causes"], fig["corrections"]) == (
@@ -59,7 +44,7 @@ def test_a_figure_is_recorded_as_shown_and_comparable_until_the_set_changes(tmp_
 
 
 def test_a_later_evaluator_config_flags_the_figure(tmp_path):
-    ids, v1 = _world(tmp_path)
+    ids, v1 = build_published(tmp_path)
     fig = run_command("publish_figure", "A", "--to", "weekly report")
     import_run(
         tmp_path,
@@ -79,7 +64,7 @@ def test_a_later_evaluator_config_flags_the_figure(tmp_path):
 
 
 def test_an_added_question_the_run_never_answered_leaves_no_comparable_figure(tmp_path):
-    ids, _ = _world(tmp_path)
+    ids, _ = build_published(tmp_path)
     fig = run_command("publish_figure", "A", "--to", "deck")
     import_questions(tmp_path, "support", [q(i) for i in [*ids, "q-0100"]], "v2")
     (c,) = run_command("correct_figure", str(fig["id"]))["corrections"]
@@ -91,7 +76,7 @@ def test_an_added_question_the_run_never_answered_leaves_no_comparable_figure(tm
 
 
 def test_refusals_write_nothing(tmp_path):
-    _world(tmp_path)
+    build_published(tmp_path)
     assert run_command("publish_figure", "nope", "--to", "deck", expect=2)["error"] == "unknown run 'nope'"
     out = run_command("publish_figure", "A", "--to", "  ", expect=2)
     assert out["problems"] == [{"message": "say to whom the figure was shown", "line": None, "field": "shown_to"}]
@@ -110,7 +95,7 @@ def test_refusals_write_nothing(tmp_path):
 
 
 def test_the_api_publishes_lists_and_corrects(tmp_path, api_client_for):
-    ids, _ = _world(tmp_path)
+    ids, _ = build_published(tmp_path)
     api = api_client_for("eng", "engineer")
     res = api.post("/api/published/", {"run_id": "A", "shown_to": "Q3 board deck"}, format="json")
     assert res.status_code == 201
@@ -134,7 +119,7 @@ def test_the_api_publishes_lists_and_corrects(tmp_path, api_client_for):
 
 
 def test_the_pages_mark_flag_and_correct(tmp_path, client, make_user):
-    ids, _ = _world(tmp_path)
+    ids, _ = build_published(tmp_path)
     make_user("eng", "engineer", password="pw-engineer")
     client.login(username="eng", password="pw-engineer")
     res = client.post("/runs/A/published/", {"shown_to": "Q3 board deck"})

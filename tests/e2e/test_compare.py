@@ -287,18 +287,9 @@ def test_comparison_page_shows_each_criterion(tmp_path, live_server, page, login
 
 
 def test_a_published_figure_is_marked_flagged_and_corrected(tmp_path, live_server, page, login, make_user):
-    from tests.comparisons.support import import_questions, q
+    from tests.comparisons.support import build_published, import_questions, q
 
-    ids = qids(20)
-    v1 = import_questions(tmp_path, "support", [q(i) for i in ids], "v1")
-    import_run(
-        tmp_path,
-        run_id="A",
-        system="rag-v1",
-        dataset="support",
-        dataset_hash=v1["dataset_hash"],
-        correct={i: n < 14 for n, i in enumerate(ids)},
-    )
+    ids, _ = build_published(tmp_path)
     make_user("eng", "engineer", password="pw-engineer")
     login(page, "eng", "pw-engineer")
     page.goto(f"{live_server.url}/runs/A/")
