@@ -30,6 +30,21 @@ def _correction_dict(c: Correction) -> dict:
     }
 
 
+def figure_words(figure: dict) -> str:
+    """A listed figure's state in words, as the commands print it."""
+    return "comparable" if figure["comparable"] else "NOT COMPARABLE: " + "; ".join(figure["causes"])
+
+
+def correction_words(c: dict) -> str:
+    """A correction in words: shown → comparable on n (or why there is none), and the cause."""
+    now = (
+        f"{c['comparable_score']:.3f} on n={c['comparable_n']}"
+        if c["comparable_score"] is not None
+        else c["unresolved"]
+    )
+    return f"shown {c['shown_score']:.3f} → comparable {now}; cause: {c['cause']}"
+
+
 def population_changes(
     figure: PublishedFigure, *, versions: dict[str, DatasetVersion], latest: DatasetVersion | None, later_configs: set
 ) -> list[str]:

@@ -1,3 +1,4 @@
+from comparisons.selectors.published import correction_words
 from comparisons.services.published import figure_correct
 from evalapp.commands import EvalCommand
 
@@ -16,10 +17,4 @@ class Command(EvalCommand):
         return figure_correct(figure_id=o["figure_id"], cause=o["cause"]), 0
 
     def text(self, p):
-        c = p["corrections"][0]
-        now = (
-            f"{c['comparable_score']:.3f} on n={c['comparable_n']}"
-            if c["comparable_score"] is not None
-            else c["unresolved"]
-        )
-        return f"figure {p['id']} ({p['run_id']}): shown {c['shown_score']:.3f}, comparable {now}; cause: {c['cause']}"
+        return f"figure {p['id']} ({p['run_id']}): {correction_words(p['corrections'][0])}"

@@ -1,4 +1,4 @@
-from comparisons.selectors.published import published_figures
+from comparisons.selectors.published import correction_words, figure_words, published_figures
 from evalapp.commands import EvalCommand
 
 
@@ -23,15 +23,10 @@ class Command(EvalCommand):
     def text(self, p):
         lines = []
         for f in p["figures"]:
-            state = "comparable" if f["comparable"] else "NOT COMPARABLE: " + "; ".join(f["causes"])
-            lines.append(f"{f['id']:>4}  {f['run_id']} {f['score']:.3f} (n={f['n']}) shown to {f['shown_to']}: {state}")
-            for c in f["corrections"]:
-                now = (
-                    f"{c['comparable_score']:.3f} on n={c['comparable_n']}"
-                    if c["comparable_score"] is not None
-                    else c["unresolved"]
-                )
-                lines.append(f"      corrected: {c['shown_score']:.3f} → {now} ({c['cause']})")
+            lines.append(
+                f"{f['id']:>4}  {f['run_id']} {f['score']:.3f} (n={f['n']}) shown to {f['shown_to']}: {figure_words(f)}"
+            )
+            lines += [f"      corrected: {correction_words(c)}" for c in f["corrections"]]
         lines.append(
             f"{len(p['figures'])} figure(s), {p['flagged']} flagged, {p['uncorrected']} flagged without a correction"
         )

@@ -1,3 +1,4 @@
+from comparisons.selectors.published import correction_words, figure_words
 from comparisons.selectors.series import series
 from evalapp.commands import EvalCommand
 
@@ -55,9 +56,6 @@ class Command(EvalCommand):
                     for nr in bf["not_rescored"]:
                         lines.append(f"      not re-scored {nr['qid']}: {nr['reason']}")
         for f in p.get("published", []):
-            state = "comparable" if f["comparable"] else "NOT COMPARABLE: " + "; ".join(f["causes"])
-            lines.append(f"published {f['run_id']} {f['score']:.3f} to {f['shown_to']}: {state}")
-            for c in f["corrections"]:
-                now = f"{c['comparable_score']:.3f}" if c["comparable_score"] is not None else c["unresolved"]
-                lines.append(f"  corrected {c['shown_score']:.3f} → {now} ({c['cause']})")
+            lines.append(f"published {f['run_id']} {f['score']:.3f} to {f['shown_to']}: {figure_words(f)}")
+            lines += [f"  corrected: {correction_words(c)}" for c in f["corrections"]]
         return "\n".join(lines)
