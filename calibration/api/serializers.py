@@ -177,8 +177,14 @@ class GateCriterionSerializer(serializers.Serializer):
     per_stratum = serializers.DictField(child=GateCriterionStratumSerializer())
     invalid = serializers.IntegerField(allow_null=True, help_text="judge values outside the criterion's")
     threshold = serializers.FloatField(allow_null=True, help_text="null: reported, not gated")
-    status = serializers.ChoiceField(choices=["pass", "fail", "ungated", "unmeasured"])
+    status = serializers.ChoiceField(
+        choices=["pass", "fail", "ungated", "unmeasured", "stale"],
+        help_text="stale: values of it under the sample were written or settled after the measurement",
+    )
     reasons = names()
+    stale_items = serializers.IntegerField(
+        allow_null=True, help_text="sample answers with a value of it written or settled since; null while blind"
+    )
 
 
 class LengthBiasSerializer(serializers.Serializer):

@@ -18,7 +18,13 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
-from calibration.selectors.criterion_gates import criteria_failing, criteria_gate, withhold_criteria
+from calibration.selectors.criterion_gates import (
+    criteria_failing,
+    criteria_gate,
+    criteria_stale,
+    criterion_stale_counts,
+    withhold_criteria,
+)
 from calibration.selectors.reliability import length_bias_gap
 from calibration.selectors.served_models import served_models
 from calibration.selectors.summary import measurement_figure
@@ -183,6 +189,8 @@ def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measureme
         ).select_related("run__sample")
     }
     stale = stale_counts(m.pk for m in latest.values())
+    # Only versions that score criteria can have a stale one (no statement otherwise).
+    criterion_stale = criterion_stale_counts(m.pk for pk, m in latest.items() if found[pk].criteria)
     served = served_models(latest.values())
     running: dict[int, CalibrationRun] = {}
     unmeasured = [pk for pk in found if pk not in latest]
@@ -207,7 +215,14 @@ def _gates(ids: list[int], scope: BlindScope) -> dict[int, tuple[dict, Measureme
         if version is None:
             continue
         m = latest.get(pk)
-        gate = _gate(version, version.judge, m, running.get(pk), stale.get(m.pk, 0) if m else 0)
+        gate = _gate(
+            version,
+            version.judge,
+            m,
+            running.get(pk),
+            stale.get(m.pk, 0) if m else 0,
+            criterion_stale.get(m.pk) if m else None,
+        )
         _served_drift(gate, served.get(pk))
         gate["blind"] = False
         if m is not None and m.run.sample_id in blind_samples:
@@ -243,7 +258,12 @@ def _withhold(out: dict) -> None:
 
 
 def _gate(
-    version: JudgeVersion, judge: Judge, measurement: Measurement | None, running: CalibrationRun | None, stale: int
+    version: JudgeVersion,
+    judge: Judge,
+    measurement: Measurement | None,
+    running: CalibrationRun | None,
+    stale: int,
+    criterion_stale: dict[str, int] | None = None,
 ) -> dict:
     base = {
         "judge_version": version.pk,
@@ -254,7 +274,7 @@ def _gate(
         "policy": judge.policy,
         "min_n": judge.min_n,
     }
-    criteria = criteria_gate(version, judge, measurement)
+    criteria = criteria_gate(version, judge, measurement, criterion_stale)
     if measurement is None:
         return {
             **base,
@@ -288,7 +308,7 @@ def _gate(
     boot_conservative = conservative_bootstrap(measurement)
     ci = tuple(boot_conservative) if boot_conservative else None
     decision = gate_decide(conservative, threshold=judge.threshold, policy=judge.policy, min_n=judge.min_n, ci=ci)
-    status = "stale" if stale else decision.status
+    status = "stale" if stale or criteria_stale(criteria) else decision.status
     reasons = list(decision.reasons)
     failing = criteria_failing(criteria)
     if failing:

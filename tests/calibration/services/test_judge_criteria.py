@@ -261,6 +261,7 @@ def test_replay_calibration_measures_and_gates_each_criterion(rated, tmp_path, r
             "threshold": 0.5,
             "status": "pass",
             "reasons": gate["criteria"]["faithfulness"]["reasons"],
+            "stale_items": 0,
         },
         "tone": {
             "n": 60,
@@ -276,6 +277,7 @@ def test_replay_calibration_measures_and_gates_each_criterion(rated, tmp_path, r
             "threshold": None,
             "status": "ungated",
             "reasons": ["no threshold: reported, not gated"],
+            "stale_items": 0,
         },
     }
     # A threshold the criterion misses fails the whole gate, naming it; the verdict's own gate still passes.
@@ -283,6 +285,56 @@ def test_replay_calibration_measures_and_gates_each_criterion(rated, tmp_path, r
     strict = judge_gate(JudgeVersion.objects.get(pk=version.pk))
     assert strict["status"] == "fail" and strict["criteria"]["faithfulness"]["status"] == "fail"
     assert strict["reasons"][-1].startswith("criterion 'faithfulness': n 51 >= minimum 10; kappa ")
+
+
+def _relabel(tmp_path, name, criterion, rows):
+    lines = [
+        {"run_id": "run-a", "qid": qid, "annotator": "ann-a", "criterion": criterion, "value": value}
+        for qid, value in rows
+    ]
+    labels_import(path=write_jsonl(tmp_path / name, lines), replace=True, reason="second look")
+
+
+def test_a_criterion_value_changed_under_the_sample_makes_that_criterion_and_a_gate_on_it_stale(
+    rated, tmp_path, run_inline
+):
+    version = replay_version("external", "faithfulness=0.5", "tone")
+    code, _out, err = run_cmd(
+        "import_verdicts", str(write_jsonl(tmp_path / "v.jsonl", verdict_lines())), "--judge-version", str(version.pk)
+    )
+    assert code == 0, err
+    assert run_inline(version, size=60).status == "done"
+    before = judge_gate(version)
+    assert (before["status"], before["criteria"]["tone"]["stale_items"]) == ("pass", 0)
+
+    # An ungated criterion's change marks that criterion only: the gate does not decide on it.
+    _relabel(tmp_path, "tone.jsonl", "tone", [("q-0001", "rude"), ("q-0003", "rude")])
+    gate = judge_gate(version)
+    assert gate["status"] == "pass"
+    tone = gate["criteria"]["tone"]
+    assert (tone["status"], tone["stale_items"]) == ("stale", 2)
+    assert tone["reasons"][0] == "2 answer(s) in the sample had a tone value written or settled after the measurement"
+    assert (gate["criteria"]["faithfulness"]["status"], gate["criteria"]["faithfulness"]["stale_items"]) == ("pass", 0)
+    assert gate["kappa"] == before["kappa"] and tone["kappa"] == before["criteria"]["tone"]["kappa"]
+
+    # A gated criterion's change makes the whole gate stale, naming it; `judge_gate` exits 3.
+    _relabel(tmp_path, "faith.jsonl", "faithfulness", [("q-0001", "5")])
+    gate = judge_gate(version)
+    faith = gate["criteria"]["faithfulness"]
+    assert (gate["status"], faith["status"], faith["stale_items"]) == ("stale", "stale", 1)
+    assert gate["stale_items"] == 0  # the verdicts did not change
+    assert (
+        "criterion 'faithfulness': 1 answer(s) in the sample had a faithfulness value written or settled after "
+        "the measurement"
+    ) in " | ".join(gate["reasons"])
+    code, _out, _err = run_cmd("judge_gate", str(version.pk), "--json")
+    assert code == 3
+
+    # A new measurement reads the labels as they are now: fresh again.
+    assert run_inline(version, size=60).status == "done"
+    again = judge_gate(version)
+    assert again["status"] in ("pass", "fail")
+    assert again["criteria"]["faithfulness"]["stale_items"] == 0 and again["criteria"]["tone"]["stale_items"] == 0
 
 
 def test_a_version_without_criteria_gates_as_before_with_an_empty_criteria_object(world, tmp_path, run_inline):
@@ -350,6 +402,7 @@ def test_a_blind_viewer_sees_the_criteria_status_but_none_of_their_figures(rated
         "threshold": 0.5,
         "status": "pass",
         "reasons": [],
+        "stale_items": None,
     }
 
 
