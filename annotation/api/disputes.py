@@ -10,7 +10,8 @@ from rest_framework.views import APIView
 
 from annotation.api.queues import _valid
 from annotation.selectors.blind import blind_scope
-from annotation.selectors.disputes import SOURCES, dispute_for_user, disputes_for_user
+from annotation.selectors.dispute_access import dispute_for_user, disputes_for_user
+from annotation.selectors.disputes import SOURCES
 from annotation.services.disputes import dispute_adjudicate
 from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_number
 from evalapp.fields import names, text

@@ -1,5 +1,5 @@
 """Disputed answers: labels that disagree and no adjudication, wherever the labels came from (a queue,
-an import, the app). The adjudication list across queues and imports reads them here, and every
+an import, the app). The adjudication list across queues and imports (dispute_access) reads them here, and every
 output that leaves unsettled answers out (calibration samples, run scores, comparisons) names them.
 
 A label still being collected (made on a queue item that is not complete) is work in progress, not
@@ -8,7 +8,6 @@ the row id), never the row id, whose order tells which answers a run wrote toget
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,7 +15,6 @@ from dataclasses import dataclass, field
 from django.db.models import CharField, Count, QuerySet, Value
 from django.utils.crypto import salted_hmac
 
-from annotation import policies
 from annotation.models import (
     Adjudication,
     Answer,
@@ -26,15 +24,12 @@ from annotation.models import (
     QueueItem,
     VersionEntry,
 )
-from annotation.selectors.blind import BlindScope
 from annotation.selectors.criterion_disputes import (
     CriterionDispute,
-    criteria_rows,
     criterion_disputed_items,
     outstanding_criteria,
 )
 from evalapp.errors import NotFound, ServiceError
-from evalapp.roles import user_roles
 
 SOURCES = ("queue", "import", "app")
 # How many disputed answers an output names (the count is always whole).
@@ -275,94 +270,6 @@ def left_out(names: Iterable[str], *, what: str = "disputed answer") -> dict:
     return {"n": len(names), "answers": shown, "words": words}
 
 
-def _question(answer: Answer) -> dict:
-    record: dict = {}
-    if answer.run.dataset_version_id is not None:
-        text = (
-            VersionEntry.objects.filter(version_id=answer.run.dataset_version_id, qid=answer.qid)
-            .values_list("example__canonical", flat=True)
-            .first()
-        )
-        record = json.loads(text) if text else {}
-    return {
-        "question": record.get("question") or answer.extra.get("question") or "",
-        "answer": answer.answer,
-        "gold_text": record.get("gold_text"),
-        "expected": record.get("expected"),
-    }
-
-
-def _row(d: Dispute, *, content: bool, values: bool = False) -> dict:
-    """What an adjudicator is shown of a dispute: never its run or system (policies: adjudicators settle
-    answers blind to runs); the annotators' criterion values only with `values`."""
-    row = {
-        "key": d.key,
-        "qid": d.qid,
-        "dataset": d.dataset,
-        "stratum": d.stratum,
-        "source": d.source,
-        "sources": list(d.sources),
-        "queues": [{"id": pk, "name": name, "kind": kind, "status": status} for pk, name, kind, status in d.queues],
-        "labels": [
-            {"annotator": lab.annotator, "verdict": lab.verdict, "rationale": lab.rationale, "source": lab.source}
-            for lab in d.labels
-        ],
-        "verdict_disputed": d.verdict_disputed,
-        "disputed_criteria": list(dict.fromkeys(c.name for c in d.criteria)),
-        "criteria": criteria_rows(d.criteria, d.who, values=values),
-    }
-    if content:
-        answer = Answer.objects.select_related("run").get(pk=d.answer_id)
-        row.update(_question(answer))
-    return row
-
-
-def _may_settle(d: Dispute, user, roles: set[str], scope: BlindScope) -> str | None:
-    """Why this user may not settle the dispute (None when they may)."""
-    if not policies.can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=set(d.people)):
-        return "labelled"
-    if not scope.can_read_answer(d.answer_id, d.run_pk, shows_run=False):
-        return "blind"
-    return None
-
-
-def disputes_for_user(
-    user,
-    *,
-    scope: BlindScope,
-    source: str | None = None,
-    queue: int | None = None,
-    dataset: str | None = None,
-) -> dict:
-    """The adjudication list: every disputed answer this user may settle, across queues and imports,
-    filtered by label `source` ("queue", "import", "app"), by `queue` id or by `dataset` name.
-
-    Disputes they labelled (or were handed in a queue) and those in their blind scope are left out and
-    counted (`not_yours`, `blind_excluded`); `total` counts every dispute matching the filters; those
-    waiting for a rework queue are counted apart (`in_rework`)."""
-    roles = set(user_roles(user))
-    policies.check_can_list_disputes(roles=roles)
-    every = disputed_answers(criteria=True)
-    matching = [
-        d
-        for d in every
-        if not d.in_rework
-        and (source is None or source in d.sources)
-        and (queue is None or any(pk == queue for pk, *_ in d.queues))
-        and (dataset is None or d.dataset == dataset)
-    ]
-    why = [_may_settle(d, user, roles, scope) for d in matching]
-    rows = [_row(d, content=False, values=True) for d, w in zip(matching, why, strict=True) if w is None]
-    return {
-        "count": len(rows),
-        "total": len(matching),
-        "not_yours": why.count("labelled"),
-        "blind_excluded": why.count("blind"),
-        "in_rework": sum(1 for d in every if d.in_rework),
-        "disputes": rows,
-    }
-
-
 def dispute_get(key) -> Dispute:
     """The disputed answer by its key: NotFound for an unknown key, 409 when it is no longer disputed."""
     if not isinstance(key, str) or not key:
@@ -385,19 +292,3 @@ def dispute_get(key) -> Dispute:
             status=409,
         )
     return found
-
-
-def dispute_for_user(key, user, *, scope: BlindScope) -> dict:
-    """One dispute as its adjudicator sees it: question, answer, gold passage, expected answer and the
-    disagreeing labels side by side. Refused (403) to one of its labellers and while it is blind to them."""
-    d = dispute_get(key)
-    roles = set(user_roles(user))
-    policies.check_can_adjudicate(user_id=user.pk, roles=roles, annotator_ids=set(d.people))
-    policies.check_can_read_answer(
-        answer_id=d.answer_id,
-        run_id=d.run_pk,
-        blind_answer_ids=scope.answer_ids,
-        blind_run_ids=scope.run_ids,
-        shows_run=False,
-    )
-    return _row(d, content=True, values=True)

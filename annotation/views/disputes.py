@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from annotation.forms import SOURCE_CHOICES, AdjudicationForm, DisputeFilterForm
 from annotation.models import Dataset, Queue
 from annotation.selectors.blind import blind_scope
-from annotation.selectors.disputes import dispute_for_user, disputes_for_user
+from annotation.selectors.dispute_access import dispute_for_user, disputes_for_user
 from annotation.services.disputes import dispute_adjudicate
 from annotation.views.criterion_controls import criterion_controls, posted_values
 from evalapp.errors import NotFound, ServiceError

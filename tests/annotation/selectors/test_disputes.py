@@ -7,7 +7,8 @@ from django.core.exceptions import PermissionDenied
 from annotation.models import Answer
 from annotation.selectors.adjudication import adjudication_items
 from annotation.selectors.blind import blind_scope
-from annotation.selectors.disputes import dispute_key, disputed_answers, disputes_for_user, left_out
+from annotation.selectors.dispute_access import disputes_for_user
+from annotation.selectors.disputes import dispute_key, disputed_answers, left_out
 from annotation.selectors.queues import queue_progress
 from annotation.services.claims import queue_next
 from annotation.services.labelling import label_submit

@@ -6,7 +6,8 @@ from django.core.exceptions import PermissionDenied
 
 from annotation.models import Adjudication, Answer, QueueItem
 from annotation.selectors.blind import blind_scope
-from annotation.selectors.disputes import dispute_key, disputes_for_user
+from annotation.selectors.dispute_access import disputes_for_user
+from annotation.selectors.disputes import dispute_key
 from annotation.services.claims import queue_next
 from annotation.services.disputes import dispute_adjudicate
 from annotation.services.labelling import label_submit
