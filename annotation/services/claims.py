@@ -20,7 +20,6 @@ annotators at random, so every pair in the pool overlaps on some items.
 """
 
 import time
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -30,34 +29,22 @@ from django.utils import timezone
 
 from annotation import policies
 from annotation.models import (
-    Answer,
     Assignment,
-    Example,
     HumanLabel,
     Queue,
     QueueItem,
     QueueMember,
-    Run,
-    VersionEntry,
 )
+from annotation.services.candidates import BLOCKING, candidate_rows, candidates_by_level, level_ids, lock_first
 from annotation.services.queues import _digest
 from evalapp.errors import NotFound, Problem, ServiceError
-from evalapp.keyset import ids_in
 from evalapp.validation import TEXT_MAX, raise_problems, text_problem
-
-# Candidates read per fill level before locking one: enough to shuffle, few enough to stay cheap.
-WINDOW = 32
-
 
 # Expired claims released per "next" call (lazily, so no periodic job is needed).
 SWEEP = 100
 
 
 CLAIM_ATTEMPTS = 25
-
-
-# An annotator's row in these states keeps the item from being handed to them (again).
-BLOCKING = (Assignment.CLAIMED, Assignment.DONE, Assignment.SKIPPED)
 
 
 class Conflict(ServiceError):
@@ -135,142 +122,6 @@ def _renew_own_claim(queue: Queue, annotator, now: datetime, held: tuple[int, in
     return Claim(item=item, lease_expires_at=mine.lease_expires_at, renewed=True)
 
 
-def _candidate_rows(queue: Queue, annotator, levels: Iterable[int], offset: int) -> list[tuple[int, int, int]]:
-    """(id, taken, position) of up to WINDOW open items per fill level in `levels` this annotator may take,
-    from their offset on and then from the start: one statement on both databases, a UNION ALL of bounded
-    index scans on (queue, status, taken, position).
-
-    Written as SQL rather than built by the ORM: it runs on every "next", and composing and compiling the
-    same four-part union with its subqueries cost more CPU than the database spent answering it (6.9 ms
-    of app CPU a call at 100,000 items on PostgreSQL, against its 5 ms round trip).
-    An item is a candidate when nobody's label of its answer is this annotator's (a rework queue hands its
-    annotator back their own labels, so it skips that test) and this annotator holds no blocking row on it;
-    an item nobody holds (level 0) can still carry this annotator's skip: it is never theirs again."""
-    item, label, assignment = (m._meta.db_table for m in (QueueItem, HumanLabel, Assignment))
-    parts: list[str] = []
-    params: list[object] = []
-    for level in levels:
-        states = BLOCKING if level > 0 else (Assignment.SKIPPED,)
-        where = "qi.queue_id = %s AND qi.status = %s AND qi.taken = %s"
-        where_params: list[object] = [queue.pk, QueueItem.OPEN, level]
-        if queue.kind != Queue.KIND_REWORK:
-            where += (
-                f" AND NOT EXISTS (SELECT 1 FROM {label} hl WHERE hl.annotator_id = %s AND hl.answer_id = qi.answer_id)"
-            )
-            where_params.append(annotator.pk)
-        where += (
-            f" AND NOT EXISTS (SELECT 1 FROM {assignment} a WHERE a.annotator_id = %s AND a.item_id = qi.id"
-            f" AND a.state IN ({', '.join(['%s'] * len(states))}))"
-        )
-        where_params += [annotator.pk, *states]
-        for side in (">=", "<") if offset > 0 else (">=",):
-            parts.append(
-                f"SELECT * FROM (SELECT qi.id, qi.taken, qi.position FROM {item} qi WHERE {where}"
-                f" AND qi.position {side} %s ORDER BY qi.position LIMIT {WINDOW}) c{len(parts)}"
-            )
-            params += [*where_params, offset]
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        return [tuple(row) for row in cursor.fetchall()]
-
-
-def _level_ids(rows: list[tuple[int, int, int]], level: int, offset: int) -> list[int]:
-    """The level's candidate ids in walking order: from the annotator's offset on, then round from the start."""
-    mine = sorted((r for r in rows if r[1] == level), key=lambda r: (r[2] < offset, r[2]))
-    return [r[0] for r in mine[:WINDOW]]
-
-
-def _candidates_by_level(queue: Queue, annotator, offset: int) -> list[int]:
-    """Every fill level's candidates (fullest level first), each level in this annotator's order, read in
-    one statement."""
-    levels = range(queue.overlap - 1, -1, -1)
-    rows = _candidate_rows(queue, annotator, levels, offset)
-    per_level = [_level_ids(rows, level, offset) for level in levels]
-    return [pk for ids in per_level for pk in sorted(ids, key=lambda pk: _digest(queue.seed, pk, annotator.pk))]
-
-
-def _instance(model, values: Sequence[object]):
-    """A model instance from one row holding its concrete columns in field order, converted as the ORM
-    converts what it reads (JSON, datetimes and booleans on SQLite)."""
-    fields = model._meta.concrete_fields
-    converted = []
-    for field, value in zip(fields, values, strict=True):
-        col = field.get_col(model._meta.db_table)
-        for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
-            value = convert(value, col, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
-
-
-def _lock_first(queue: Queue, annotator, ids: list[int]) -> tuple[QueueItem | None, bool]:
-    """(item, contended): the first of `ids` (in that order) still eligible for this annotator that no other
-    transaction holds, locked, with its answer and run loaded and `mine_expired` (a lapsed claim of theirs
-    on it) and `question_record` (the question's canonical JSON, for the payload) set; contended is True
-    when eligible ones were left only because someone else held them.
-
-    Eligibility is checked again here because the candidates were read without a lock. PostgreSQL: one
-    statement, ordered by the position in the id array, FOR UPDATE OF the item SKIP LOCKED, LIMIT 1.
-    SQLite: the write transaction already holds the database, so the eligible rows are read and the first
-    in order taken. Written as SQL for the reason `_candidate_rows` is: it runs on every "next"."""
-    item_t, answer_t, run_t = (m._meta.db_table for m in (QueueItem, Answer, Run))
-    assignment, label, entry, example = (m._meta.db_table for m in (Assignment, HumanLabel, VersionEntry, Example))
-    models_ = (QueueItem, Answer, Run)
-    columns = ", ".join(
-        f"{alias}.{f.column}"
-        for alias, m in zip(("qi", "ans", "r"), models_, strict=True)
-        for f in m._meta.concrete_fields
-    )
-    ids_sql = ids_in(ids)
-    blocking = ", ".join(["%s"] * len(BLOCKING))
-    labelled = (
-        f" AND NOT EXISTS (SELECT 1 FROM {label} hl WHERE hl.annotator_id = %s AND hl.answer_id = qi.answer_id)"
-        if queue.kind != Queue.KIND_REWORK
-        else ""
-    )
-    where = (
-        f" FROM {item_t} qi JOIN {answer_t} ans ON ans.id = qi.answer_id JOIN {run_t} r ON r.id = ans.run_id"
-        f" WHERE qi.id IN ({ids_sql.sql}) AND qi.queue_id = %s AND qi.status = %s AND qi.taken < %s"
-        f" AND NOT EXISTS (SELECT 1 FROM {assignment} b WHERE b.item_id = qi.id AND b.annotator_id = %s"
-        f" AND b.state IN ({blocking})){labelled}"
-    )
-    where_params = [
-        *ids_sql.params,
-        queue.pk,
-        QueueItem.OPEN,
-        queue.overlap,
-        annotator.pk,
-        *BLOCKING,
-        *([annotator.pk] if labelled else []),
-    ]
-    sql = (
-        f"SELECT {columns},"
-        f" EXISTS (SELECT 1 FROM {assignment} e WHERE e.item_id = qi.id AND e.annotator_id = %s AND e.state = %s),"
-        f" (SELECT ex.canonical FROM {entry} ve JOIN {example} ex ON ex.sha256 = ve.example_id"
-        f" WHERE ve.version_id = r.dataset_version_id AND ve.qid = ans.qid LIMIT 1){where}"
-    )
-    params = [annotator.pk, Assignment.EXPIRED, *where_params]
-    if connection.vendor == "postgresql":
-        sql += " ORDER BY array_position(%s::bigint[], qi.id) LIMIT 1 FOR UPDATE OF qi SKIP LOCKED"
-        params.append(ids)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = {row[0]: row for row in cursor.fetchall()}
-        row = next((rows[pk] for pk in ids if pk in rows), None)
-        if row is None:
-            if connection.vendor != "postgresql":
-                return None, False
-            cursor.execute(f"SELECT EXISTS (SELECT 1{where})", where_params)
-            return None, bool(cursor.fetchone()[0])
-    widths = [len(m._meta.concrete_fields) for m in models_]
-    item = _instance(QueueItem, row[: widths[0]])
-    answer = _instance(Answer, row[widths[0] : widths[0] + widths[1]])
-    run = _instance(Run, row[widths[0] + widths[1] : sum(widths)])
-    Answer.run.field.set_cached_value(answer, run)
-    QueueItem.answer.field.set_cached_value(item, answer)
-    item.mine_expired, item.question_record = bool(row[-2]), row[-1]
-    return item, False
-
-
 def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
     """(claim, contended): contended is True when an eligible item was skipped only because another
     transaction held its lock, so "nothing left" would not yet be the truth."""
@@ -278,12 +129,12 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
         return None, False
     offset = _digest(queue.seed, "start", annotator.pk) % queue.size
     lease = now + timedelta(seconds=queue.lease_seconds)
-    ids = _candidates_by_level(queue, annotator, offset)
+    ids = candidates_by_level(queue, annotator, offset)
     if not ids:
         return None, False
     # One statement takes the first candidate, fullest level first and in this annotator's order within a
     # level, that nobody else has locked.
-    item, contended = _lock_first(queue, annotator, ids)
+    item, contended = lock_first(queue, annotator, ids)
     if item is None:
         return None, contended
     # A lapsed claim of this annotator on the item is taken up again; otherwise a new row. The subqueries
@@ -403,9 +254,9 @@ def queue_peek(*, queue: Queue, annotator) -> QueueItem | None:
         QueueItem.objects.filter(queue=queue, status=QueueItem.OPEN).exclude(Exists(blocked)).exclude(Exists(labelled))
     )
     levels = range(queue.overlap - 1, -1, -1)
-    rows = _candidate_rows(queue, annotator, levels, offset)
+    rows = candidate_rows(queue, annotator, levels, offset)
     for level in levels:
-        ids = sorted(_level_ids(rows, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
+        ids = sorted(level_ids(rows, level, offset), key=lambda pk: _digest(queue.seed, pk, annotator.pk))
         found = {item.pk: item for item in eligible.filter(pk__in=ids).select_related("answer__run")}
         for pk in ids:
             if pk in found:
