@@ -22,7 +22,7 @@ def _match(username: str):
     exact = User.objects.filter(username=username).first()
     if exact is not None:
         return exact
-    near = list(User.objects.filter(username__iexact=username)[:2])
+    near = list(User.objects.filter(username__iexact=username).order_by("pk")[:2])
     if len(near) > 1:
         raise _refused(
             "this sign-in matches more than one account",
