@@ -61,11 +61,12 @@ class RoleMappingBackend(OIDCAuthenticationBackend):
     def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:
         # The id token's claims first, the userinfo endpoint's over them (providers put groups in either).
         claims = {**payload, **self.get_userinfo(access_token, id_token, payload)}
-        username = claims.get(settings.OIDC_USERNAME_CLAIM) or claims.get("email") or ""
+        username = claims.get(settings.OIDC_USERNAME_CLAIM) or claims.get("email")
+        email = claims.get("email")
         try:
             return sso_sign_in(
                 username=username if isinstance(username, str) else "",
-                email=claims.get("email") if isinstance(claims.get("email"), str) else "",
+                email=email if isinstance(email, str) else "",
                 roles=mapped_roles(claims, settings.OIDC_ROLES_CLAIM, role_map(settings.OIDC_ROLE_MAP)),
                 link_by_username=settings.OIDC_LINK_BY_USERNAME,
             )
