@@ -13,7 +13,6 @@ from django.core.exceptions import ImproperlyConfigured
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from annotation.services.sso import sso_sign_in
-from evalapp.errors import ServiceError
 from evalapp.roles import ROLES
 
 
@@ -49,7 +48,11 @@ def mapped_roles(claims: dict[str, Any], claim: str, mapping: dict[str, frozense
 class RoleMappingBackend(OIDCAuthenticationBackend):
     """mozilla-django-oidc's code flow, with the account and its roles from annotation.services.sso.
 
-    A refusal is left on the request (`sso_refusal`) for the callback page to show, and nothing is written.
+    A refusal (annotation.services.sso's ServiceError, nothing written) goes up through Django's
+    authenticate() to the callback page, which shows it. Raised rather than answered with None, it sends no
+    user_login_failed signal: django-axes counts password guesses, and a person the provider has just
+    authenticated but evalapp will not let in has guessed nothing (counted, a few of them would lock every
+    SSO sign-in from their address, a whole office behind one NAT).
     """
 
     def authenticate(self, request: Any, **kwargs: Any) -> Any:
@@ -63,13 +66,9 @@ class RoleMappingBackend(OIDCAuthenticationBackend):
         claims = {**payload, **self.get_userinfo(access_token, id_token, payload)}
         username = claims.get(settings.OIDC_USERNAME_CLAIM) or claims.get("email")
         email = claims.get("email")
-        try:
-            return sso_sign_in(
-                username=username if isinstance(username, str) else "",
-                email=email if isinstance(email, str) else "",
-                roles=mapped_roles(claims, settings.OIDC_ROLES_CLAIM, role_map(settings.OIDC_ROLE_MAP)),
-                link_by_username=settings.OIDC_LINK_BY_USERNAME,
-            )
-        except ServiceError as exc:
-            self.request.sso_refusal = exc
-            return None
+        return sso_sign_in(
+            username=username if isinstance(username, str) else "",
+            email=email if isinstance(email, str) else "",
+            roles=mapped_roles(claims, settings.OIDC_ROLES_CLAIM, role_map(settings.OIDC_ROLE_MAP)),
+            link_by_username=settings.OIDC_LINK_BY_USERNAME,
+        )

@@ -9,6 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
+from evalapp.errors import ServiceError
+
 
 def _check_on() -> None:
     if not settings.OIDC_ENABLED:
@@ -34,6 +36,10 @@ class SsoCallback(OIDCAuthenticationCallbackView):
         _check_on()
         try:
             return super().dispatch(request, *args, **kwargs)
+        except ServiceError as refusal:
+            # The provider vouched for the person; evalapp's rule for accounts and roles refused them.
+            detail = "; ".join(p.message for p in refusal.problems)
+            return _refused(request, refusal.message[:1].upper() + refusal.message[1:], detail, refusal.status)
         except SuspiciousOperation:
             # A state not issued to this browser, a replayed code, a bad signature or nonce: start again.
             return _refused(
@@ -53,10 +59,6 @@ class SsoCallback(OIDCAuthenticationCallbackView):
             )
 
     def login_failure(self) -> HttpResponse:
-        refusal = getattr(self.request, "sso_refusal", None)
-        if refusal is not None:
-            detail = "; ".join(p.message for p in refusal.problems)
-            return _refused(self.request, refusal.message[:1].upper() + refusal.message[1:], detail, refusal.status)
         error = self.request.GET.get("error", "")
         return _refused(
             self.request,

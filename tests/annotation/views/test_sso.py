@@ -246,3 +246,32 @@ def test_the_login_page_has_no_sso_button_by_default(client):
     page = client.get("/login/").content.decode()
 
     assert "Sign in with SSO" not in page and 'name="password"' in page
+
+
+@pytest.mark.django_db
+def test_refused_sso_sign_ins_never_lock_the_address(provider):
+    from axes.models import AccessAttempt
+
+    provider.claims = {"preferred_username": "jo", "email": "jo@example.org", "groups": ["staff"]}
+    statuses = [sso_sign_in(Client()).status_code for _ in range(6)]
+    provider.claims = {"preferred_username": "kim", "email": "kim@example.org", "groups": ["evalapp-engineers"]}
+    client = Client()
+
+    sso_sign_in(client)
+
+    # The provider checked the credentials; a refusal of its user is no guess for axes to count.
+    assert statuses == [403] * 6 and AccessAttempt.objects.count() == 0
+    assert signed_in(client).username == "kim"
+
+
+@pytest.mark.django_db
+def test_wrong_passwords_still_lock_the_account_with_sso_on(provider, make_user):
+    make_user("lena", "engineer")
+    for n in range(5):
+        Client().post("/login/", {"username": "lena", "password": f"wrong-{n}"})
+    client = Client()
+
+    locked = client.post("/login/", {"username": "lena", "password": "pw-" + "x" * 8})
+
+    assert locked.status_code == 429 and "Too many failed sign-ins" in locked.content.decode()
+    assert signed_in(client) is None
