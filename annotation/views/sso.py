@@ -49,11 +49,20 @@ class SsoCallback(OIDCAuthenticationCallbackView):
                 "used already). Start again from the sign-in page.",
                 400,
             )
+        except requests.HTTPError as exc:
+            status = exc.response.status_code if exc.response is not None else "no"
+            return _refused(
+                request,
+                "The sign-in provider refused to complete the sign-in",
+                f"Its token, userinfo or key endpoint answered HTTP {status}. Start again from the sign-in page; "
+                "if it happens again, tell an engineer (the client id, secret or redirect URI may be wrong).",
+                502,
+            )
         except requests.RequestException as exc:
             return _refused(
                 request,
                 "The sign-in provider did not answer",
-                f"evalapp could not reach the provider's token, userinfo or key endpoint ({type(exc).__name__}). "
+                f"evalapp could not reach its token, userinfo or key endpoint ({type(exc).__name__}). "
                 "Try again later, or tell an engineer.",
                 502,
             )

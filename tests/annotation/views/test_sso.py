@@ -2,6 +2,7 @@
 flow through Django's test client, the roles mapped from the groups claim on every sign-in, refusals that
 write nothing, and SSO off by default."""
 
+from urllib.error import HTTPError
 from urllib.parse import urlparse
 from urllib.request import HTTPRedirectHandler, Request, build_opener
 
@@ -38,18 +39,23 @@ def provider(settings):
         yield op
 
 
-def sso_sign_in(client: Client, next_url: str | None = None):
-    """Start at /oidc/authenticate/, let the provider answer the browser's visit, come back to the callback."""
+def provider_redirect(client: Client, next_url: str | None = None) -> str:
+    """Start at /oidc/authenticate/ and let the provider answer the browser's visit: the callback path and
+    query it sends the browser back to."""
     start = client.get("/oidc/authenticate/", {"next": next_url} if next_url else {})
     assert start.status_code == 302, start.content[:300]
     try:
         build_opener(_NoRedirect).open(Request(start["Location"]))
         raise AssertionError("the provider did not redirect back")
-    except Exception as exc:  # urllib raises HTTPError for the 302 it was told not to follow
-        back = exc.headers["Location"]  # type: ignore[attr-defined]
-    url = urlparse(back)
-    assert url.path == "/oidc/callback/"
-    return client.get(url.path + "?" + url.query)
+    except HTTPError as exc:  # the 302 it was told not to follow
+        back = urlparse(exc.headers["Location"])
+    assert back.path == "/oidc/callback/"
+    return back.path + "?" + back.query
+
+
+def sso_sign_in(client: Client, next_url: str | None = None):
+    """The whole flow: to the provider and back to the callback."""
+    return client.get(provider_redirect(client, next_url))
 
 
 def signed_in(client: Client):
@@ -188,15 +194,11 @@ def test_a_forged_callback_is_refused_without_a_sign_in(provider):
 def test_a_code_used_twice_is_refused(provider):
     provider.claims = {"preferred_username": "gus", "email": "gus@example.org", "groups": ["evalapp-engineers"]}
     client = Client()
-    start = client.get("/oidc/authenticate/")
-    try:
-        build_opener(_NoRedirect).open(Request(start["Location"]))
-    except Exception as exc:
-        back = urlparse(exc.headers["Location"])  # type: ignore[attr-defined]
-    assert client.get(back.path + "?" + back.query).status_code == 302
+    back = provider_redirect(client)
+    assert client.get(back).status_code == 302
     client.logout()
 
-    replay = client.get(back.path + "?" + back.query)
+    replay = client.get(back)
 
     # Signed out, the session no longer holds the state: refused before the provider is asked again.
     assert replay.status_code == 403 and "Single sign-on did not sign you in" in replay.content.decode()
@@ -274,4 +276,45 @@ def test_wrong_passwords_still_lock_the_account_with_sso_on(provider, make_user)
     locked = client.post("/login/", {"username": "lena", "password": "pw-" + "x" * 8})
 
     assert locked.status_code == 429 and "Too many failed sign-ins" in locked.content.decode()
+    assert signed_in(client) is None
+
+
+@pytest.mark.django_db
+def test_a_code_the_provider_refuses_is_a_page_not_a_500(provider):
+    provider.claims = {"preferred_username": "max", "email": "max@example.org", "groups": ["evalapp-engineers"]}
+    client = Client()
+    back = provider_redirect(client)
+    provider.codes.clear()  # expired at the provider
+
+    response = client.get(back)
+
+    page = response.content.decode()
+    assert response.status_code == 502
+    assert "The sign-in provider refused to complete the sign-in" in page and "answered HTTP 400" in page
+    assert signed_in(client) is None and get_user_model().objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_provider_that_went_away_is_a_page_not_a_500(provider, settings):
+    provider.claims = {"preferred_username": "ned", "email": "ned@example.org", "groups": ["evalapp-engineers"]}
+    client = Client()
+    back = provider_redirect(client)
+    settings.OIDC_OP_TOKEN_ENDPOINT = "http://127.0.0.1:9/token"  # the discard port: nothing listens
+
+    response = client.get(back)
+
+    assert response.status_code == 502 and "The sign-in provider did not answer" in response.content.decode()
+    assert signed_in(client) is None and get_user_model().objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_the_provider_sending_an_error_back_is_refused(provider):
+    client = Client()
+    client.get("/oidc/authenticate/")
+
+    response = client.get("/oidc/callback/", {"error": "access_denied", "state": "s"})
+
+    assert (
+        response.status_code == 403 and "The provider answered &#x27;access_denied&#x27;." in response.content.decode()
+    )
     assert signed_in(client) is None
