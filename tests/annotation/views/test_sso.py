@@ -123,7 +123,7 @@ def test_no_mapped_role_is_refused_and_nobody_is_created(provider):
     page = response.content.decode()
     assert response.status_code == 403
     assert "Your account at the sign-in provider holds no evalapp role." in page
-    assert "none of your groups is mapped to a role (OIDC_ROLE_MAP)" in page
+    assert "None of your groups is mapped to a role (OIDC_ROLE_MAP); ask an engineer to add you to one." in page
     assert signed_in(client) is None
     assert get_user_model().objects.count() == 0
     assert Group.objects.count() == 0
