@@ -144,7 +144,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Single sign-on (OpenID Connect, mozilla-django-oidc; annotation.sso): off unless OIDC_RP_CLIENT_ID is set,
 # and then the provider's endpoints must be too. Roles come from one claim (OIDC_ROLES_CLAIM) through
-# OIDC_ROLE_MAP ("provider-group=role,..."), checked at start-up by annotation.checks.
+# OIDC_ROLE_MAP ("provider-group=role,..."), checked by the system checks (annotation.checks).
 OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
 OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
 OIDC_ONLY = env.bool("OIDC_ONLY", default=False)
