@@ -6,6 +6,7 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Corpus, labelled sets and human labels"
 
     def ready(self) -> None:
+        from annotation import checks  # noqa: F401  (registers the start-up checks)
         from annotation.metrics import queue_depth
         from evalapp.metrics import register_source
 

@@ -14,7 +14,7 @@ from annotation.api import queue_disputes as queue_disputes_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
 from annotation.api import working as working_api
-from annotation.views import audits, corpus, datasets, disputes, home, imports, queues, tagging
+from annotation.views import audits, corpus, datasets, disputes, home, imports, queues, sso, tagging
 
 home_patterns = [
     path("", home.home, name="home"),
@@ -22,6 +22,11 @@ home_patterns = [
 dataset_patterns = [
     path("datasets/", datasets.dataset_list, name="dataset-list"),
     path("datasets/<slug:name>/", datasets.dataset_detail, name="dataset-detail"),
+]
+# Single sign-on; mozilla-django-oidc reverses these names. Both answer 404 while it is off.
+sso_patterns = [
+    path("oidc/authenticate/", sso.SsoStart.as_view(), name="oidc_authentication_init"),
+    path("oidc/callback/", sso.SsoCallback.as_view(), name="oidc_authentication_callback"),
 ]
 import_patterns = [
     path("imports/<int:job_id>/", imports.import_job_page, name="import-job"),
@@ -162,4 +167,5 @@ urlpatterns = [
     *audit_patterns,
     *tagging_patterns,
     *import_patterns,
+    *sso_patterns,
 ]

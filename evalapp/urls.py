@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from evalapp import ops
-from evalapp.views import api_root
+from evalapp.views import SignInView, api_root
 
 # Swagger UI comes from drf-spectacular-sidecar's static files and starts from a script the split view
 # serves apart (templates/drf_spectacular/swagger_ui.html drops the inline <style>): the strict policy holds.
@@ -14,7 +14,7 @@ urlpatterns = [
     path("healthz", ops.healthz, name="healthz"),
     path("readyz", ops.readyz, name="readyz"),
     path("metrics", ops.metrics, name="metrics"),
-    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path("login/", SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/", api_root, name="api-root"),

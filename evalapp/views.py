@@ -4,6 +4,8 @@ API's front door."""
 from typing import Any
 
 from axes.helpers import get_cool_off, get_failure_limit
+from django.conf import settings
+from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from drf_spectacular.utils import extend_schema
@@ -22,6 +24,30 @@ def render_error(
 ) -> HttpResponse:
     """The page's template with the error's message, at the error's status (400, 404...)."""
     return render(request, template, {**(context or {}), "error": page_text(exc)}, status=exc.status)
+
+
+class SignInView(LoginView):
+    """The password form, and beside it "Sign in with SSO" when single sign-on is on (alone with OIDC_ONLY)."""
+
+    template_name = "registration/login.html"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return {
+            **super().get_context_data(**kwargs),
+            "sso": settings.OIDC_ENABLED,
+            "password_login": self.password_login(),
+        }
+
+    @staticmethod
+    def password_login() -> bool:
+        return not (settings.OIDC_ENABLED and settings.OIDC_ONLY)
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not self.password_login():
+            # With OIDC_ONLY the password backend is not configured either; this says so instead of "no match".
+            context = {**self.get_context_data(), "error": "Password sign-in is off here: use Sign in with SSO."}
+            return self.render_to_response(context, status=403)
+        return super().post(request, *args, **kwargs)
 
 
 def locked_out(

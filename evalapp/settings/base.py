@@ -142,6 +142,44 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# Single sign-on (OpenID Connect, mozilla-django-oidc; annotation.sso): off unless OIDC_RP_CLIENT_ID is set,
+# and then the provider's endpoints must be too. Roles come from one claim (OIDC_ROLES_CLAIM) through
+# OIDC_ROLE_MAP ("provider-group=role,..."), checked by the system checks (annotation.checks).
+OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_ONLY = env.bool("OIDC_ONLY", default=False)
+OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT", default="")
+OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT", default="")
+OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT", default="")
+OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", default="")
+OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = env.str("OIDC_RP_SCOPES", default="openid email profile")
+OIDC_ROLES_CLAIM = env.str("OIDC_ROLES_CLAIM", default="groups")
+OIDC_ROLE_MAP = env.str("OIDC_ROLE_MAP", default="")
+OIDC_USERNAME_CLAIM = env.str("OIDC_USERNAME_CLAIM", default="preferred_username")
+OIDC_LINK_BY_USERNAME = env.bool("OIDC_LINK_BY_USERNAME", default=False)
+OIDC_USE_PKCE = env.bool("OIDC_USE_PKCE", default=True)
+OIDC_TIMEOUT = env.float("OIDC_TIMEOUT", default=10.0)
+if OIDC_ENABLED:
+    _oidc_missing = [
+        name
+        for name in ("OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_USER_ENDPOINT")
+        if not globals()[name]
+    ]
+    if OIDC_RP_SIGN_ALGO.startswith(("RS", "ES")) and not OIDC_OP_JWKS_ENDPOINT:
+        _oidc_missing.append("OIDC_OP_JWKS_ENDPOINT")
+    if _oidc_missing:
+        raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set, so single sign-on needs {', '.join(_oidc_missing)}.")
+    # After the axes backend (it must stay first for passwords); with OIDC_ONLY passwords sign nobody in.
+    AUTHENTICATION_BACKENDS = [
+        AUTHENTICATION_BACKENDS[0],
+        *([] if OIDC_ONLY else AUTHENTICATION_BACKENDS[1:]),
+        "annotation.sso.RoleMappingBackend",
+    ]
+elif OIDC_ONLY:
+    raise ImproperlyConfigured("OIDC_ONLY=true needs single sign-on: set OIDC_RP_CLIENT_ID and the endpoints.")
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
