@@ -1,0 +1,81 @@
+"""Webhooks in the admin: the secret is write-only (never shown back); deliveries are read-only, with a
+"redeliver" action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from evalapp.webhooks import services
+from evalapp.webhooks.models import EVENTS, Delivery, Webhook
+
+
+class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
+    secret = forms.CharField(
+        widget=forms.PasswordInput(render_value=False),
+        required=False,
+        help_text="the HMAC key; never shown again. Leave empty to keep the current one.",
+    )
+    events = forms.MultipleChoiceField(
+        choices=[(e, e) for e in EVENTS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="none ticked: every event",
+    )
+
+    class Meta:
+        model = Webhook
+        fields = ["url", "events", "secret", "active"]
+
+    def clean_secret(self) -> str:
+        secret: str = self.cleaned_data.get("secret") or ""
+        if not secret.strip():
+            if self.instance.pk:
+                return self.instance.secret
+            raise forms.ValidationError("give the secret the receiver verifies signatures with")
+        return secret
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    form = WebhookForm
+    list_display = ["id", "url", "events", "active", "created_at"]
+    list_filter = ["active"]
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["id", "event", "webhook", "status", "attempts", "last_status_code", "created_at", "delivered_at"]
+    list_filter = ["status", "event"]
+    readonly_fields = [
+        "webhook",
+        "event_id",
+        "event",
+        "payload",
+        "status",
+        "attempts",
+        "last_status_code",
+        "last_error",
+        "next_attempt_at",
+        "delivered_at",
+        "created_at",
+    ]
+    actions = ["redeliver"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="Redeliver the selected deliveries")
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
+        n = services.delivery_redeliver(delivery_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{n} delivery(ies) will be sent again.", messages.SUCCESS)
