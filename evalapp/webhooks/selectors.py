@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalapp.webhooks.models import Delivery, Webhook, WatchedState
+from evalapp.webhooks.models import Delivery, WatchedState, Webhook
 
 
 def webhooks_listening(event: str) -> bool:

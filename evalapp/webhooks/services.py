@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.webhooks import policy, tasks
-from evalapp.webhooks.models import EVENTS, PING, Delivery, Webhook, WatchedState
+from evalapp.webhooks.models import EVENTS, PING, Delivery, WatchedState, Webhook
 from evalapp.webhooks.signing import sign
 
 # A pending delivery this long past its time has lost its task (a worker died mid-retry): the sweep sends it.

@@ -7,7 +7,9 @@ from __future__ import annotations
 from celery import shared_task
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, name="webhooks.deliver_webhook", soft_time_limit=60, time_limit=90)
+@shared_task(
+    acks_late=True, reject_on_worker_lost=True, name="webhooks.deliver_webhook", soft_time_limit=60, time_limit=90
+)
 def deliver_webhook(delivery_id: int) -> str:
     """One attempt at a delivery; returns its status after it ("skipped" when there was nothing to do)."""
     from evalapp.webhooks.services import delivery_attempt

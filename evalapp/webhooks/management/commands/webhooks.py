@@ -48,8 +48,7 @@ class Command(EvalCommand):
         if "webhooks" in payload:
             lines = [
                 f"{w['id']}  {'active' if w['active'] else 'off   '}  {w['url']}  "
-                f"{','.join(w['events']) or 'all events'}  "
-                + " ".join(f"{k} {v}" for k, v in w["deliveries"].items())
+                f"{','.join(w['events']) or 'all events'}  " + " ".join(f"{k} {v}" for k, v in w["deliveries"].items())
                 for w in payload["webhooks"]
             ]
             return "\n".join(lines) or "no webhooks"
