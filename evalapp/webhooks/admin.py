@@ -35,7 +35,8 @@ class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
         secret: str = self.cleaned_data.get("secret") or ""
         if not secret.strip():
             if self.instance.pk:
-                return self.instance.secret
+                kept: str = self.instance.secret
+                return kept
             raise forms.ValidationError("give the secret the receiver verifies signatures with")
         return secret
 

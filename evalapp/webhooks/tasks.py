@@ -7,7 +7,8 @@ from __future__ import annotations
 from celery import shared_task
 
 
-@shared_task(
+# Celery has no annotations.
+@shared_task(  # type: ignore[untyped-decorator]
     acks_late=True, reject_on_worker_lost=True, name="webhooks.deliver_webhook", soft_time_limit=60, time_limit=90
 )
 def deliver_webhook(delivery_id: int) -> str:
@@ -18,7 +19,9 @@ def deliver_webhook(delivery_id: int) -> str:
     return delivery.status if delivery is not None else "skipped"
 
 
-@shared_task(acks_late=True, name="webhooks.sweep_webhooks", soft_time_limit=60, time_limit=90)
+@shared_task(  # type: ignore[untyped-decorator]
+    acks_late=True, name="webhooks.sweep_webhooks", soft_time_limit=60, time_limit=90
+)
 def sweep_webhooks() -> int:
     """Re-schedule pending deliveries past their time; returns how many."""
     from evalapp.webhooks.services import webhooks_sweep
