@@ -15,6 +15,7 @@ from evalapp.webhooks.models import EVENTS, Delivery, Webhook
 
 
 class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
+    url = forms.URLField(max_length=2000, assume_scheme="https", help_text="http:// or https:// only")
     secret = forms.CharField(
         widget=forms.PasswordInput(render_value=False),
         required=False,
