@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from evalapp.webhooks import services
-from evalapp.webhooks.models import EVENTS, Delivery, Webhook
+from evalapp.webhooks.models import EVENTS, Delivery, WatchedState, Webhook
 
 
 class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -81,3 +81,17 @@ class DeliveryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def redeliver(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
         n = services.delivery_redeliver(delivery_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{n} delivery(ies) will be sent again.", messages.SUCCESS)
+
+
+@admin.register(WatchedState)
+class WatchedStateAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """What the gate watch last saw; written by it alone."""
+
+    list_display = ["key", "value", "updated_at"]
+    readonly_fields = ["key", "value", "updated_at"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

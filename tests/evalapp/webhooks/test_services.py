@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from evalapp.errors import ServiceError
 from evalapp.webhooks import services
-from evalapp.webhooks.models import Delivery, Webhook, WatchedState
+from evalapp.webhooks.models import Delivery, WatchedState, Webhook
 from tests.evalapp.webhooks.conftest import SECRET
 
 
@@ -43,10 +43,9 @@ def test_an_event_is_written_once_per_active_subscribed_webhook_and_sent_on_comm
 
 def test_an_emit_inside_a_rolled_back_transaction_sends_nothing(db, django_capture_on_commit_callbacks):
     hook()
-    with django_capture_on_commit_callbacks(execute=True) as sent:
-        with pytest.raises(RuntimeError), transaction.atomic():
-            services.webhook_emit(event="grading.finished", payload={"run": 1})
-            raise RuntimeError("the caller fails after emitting")
+    with django_capture_on_commit_callbacks(execute=True) as sent, pytest.raises(RuntimeError), transaction.atomic():
+        services.webhook_emit(event="grading.finished", payload={"run": 1})
+        raise RuntimeError("the caller fails after emitting")
     assert sent == []
     assert Delivery.objects.count() == 0
 
