@@ -1,5 +1,7 @@
 """Webhooks in the admin: the secret is write-only (never shown back); deliveries are read-only, with a
-"redeliver" action."""
+"redeliver" action. Superusers only: a delivery's payload carries a run's kappa and counts and a gate's
+figures, which a staff member labelling blind must not read (evalapp cannot ask annotation for their blind
+scope, so nobody but a superuser sees these pages)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,23 @@ from django.http import HttpRequest
 
 from evalapp.webhooks import services
 from evalapp.webhooks.models import EVENTS, Delivery, WatchedState, Webhook
+
+
+class SuperuserOnly(admin.ModelAdmin):  # type: ignore[type-arg]
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_superuser)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
 
 
 class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -43,14 +62,14 @@ class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(Webhook)
-class WebhookAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class WebhookAdmin(SuperuserOnly):
     form = WebhookForm
     list_display = ["id", "url", "events", "active", "created_at"]
     list_filter = ["active"]
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class DeliveryAdmin(SuperuserOnly):
     list_display = ["id", "event", "webhook", "status", "attempts", "last_status_code", "created_at", "delivered_at"]
     list_filter = ["status", "event"]
     readonly_fields = [
@@ -84,7 +103,7 @@ class DeliveryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(WatchedState)
-class WatchedStateAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class WatchedStateAdmin(SuperuserOnly):
     """What the gate watch last saw; written by it alone."""
 
     list_display = ["key", "value", "updated_at"]

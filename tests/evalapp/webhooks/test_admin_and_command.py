@@ -131,3 +131,21 @@ def test_bad_input_exits_2_naming_the_field_and_writes_nothing(db, args, field):
 def test_a_ping_to_an_unknown_webhook_is_refused(db):
     code, out, _ = run_cmd("webhooks", "--test", "99", "--json")
     assert (code, json.loads(out)) == (2, {"error": "there is no webhook 99", "problems": []})
+
+
+def test_staff_who_are_not_superusers_see_no_webhook_or_delivery_page(client, db):
+    from django.contrib.auth.models import Permission
+
+    staff = get_user_model().objects.create_user("staff", password="pw-staff-123", is_staff=True)
+    staff.user_permissions.set(Permission.objects.filter(content_type__app_label="webhooks"))
+    webhook = Webhook.objects.create(url="http://127.0.0.1:9/hook", secret="s")
+    delivery = Delivery.objects.create(webhook=webhook, event="calibration.finished", payload='{"kappa": 0.41}')
+    client.force_login(staff)
+    for page in (
+        "/admin/webhooks/webhook/",
+        "/admin/webhooks/delivery/",
+        f"/admin/webhooks/delivery/{delivery.pk}/change/",
+        "/admin/webhooks/watchedstate/",
+    ):
+        assert client.get(page).status_code == 403, page
+    assert b"webhooks" not in client.get("/admin/").content.lower()
