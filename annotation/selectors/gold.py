@@ -10,6 +10,7 @@ from django.db.models import Count, Max, Q
 from annotation.models import Chunk, DatasetVersion, GoldCheckReport
 from annotation.search import query_words, search_chunks
 from annotation.selectors.datasets import version_records
+from evalapp.webhooks.selectors import webhooks_listening
 from evalapp.webhooks.services import webhook_emit
 
 
@@ -126,7 +127,7 @@ def stale_gold(version: DatasetVersion) -> dict:
         [GoldCheckReport(version=version, corpus_state=state, report=json.dumps(report, ensure_ascii=False))],
         ignore_conflicts=True,
     )
-    if report["stale"]:
+    if report["stale"] and webhooks_listening("gold.stale_found"):
         # Once per version and corpus state: the next check reads the kept report. Two checks racing on a new
         # state may both emit; the receiver sees the same dataset, hash and counts twice.
         webhook_emit(

@@ -29,6 +29,7 @@ from evalapp.validation import (
     seconds_problem,
     text_problem,
 )
+from evalapp.webhooks.selectors import webhooks_listening
 from evalapp.webhooks.services import webhook_emit
 
 
@@ -68,6 +69,8 @@ def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
 
 def _adjudication_waiting_emit(queue: Queue, item: QueueItem) -> None:
     """adjudication.waiting: the queue has one more disputed item (ids and counts only, never a label)."""
+    if not webhooks_listening("adjudication.waiting"):
+        return
     # The item itself is saved by the caller, after this.
     waiting = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).exclude(pk=item.pk).count() + 1
     webhook_emit(

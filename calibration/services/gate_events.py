@@ -74,6 +74,8 @@ def _gate_swap_emit(pk: int, gate: dict, before: str | None, emitted: list[dict]
 
 def calibration_finished_emit(run: CalibrationRun, *, verdicts: int, errors: int, kappa: Any = None) -> None:
     """calibration.finished for a run that just closed (done or failed)."""
+    if not webhooks_listening("calibration.finished"):
+        return
     webhook_emit(
         event="calibration.finished",
         payload={
@@ -91,6 +93,8 @@ def calibration_finished_emit(run: CalibrationRun, *, verdicts: int, errors: int
 
 def grading_finished_emit(grading: GradingRun, *, graded: int, errors: int) -> None:
     """grading.finished for a grading that just closed (done or failed)."""
+    if not webhooks_listening("grading.finished"):
+        return  # one statement, and no judge read, while nobody listens
     webhook_emit(
         event="grading.finished",
         payload={
