@@ -46,7 +46,7 @@ def gates_check(*, version_ids: Iterable[int] | None = None, before: dict[int, s
     if version_ids is None:
         version_ids = Measurement.objects.order_by().values_list("judge_version_id", flat=True).distinct()
     before = before or {}
-    emitted = []
+    emitted: list[dict] = []
     for pk, gate in sorted(judge_gates(list(version_ids)).items()):
         with transaction.atomic():  # the status seen and its event together, or neither
             _gate_swap_emit(pk, gate, before.get(pk), emitted)

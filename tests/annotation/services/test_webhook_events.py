@@ -55,7 +55,9 @@ def test_an_item_becoming_disputed_emits_adjudication_waiting_with_the_queue_cou
     items = []
     for _ in range(2):
         for name in ("ann1", "ann2"):
-            item = queue_next(queue=queue, annotator=pool[name]).item
+            claim = queue_next(queue=queue, annotator=pool[name])
+            assert claim is not None
+            item = claim.item
             label_submit(queue=queue, item_id=item.pk, annotator=pool[name], verdict=verdicts[name])
         items.append(item)
     assert list(QueueItem.objects.filter(queue=queue).values_list("status", flat=True)) == ["disputed"] * 2

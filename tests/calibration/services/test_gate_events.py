@@ -63,7 +63,9 @@ def test_the_watch_emits_pass_to_stale_once_when_a_label_changes_under_the_sampl
     run_inline(v, size=30)
     Webhook.objects.create(url="http://127.0.0.1:9/hook", secret="s", events=["gate.status_changed"])
     assert tasks.watch_gates() == 0  # the first look is a baseline: pass, recorded, nothing emitted
-    answer = Answer.objects.get(pk=SampleItem.objects.filter(sample__runs__judge_version=v).first().answer_id)
+    sampled = SampleItem.objects.filter(sample__runs__judge_version=v).first()
+    assert sampled is not None
+    answer = Answer.objects.get(pk=sampled.answer_id)
     flipped = "incorrect" if answer.final_verdict == "correct" else "correct"
     adjudication_record(answer=answer, adjudicator=make_user("adj", "adjudicator"), verdict=flipped)
     assert tasks.watch_gates() == 1

@@ -14,6 +14,13 @@ from evalapp.webhooks.models import Delivery, WatchedState, Webhook
 from tests.evalapp.webhooks.conftest import SECRET
 
 
+def attempt(delivery_id: int) -> Delivery:
+    """One attempt that is expected to be made (delivery_attempt gives None when there is nothing to do)."""
+    delivery = services.delivery_attempt(delivery_id=delivery_id)
+    assert delivery is not None
+    return delivery
+
+
 def hook(url="http://127.0.0.1:9/hook", events=(), **kw) -> Webhook:
     return Webhook.objects.create(url=url, secret=SECRET, events=list(events), **kw)
 
@@ -86,12 +93,13 @@ def test_a_4xx_fails_at_once_and_a_429_waits_with_backoff(db, receiver, settings
     hook(url=receiver.url)
     with django_capture_on_commit_callbacks(execute=False):
         first, second = (services.webhook_emit(event="grading.finished", payload={"run": n})[0] for n in (1, 2))
-        gone = services.delivery_attempt(delivery_id=first.pk)
+        gone = attempt(first.pk)
         before = timezone.now()
-        later = services.delivery_attempt(delivery_id=second.pk)
+        later = attempt(second.pk)
     assert (gone.status, gone.attempts, gone.last_status_code) == ("failed", 1, 404)
     assert gone.last_error == "HTTP 404: ok"
     assert (later.status, later.attempts, later.last_status_code) == ("pending", 1, 429)
+    assert later.next_attempt_at is not None
     assert timedelta(seconds=9) < later.next_attempt_at - before <= timedelta(seconds=11)
     # Not due yet: a second task (or a sweep) for it sends nothing.
     assert services.delivery_attempt(delivery_id=second.pk) is None
@@ -111,7 +119,7 @@ def test_a_connection_error_is_retried_until_the_last_attempt_then_fails(
     hook(url=f"http://127.0.0.1:{free_port()}/nobody")
     with django_capture_on_commit_callbacks(execute=False) as scheduled:
         (delivery,) = services.webhook_emit(event="gold.stale_found", payload={})
-        states = [services.delivery_attempt(delivery_id=delivery.pk) for _ in range(3)]
+        states = [attempt(delivery.pk) for _ in range(3)]
     assert [(d.status, d.attempts, d.last_status_code) for d in states] == [
         ("pending", 1, None),
         ("pending", 2, None),
@@ -129,13 +137,13 @@ def test_redeliver_starts_again_and_the_sweep_sends_what_lost_its_task(
     receiver.answers = [410]
     with django_capture_on_commit_callbacks(execute=False) as scheduled:
         (failed,) = services.webhook_emit(event="adjudication.waiting", payload={"queue": 1})
-        services.delivery_attempt(delivery_id=failed.pk)
+        attempt(failed.pk)
         (lost,) = services.webhook_emit(event="adjudication.waiting", payload={"queue": 2})
         (fresh,) = services.webhook_emit(event="adjudication.waiting", payload={"queue": 3})
         Delivery.objects.filter(pk=lost.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
         assert services.webhooks_sweep() == 1  # the fresh one's task is still on its way
         assert services.delivery_redeliver(delivery_ids=[failed.pk]) == 1
-        again = services.delivery_attempt(delivery_id=failed.pk)
+        again = attempt(failed.pk)
     assert len(scheduled) == 3 + 1 + 1
     assert (again.status, again.attempts, again.last_status_code) == ("delivered", 1, 200)
     assert [r.headers["x-evalapp-delivery"] for r in receiver.received] == [str(failed.event_id)] * 2
