@@ -12,7 +12,7 @@ from tests.evalapp.webhooks.receiver import Receiver
 pytestmark = [pytest.mark.celery_worker, redis_pass_only]
 
 
-@pytest.mark.parametrize("stack", ["redis"], indirect=True)
+@pytest.mark.parametrize("stack", ["redis", "redis+postgres"], indirect=True)
 def test_a_real_calibration_delivers_a_signed_calibration_finished_webhook(stack):
     stack.load_world(n=20)
     version = stack.judge_version(concurrency=2)

@@ -118,6 +118,8 @@ def test_the_command_adds_lists_pings_and_shows_deliveries(db, django_capture_on
         (["--add", "https://example.org/x", "--events", "gate.moved", "--secret", "s"], "events"),
         (["--add", "https://example.org/x"], "secret"),
         (["--test", "abc"], "--test"),
+        (["--secret", "s"], "--secret"),  # an option of --add given without it
+        (["--failed"], "--failed"),
     ],
 )
 def test_bad_input_exits_2_naming_the_field_and_writes_nothing(db, args, field):

@@ -27,6 +27,17 @@ class Command(EvalCommand):
         parser.add_argument("--failed", action="store_true", help="with --deliveries: only the failed ones")
 
     def run(self, **options: Any) -> tuple[dict[str, Any], int]:
+        stray = [
+            Problem(f"{flag} goes with {needs}", field=flag)
+            for flag, given, needs in (
+                ("--events", options["events"], "--add"),
+                ("--secret", options["secret"] is not None, "--add"),
+                ("--failed", options["failed"], "--deliveries"),
+            )
+            if given and not options[needs[2:]]
+        ]
+        if stray:
+            raise ServiceError("nothing was done", stray)
         if options["add"] is not None:
             events = [e.strip() for e in options["events"].split(",") if e.strip()]
             webhook = services.webhook_add(url=options["add"], events=events, secret=options["secret"] or "")
