@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -27,6 +28,7 @@ class Receiver:
     secret: str
     answers: list[int] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
+    delay: float = 0.0  # seconds before answering, to make the sender time out
 
     def __enter__(self) -> Receiver:
         receiver = self
@@ -43,6 +45,8 @@ class Receiver:
                 )
                 receiver.received.append(Received(headers, body, ok))
                 status = receiver.answers.pop(0) if receiver.answers else 200
+                if receiver.delay:
+                    time.sleep(receiver.delay)
                 self.send_response(status if ok else 401)
                 self.send_header("Content-Length", "2")
                 self.end_headers()

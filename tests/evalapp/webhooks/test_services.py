@@ -130,6 +130,17 @@ def test_a_connection_error_is_retried_until_the_last_attempt_then_fails(
     assert services.delivery_attempt(delivery_id=delivery.pk) is None
 
 
+def test_a_receiver_that_does_not_answer_in_time_is_retried(db, receiver, settings, django_capture_on_commit_callbacks):
+    settings.WEBHOOK_TIMEOUT_SECONDS = 0.2
+    receiver.delay = 1.0
+    hook(url=receiver.url)
+    with django_capture_on_commit_callbacks(execute=False):
+        (delivery,) = services.webhook_emit(event="calibration.finished", payload={"run": 1})
+        slow = attempt(delivery.pk)
+    assert (slow.status, slow.attempts, slow.last_status_code) == ("pending", 1, None)
+    assert slow.last_error.startswith("timed out")
+
+
 def test_redeliver_starts_again_and_the_sweep_sends_what_lost_its_task(
     db, receiver, django_capture_on_commit_callbacks
 ):
