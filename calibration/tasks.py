@@ -169,6 +169,14 @@ def sweep_stalled() -> dict:
     return stalled_runs_resume(stalled_for=stall_window()).as_dict()
 
 
+@shared_task(acks_late=True, ignore_result=True, name="calibration.watch_gates", **limits(60, 90))
+def watch_gates() -> int:
+    """Emit gate.status_changed for every measured version whose gate moved (beat, WEBHOOK_GATE_WATCH_SECONDS)."""
+    from calibration.services.gate_events import gates_check
+
+    return len(gates_check())
+
+
 @worker_ready.connect
 def resume_stalled_runs(**_kwargs) -> None:
     """When a worker starts, resume runs whose worker died (no heartbeat for CALIBRATION_STALL_SECONDS)."""

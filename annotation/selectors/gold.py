@@ -10,6 +10,8 @@ from django.db.models import Count, Max, Q
 from annotation.models import Chunk, DatasetVersion, GoldCheckReport
 from annotation.search import query_words, search_chunks
 from annotation.selectors.datasets import version_records
+from evalapp.webhooks.selectors import webhooks_listening
+from evalapp.webhooks.services import webhook_emit
 
 
 def _normalise(text: str) -> str:
@@ -125,6 +127,21 @@ def stale_gold(version: DatasetVersion) -> dict:
         [GoldCheckReport(version=version, corpus_state=state, report=json.dumps(report, ensure_ascii=False))],
         ignore_conflicts=True,
     )
+    if report["stale"] and webhooks_listening("gold.stale_found"):
+        # Once per version and corpus state: the next check reads the kept report. Two checks racing on a new
+        # state may both emit; the receiver sees the same dataset, hash and counts twice.
+        webhook_emit(
+            event="gold.stale_found",
+            payload={
+                "dataset": version.dataset.name,
+                "version": version.number,
+                "dataset_hash": version.dataset_hash,
+                "checked": report["checked"],
+                "stale": len(report["stale"]),
+                "stale_share": report["stale_share"],
+                "corpus_state": state,
+            },
+        )
     return report
 
 

@@ -29,6 +29,8 @@ from evalapp.validation import (
     seconds_problem,
     text_problem,
 )
+from evalapp.webhooks.selectors import webhooks_listening
+from evalapp.webhooks.services import webhook_emit
 
 
 def check_verdict(verdict) -> None:
@@ -57,9 +59,24 @@ def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
     """The item's status once all its labels are in: disputed when the verdicts differ or the values of
     one of the queue's criteria disagree (beyond its tolerance), agreed otherwise."""
     verdict_disputed, disputed = item_disputes(queue, item)
+    was = item.status
     item.status = QueueItem.DISPUTED if verdict_disputed or disputed else QueueItem.AGREED
     item.completed_at = now
     final_label_refresh(answer_ids=[item.answer_id])
+    if item.status == QueueItem.DISPUTED and was != QueueItem.DISPUTED:
+        _adjudication_waiting_emit(queue, item)
+
+
+def _adjudication_waiting_emit(queue: Queue, item: QueueItem) -> None:
+    """adjudication.waiting: the queue has one more disputed item (ids and counts only, never a label)."""
+    if not webhooks_listening("adjudication.waiting"):
+        return
+    # The item itself is saved by the caller, after this.
+    waiting = QueueItem.objects.filter(queue=queue, status=QueueItem.DISPUTED).exclude(pk=item.pk).count() + 1
+    webhook_emit(
+        event="adjudication.waiting",
+        payload={"queue": queue.pk, "queue_name": queue.name, "item": item.pk, "items_waiting": waiting},
+    )
 
 
 @transaction.atomic

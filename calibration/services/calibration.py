@@ -17,6 +17,7 @@ from calibration.selectors.judges import judge_version_get
 from calibration.services import engine
 from calibration.services.criterion_measurement import criteria_measure, version_criteria_definitions
 from calibration.services.engine import FINAL_VERDICTS
+from calibration.services.gate_events import calibration_finished_emit, gate_statuses, gates_check
 from calibration.services.judge_criteria import require_criteria_known
 from calibration.services.samples import sample_for
 from evalapp.errors import ServiceError
@@ -260,6 +261,7 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
             "resume the run to try them again"
         )
         run.save(update_fields=["status", "finished_at", "message"])
+        calibration_finished_emit(run, verdicts=len(verdicts), errors=len(errors))
         return run
     human, judge, strata = [], [], []
     excluded = 0
@@ -284,6 +286,8 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
             ci = boot.as_list()
         except ValueError:
             ci = None
+    # The gate as it stood before this measurement, for gate.status_changed (calibration.services.gate_events).
+    gate_before = gate_statuses([run.judge_version_id])
     Measurement.objects.create(
         judge_version=run.judge_version,
         run=run,
@@ -308,4 +312,6 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
     )
     run.status, run.finished_at, run.message = "done", now, ""
     run.save(update_fields=["status", "finished_at", "message"])
+    calibration_finished_emit(run, verdicts=len(verdicts), errors=0, kappa=ag.kappa)
+    gates_check(version_ids=[run.judge_version_id], before=gate_before)
     return run

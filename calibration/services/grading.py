@@ -22,6 +22,7 @@ from calibration.selectors.judges import judge_version_get
 from calibration.services import engine
 from calibration.services.criterion_measurement import version_criteria_definitions
 from calibration.services.engine import FINAL_VERDICTS
+from calibration.services.gate_events import grading_finished_emit
 from evalapp.validation import TEXT_MAX, raise_problems, text_problem, whole_number_problem
 
 # Answers per chunk task, at the least, when the caller names no size.
@@ -249,4 +250,5 @@ def grading_close(*, grading_id: int) -> GradingRun | None:
     else:
         grading.status, grading.message = "done", ""
     grading.save(update_fields=["status", "finished_at", "message"])
+    grading_finished_emit(grading, graded=counts["n"] - counts["errors"], errors=counts["errors"])
     return grading

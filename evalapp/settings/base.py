@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "annotation",
     "calibration",
     "comparisons",
+    "evalapp.webhooks",
 ]
 
 MIDDLEWARE = [
@@ -274,12 +275,32 @@ CELERY_RESULT_EXPIRES = env.int("CELERY_RESULT_EXPIRES", default=86400)
 CALIBRATION_STALL_SECONDS = env.int("CALIBRATION_STALL_SECONDS", default=120)
 # How often beat runs the stall sweep (`celery -A evalapp worker --beat`, or `celery -A evalapp beat`).
 CALIBRATION_SWEEP_SECONDS = env.float("CALIBRATION_SWEEP_SECONDS", default=30)
+# Webhooks (README "Webhooks"): attempts before a delivery fails for good, the first retry's wait (doubled at
+# each attempt), the receiver's time to answer, and how often beat sweeps lost deliveries and watches gates.
+WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
+WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", default=10)
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10)
+WEBHOOK_SWEEP_SECONDS = env.float("WEBHOOK_SWEEP_SECONDS", default=60)
+WEBHOOK_GATE_WATCH_SECONDS = env.float("WEBHOOK_GATE_WATCH_SECONDS", default=60)
 CELERY_BEAT_SCHEDULE = {
     "resume-stalled-runs": {
         "task": "calibration.sweep_stalled",
         "schedule": CALIBRATION_SWEEP_SECONDS,
         # A sweep that waited longer than a period (no worker up) is dropped: the next one does its work.
         "options": {"expires": CALIBRATION_SWEEP_SECONDS},
+    },
+    # Webhook deliveries whose task was lost with a worker are sent again (evalapp.webhooks.services).
+    "sweep-webhooks": {
+        "task": "webhooks.sweep_webhooks",
+        "schedule": WEBHOOK_SWEEP_SECONDS,
+        "options": {"expires": WEBHOOK_SWEEP_SECONDS},
+    },
+    # A gate is computed on read: this notices the ones that moved (labels changed under a sample, another
+    # served model) and emits gate.status_changed; a new measurement is noticed at once by calibration_close.
+    "watch-gates": {
+        "task": "calibration.watch_gates",
+        "schedule": WEBHOOK_GATE_WATCH_SECONDS,
+        "options": {"expires": WEBHOOK_GATE_WATCH_SECONDS},
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -301,6 +322,9 @@ CELERY_TASK_ROUTES = {
     "calibration.grade_chunk": {"queue": "grading"},
     "calibration.close_grading": {"queue": "grading"},
     "calibration.sweep_stalled": {"queue": "housekeeping"},
+    "calibration.watch_gates": {"queue": "housekeeping"},
+    "webhooks.deliver_webhook": {"queue": "housekeeping"},
+    "webhooks.sweep_webhooks": {"queue": "housekeeping"},
     "annotation.run_import_job": {"queue": "imports"},
 }
 # A worker child is replaced after this many tasks: what a long-lived process leaks, it gives back.

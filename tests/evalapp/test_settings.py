@@ -107,7 +107,9 @@ def test_beat_sweeps_for_stalled_runs_on_a_configurable_period(tmp_path):
 
     got = json.loads(celery_settings(tmp_path).stdout)
     assert got["beat"] == {
-        "resume-stalled-runs": {"task": "calibration.sweep_stalled", "schedule": 30.0, "options": {"expires": 30.0}}
+        "resume-stalled-runs": {"task": "calibration.sweep_stalled", "schedule": 30.0, "options": {"expires": 30.0}},
+        "sweep-webhooks": {"task": "webhooks.sweep_webhooks", "schedule": 60.0, "options": {"expires": 60.0}},
+        "watch-gates": {"task": "calibration.watch_gates", "schedule": 60.0, "options": {"expires": 60.0}},
     }
     assert got["beat_file"] == str(tmp_path / "celerybeat-schedule")
     fast = json.loads(celery_settings(tmp_path, CALIBRATION_SWEEP_SECONDS="5").stdout)
@@ -238,3 +240,5 @@ def test_each_celery_queue_has_its_own_exchange_and_routing_key():
     }
     assert app.amqp.router.route({}, "calibration.judge_chunk")["queue"].name == "calibration"
     assert app.amqp.router.route({}, "calibration.grade_chunk")["queue"].routing_key == "grading"
+    for task in ("webhooks.deliver_webhook", "webhooks.sweep_webhooks", "calibration.watch_gates"):
+        assert app.amqp.router.route({}, task)["queue"].name == "housekeeping"

@@ -1,0 +1,1 @@
+"""Signed webhooks: events any app emits (webhook_emit), delivered by Celery with retries (the lowest layer)."""
