@@ -30,6 +30,15 @@ class BridgeOptions:
     run_record: dict[str, Any] = field(default_factory=dict)
     # Another tool's user (an id or e-mail) -> the project's username (--annotator ID=USERNAME).
     annotators: dict[str, str] = field(default_factory=dict)
+    # A project field -> the foreign key (or column) it is read from, where the tool's own name differs
+    # (--question-key, --answer-key, --qid-key, --feedback-key …): each converter says what it reads.
+    keys: dict[str, str] = field(default_factory=dict)
+    # --keep-unmapped: a column no field maps is kept as the record's own key instead of left out.
+    keep_unmapped: bool = False
+
+    def key(self, name: str, default: str) -> str:
+        """The foreign key `name` is read from: the option's, else the converter's default."""
+        return self.keys.get(name) or default
 
 
 @dataclass(frozen=True)
