@@ -119,8 +119,12 @@ def questions_from_rows(path: Path, options: BridgeOptions) -> Conversion:
         for name, column in mapping.items():
             if column in row:
                 record[name], fields[name] = row[column], column
-        if "stratum" not in record and options.stratum_default:
-            record["stratum"], fields["stratum"] = options.stratum_default, "--stratum-default"
+        if "stratum" not in record:
+            if options.stratum_default:
+                record["stratum"], fields["stratum"] = options.stratum_default, "--stratum-default"
+            else:
+                column = mapping.get("stratum") or options.keys.get("stratum") or "stratum"
+                out.problems.append(item.problem("missing: the row has no stratum; give --stratum-default", column))
         for column, value in row.items():
             if column in read:
                 continue
