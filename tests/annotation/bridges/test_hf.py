@@ -147,7 +147,10 @@ def test_a_row_without_a_stratum_or_a_repeated_id_is_refused_by_row_and_column(d
     path = write_jsonl(tmp_path / "rows.jsonl", [{"id": "a", "prompt": "?"}])
     code, out, _err = run_cmd("import_questions", str(path), "--format", "hf", "--dataset", "bad", "--json")
     assert code == 2
-    assert json.loads(out)["problems"] == [{"field": "question", "message": "missing: the file has no 'question' column"}]
+    assert json.loads(out)["problems"] == [
+        {"line": None, "field": "question", "message": "missing: the file has no 'question' column"},
+        {"line": 1, "field": "stratum", "message": "missing: the row has no stratum; give --stratum-default"},
+    ]
     assert (Dataset.objects.count(), DatasetVersion.objects.count(), Example.objects.count()) == counts
 
 
