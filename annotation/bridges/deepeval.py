@@ -31,28 +31,32 @@ ALIASES = {
 }
 _CASE_READ = frozenset({"input", "actual_output", "retrieval_context", "metrics_data", "additional_metadata", "success"})
 _METRIC_READ = frozenset({"name", "score", "threshold", "success", "reason"})
-# The test run's own fields around its cases that a run record does not carry.
 _LIST_KEYS = ("test_results", "testCases", "test_cases")
 
 
-def _cases(path: Path) -> tuple[list[Item], list[Problem], str]:
-    """The test cases and the key they were under (their field paths start there)."""
+def _cases(path: Path, out: Conversion) -> list[Item]:
+    """The test cases, from under test_results / testCases (the file's other keys noted as not mapped),
+    or a bare array of them (or one a line)."""
     value, problem = read_document(path) if path.suffix.lower() == ".json" else (None, None)
     if isinstance(value, dict):
-        for key in _LIST_KEYS:
-            if isinstance(value.get(key), list):
-                items, problems = [], []
-                for index, case in enumerate(value[key]):
-                    if isinstance(case, dict):
-                        items.append(Item(case, index=index))
-                    else:
-                        problems.append(Problem("each test case must be a JSON object", item=index))
-                return items, problems, key
-        return [], [Problem(f"the file holds no test cases (under {' or '.join(_LIST_KEYS)})", line=1)], ""
+        key = next((k for k in _LIST_KEYS if isinstance(value.get(k), list)), None)
+        if key is None:
+            out.problems.append(Problem(f"the file holds no test cases (under {' or '.join(_LIST_KEYS)})", line=1))
+            return []
+        out.unmapped(value, {key})
+        items = []
+        for index, case in enumerate(value[key]):
+            if isinstance(case, dict):
+                items.append(Item(case, index=index))
+            else:
+                out.problems.append(Problem("each test case must be a JSON object", item=index))
+        return items
     if problem is not None:
-        return [], [problem], ""
+        out.problems.append(problem)
+        return []
     items, problems = read_items(path, what="test case")
-    return items, problems, ""
+    out.problems.extend(problems)
+    return items
 
 
 def _get(case: dict[str, Any], name: str) -> tuple[Any, str]:
@@ -66,7 +70,7 @@ def _get(case: dict[str, Any], name: str) -> tuple[Any, str]:
 def run_from_test_results(path: Path, options: BridgeOptions) -> Conversion:
     """DeepEval test cases as a system run's answers (see the module docstring for what maps where)."""
     out = Conversion()
-    items, out.problems, _key = _cases(path)
+    items = _cases(path, out)
     record, fields = run_record(options, out, tool="DeepEval")
     if not items:
         return out
@@ -79,6 +83,8 @@ def run_from_test_results(path: Path, options: BridgeOptions) -> Conversion:
         metadata, metadata_name = _get(case, "additional_metadata")
         metadata = metadata if isinstance(metadata, dict) else {}
         out.unmapped(metadata, {qid_key}, metadata_name)
+        if qid_key in metadata:
+            out.not_mapped.add("input")  # the question's text is read only where the case names no qid
         found = questions.qid(
             item, out, qid=metadata.get(qid_key), qid_field=f"{metadata_name}.{qid_key}", text=case.get("input"),
             text_field="input",

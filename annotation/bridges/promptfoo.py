@@ -98,7 +98,9 @@ def _answer(item: Item, keys: dict[str, Any], questions: Questions, out: Convers
     out.unmapped(row, _RESULT_READ)
     variables = row.get("vars") if isinstance(row.get("vars"), dict) else {}
     contexts_key = keys["contexts"] or next((k for k in ("context", "contexts") if k in variables), None)
-    out.unmapped(variables, {k for k in (keys["qid"], keys["question"], contexts_key) if k}, "vars")
+    # The question's text is read only where the row names no qid.
+    question_key = keys["question"] if keys["qid"] not in variables else None
+    out.unmapped(variables, {k for k in (keys["qid"], question_key, contexts_key) if k}, "vars")
     found = questions.qid(
         item, out, qid=variables.get(keys["qid"]), qid_field=f"vars.{keys['qid']}",
         text=variables.get(keys["question"]), text_field=f"vars.{keys['question']}",

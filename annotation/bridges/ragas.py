@@ -73,7 +73,8 @@ def run_from_results(path: Path, options: BridgeOptions) -> Conversion:
     answer = _pick(columns, options, "answer", ANSWER)
     contexts = _pick(columns, options, "contexts", CONTEXT_COLUMNS)
     qid = _pick(columns, options, "qid", ("qid",))
-    used = {c for c in (question, answer, contexts, qid) if c}
+    # The question's text is read only where the file names no qid column.
+    used = {c for c in (None if qid else question, answer, contexts, qid) if c}
     metrics = []
     for column in sorted(columns - used):
         if column in REFERENCE or column in QUESTION + ANSWER + CONTEXT_COLUMNS:
