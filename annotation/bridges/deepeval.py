@@ -29,7 +29,9 @@ ALIASES = {
     "metrics_data": "metricsData",
     "additional_metadata": "additionalMetadata",
 }
-_CASE_READ = frozenset({"input", "actual_output", "retrieval_context", "metrics_data", "additional_metadata", "success"})
+_CASE_READ = frozenset(
+    {"input", "actual_output", "retrieval_context", "metrics_data", "additional_metadata", "success"}
+)
 _METRIC_READ = frozenset({"name", "score", "threshold", "success", "reason"})
 _LIST_KEYS = ("test_results", "testCases", "test_cases")
 

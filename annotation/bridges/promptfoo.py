@@ -71,7 +71,7 @@ def run_from_output(path: Path, options: BridgeOptions) -> Conversion:
             Problem(f"the file holds the answers of {len(providers)} providers ({', '.join(providers)}): "
                     "give --provider to import one of them", field="--provider")
         )  # fmt: skip
-    summary = document.get("results") if isinstance(document.get("results"), dict) else {}
+    summary: dict[str, Any] = document["results"] if isinstance(document.get("results"), dict) else {}
     found = {
         "run_id": (document.get("evalId"), "evalId"),
         "started_at": (summary.get("timestamp"), "results.timestamp"),

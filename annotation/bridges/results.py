@@ -55,17 +55,23 @@ class Questions:
             out.problems.append(item.problem("must be a non-empty string", qid_field))
             return None
         if not isinstance(text, str):
-            out.problems.append(item.problem(f"missing: the row names its question by {qid_field} or its text", text_field))
+            out.problems.append(
+                item.problem(f"missing: the row names its question by {qid_field} or its text", text_field)
+            )
             return None
         if self.dataset is None:
             out.problems.append(item.problem("give --dataset to match questions by their text (or a qid)", text_field))
             return None
         if text not in self.by_text:
-            out.problems.append(item.problem(f"no question of dataset {self.dataset!r} has exactly this text", text_field))
+            out.problems.append(
+                item.problem(f"no question of dataset {self.dataset!r} has exactly this text", text_field)
+            )
             return None
         found = self.by_text[text]
         if found is None:
-            out.problems.append(item.problem(f"two questions of dataset {self.dataset!r} have this text; give a qid", text_field))
+            out.problems.append(
+                item.problem(f"two questions of dataset {self.dataset!r} have this text; give a qid", text_field)
+            )
             return None
         return found, text_field
 

@@ -24,7 +24,9 @@ class Command(EvalCommand):
             default="jsonl",
             help=f"the file's format: {', '.join(formats('labels'))} (default: the project's own JSON Lines)",
         )
-        parser.add_argument("--run", help="the system run a foreign file's labels go on (label-studio, langfuse, langsmith)")
+        parser.add_argument(
+            "--run", help="the system run a foreign file's labels go on (label-studio, langfuse, langsmith)"
+        )
         parser.add_argument(
             "--annotator",
             action="append",

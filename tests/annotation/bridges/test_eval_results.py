@@ -19,7 +19,9 @@ Q1, Q2, Q3 = "How long is the trial?", "Can I pause billing?", "Who signs the DP
 
 
 def answers(run_id):
-    return list(Answer.objects.filter(run__run_id=run_id).order_by("qid").values_list("qid", "answer", "correct", "extra"))
+    return list(
+        Answer.objects.filter(run__run_id=run_id).order_by("qid").values_list("qid", "answer", "correct", "extra")
+    )
 
 
 def counts():
@@ -214,6 +216,7 @@ def test_a_promptfoo_output_becomes_a_run(world, tmp_path):
         "results.stats", "results.version", "shareableUrl", "testCase", "testIdx", "vars.question",
     ]  # fmt: skip
     run = Run.objects.get(run_id="eval-2026-05-20")
+    assert run.started_at is not None
     assert (run.system, run.started_at.isoformat()) == ("openai:gpt-4o-mini", "2026-05-20T10:00:00+00:00")
     assert answers("eval-2026-05-20") == [
         ("q1", "30 days.", True, {"contexts": ["Trials run 30 days."], "promptfoo_score": {

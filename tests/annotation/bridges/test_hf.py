@@ -13,7 +13,7 @@ from tests.conftest import run_cmd, write_jsonl
 pytest.importorskip("pyarrow")
 datasets = pytest.importorskip("datasets")
 
-QUESTIONS = [
+QUESTIONS: list[dict[str, object]] = [
     {"qid": "q1", "question": "How long is the trial?", "stratum": "policy", "expected": "30 days",
      "gold_doc_id": "doc:1", "gold_text": "Trials run 30 days.", "grading": "judge"},
     {"qid": "q2", "question": "Can I pause billing?", "stratum": "how_to", "expected": "no", "team": "billing"},
@@ -80,8 +80,15 @@ def test_a_parquet_export_is_read_by_datasets_and_imports_back(db, tmp_path, off
     code, out, err = run_cmd("import_questions", str(out_file), "--format", "hf", "--dataset", "lean", "--json")
     assert code == 0, err
     assert json.loads(out)["not_mapped"] == ["team"]
-    assert records("lean")[1] == {"qid": "q2", "question": "Can I pause billing?", "expected": "no", "stratum": "how_to"}
-    code, _out, err = run_cmd("import_questions", str(out_file), "--format", "hf", "--dataset", "back", "--keep-unmapped")
+    assert records("lean")[1] == {
+        "qid": "q2",
+        "question": "Can I pause billing?",
+        "expected": "no",
+        "stratum": "how_to",
+    }
+    code, _out, err = run_cmd(
+        "import_questions", str(out_file), "--format", "hf", "--dataset", "back", "--keep-unmapped"
+    )
     assert code == 0, err
     assert dataset_hash("back") == dataset_hash("src")
 
@@ -113,7 +120,9 @@ def test_a_file_written_by_datasets_maps_its_columns(db, tmp_path, suffix):
 
 
 def test_the_key_options_name_other_columns(db, tmp_path):
-    rows = [{"uid": "a1", "prompt": "Is SSO included?", "target": "yes", "passage": "SSO is on every plan.", "kind": "x"}]
+    rows = [
+        {"uid": "a1", "prompt": "Is SSO included?", "target": "yes", "passage": "SSO is on every plan.", "kind": "x"}
+    ]
     path = tmp_path / "rows.parquet"
     datasets.Dataset.from_list(rows).to_parquet(str(path))
     code, out, err = run_cmd(
@@ -158,14 +167,18 @@ def test_parquet_without_pyarrow_is_a_clear_bad_input_error(db, tmp_path, monkey
     path = tmp_path / "rows.parquet"
     datasets.Dataset.from_list(SQUAD_LIKE).to_parquet(str(path))
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow now raises ImportError
-    code, _out, err = run_cmd("import_questions", str(path), "--format", "hf", "--dataset", "x", "--stratum-default", "s")
+    code, _out, err = run_cmd(
+        "import_questions", str(path), "--format", "hf", "--dataset", "x", "--stratum-default", "s"
+    )
     assert code == 2
     assert "reading or writing Parquet needs pyarrow, which is not installed: pip install 'evalapp[hf]'" in err
     assert not Dataset.objects.filter(name="x").exists()
 
 
 def test_parquet_export_needs_an_output_file(db, tmp_path):
-    assert run_cmd("import_questions", str(write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])), "--dataset", "src")[0] == 0
+    assert (
+        run_cmd("import_questions", str(write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])), "--dataset", "src")[0] == 0
+    )
     code, out, err = run_cmd("export_questions", "--dataset", "src", "--format", "hf", "--parquet")
     assert (code, out) == (2, "")
     assert "--parquet goes with --format hf and --output FILE" in err

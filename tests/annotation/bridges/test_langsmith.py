@@ -74,7 +74,9 @@ def test_examples_become_question_records(db, tmp_path):
 
 
 def test_the_keys_options_pick_other_inputs_and_metadata_keys(db, tmp_path):
-    rows = [example(7, {"q": "Is SSO included?", "question": "not this"}, {"gold": "yes"}, {"id": "q-7", "kind": "how_to"})]
+    rows = [
+        example(7, {"q": "Is SSO included?", "question": "not this"}, {"gold": "yes"}, {"id": "q-7", "kind": "how_to"})
+    ]
     path = write_lines(tmp_path / "examples.jsonl", rows)
     code, out, err = run_cmd(
         "import_questions", str(path), "--format", "langsmith", "--dataset", "ls-keys", "--question-key", "q",
@@ -102,7 +104,7 @@ def test_a_missing_stratum_question_or_a_duplicate_qid_is_refused_by_line_and_fi
     ]  # fmt: skip
     twice = example(9, {"question": "Again?"}, None, {"qid": "q-a", "stratum": "policy"})
     path = write_lines(tmp_path / "examples2.jsonl", [*EXAMPLES, twice])
-    code, out, err = run_cmd(
+    code, out, _err = run_cmd(
         "import_questions", str(path), "--format", "langsmith", "--dataset", "ls-set", "--stratum-default", "policy",
         "--json",
     )  # fmt: skip
@@ -176,7 +178,9 @@ def test_experiment_runs_become_a_system_run(ls_questions, tmp_path):
 
 
 def test_a_run_without_an_answer_or_an_example_is_refused_by_line(ls_questions, tmp_path):
-    path = write_lines(tmp_path / "runs.jsonl", [run_line(1, uid(1), {"tokens": 3}), run_line(2, None, {"answer": "x"})])
+    path = write_lines(
+        tmp_path / "runs.jsonl", [run_line(1, uid(1), {"tokens": 3}), run_line(2, None, {"answer": "x"})]
+    )
     before = (Run.objects.count(), Answer.objects.count())
     args = ("--format", "langsmith", "--dataset", "ls-set", "--run-id", "ls-run", "--system", "rag-v2", "--json")
     code, out, _err = run_cmd("import_run", str(path), *args)
