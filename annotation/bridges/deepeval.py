@@ -16,7 +16,7 @@ its exact `input` text in the run's dataset (--dataset). `success` (every metric
 from pathlib import Path
 from typing import Any
 
-from annotation.bridges.foreign import BridgeOptions, Conversion, Item, read_document, read_items
+from annotation.bridges.foreign import BridgeOptions, Conversion, Item, looks_like_lines, read_document, read_items
 from annotation.bridges.results import CONTEXTS, Questions, contexts_of, run_record
 from evalapp.errors import Problem
 
@@ -39,7 +39,7 @@ _LIST_KEYS = ("test_results", "testCases", "test_cases")
 def _cases(path: Path, out: Conversion) -> list[Item]:
     """The test cases, from under test_results / testCases (the file's other keys noted as not mapped),
     or a bare array of them (or one a line)."""
-    value, problem = read_document(path) if path.suffix.lower() == ".json" else (None, None)
+    value, problem = (None, None) if looks_like_lines(path) else read_document(path)
     if isinstance(value, dict):
         key = next((k for k in _LIST_KEYS if isinstance(value.get(k), list)), None)
         if key is None:

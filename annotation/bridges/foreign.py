@@ -136,7 +136,7 @@ def read_document(path: Path) -> tuple[Any, Problem | None]:
     return parse_json_text(text)
 
 
-def _looks_like_lines(path: Path) -> bool:
+def looks_like_lines(path: Path) -> bool:
     """Whether the file holds more than one JSON value, one a line (JSON Lines), rather than one document."""
     with open(path, "rb") as handle:
         head = handle.read(1 << 16)
@@ -149,7 +149,7 @@ def read_items(path: Path, *, what: str) -> tuple[list[Item], list[Problem]]:
     """The elements of another tool's export: a JSON array (items named by index), a paginated API answer
     (an object with its list under `data` or `items`), one object, or JSON Lines (named by line). `what`
     names an element in messages ("task", "dataset item")."""
-    if _looks_like_lines(path):
+    if looks_like_lines(path):
         items, problems = [], []
         for line, obj, problem in read_jsonl(path):
             if problem is not None:

@@ -25,10 +25,18 @@ REFERENCE = ("reference", "ground_truth", "ground_truths", "reference_contexts",
 SCORES = "ragas_scores"
 
 
+def is_json(path: Path) -> bool:
+    """Whether the file opens as JSON (an array, an object, or JSON Lines) rather than as a CSV header; by
+    its content, as an upload over the API keeps no file name."""
+    with open(path, "rb") as handle:
+        head = handle.read(1 << 12).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head[:1] in (b"{", b"[")
+
+
 def read_rows(path: Path) -> tuple[list[Item], list[Problem]]:
-    """The result's rows: a CSV (header on line 1, each row named by the line it starts on) for a .csv
-    file, else JSON Lines or a JSON array of objects."""
-    if path.suffix.lower() != ".csv":
+    """The result's rows: JSON Lines or a JSON array of objects, else a CSV (header on line 1, each row
+    named by the line it starts on)."""
+    if is_json(path):
         return read_items(path, what="row")
     items: list[Item] = []
     try:

@@ -252,3 +252,15 @@ def test_a_promptfoo_eval_of_two_providers_needs_provider(world, tmp_path):
     assert code == 0, err
     assert "results of provider 'anthropic:claude' (not --provider)" in json.loads(out)["not_mapped"]
     assert [a[:2] for a in answers("pf-openai")] == [("q1", "30 days.")]
+
+
+def test_a_ragas_csv_uploaded_over_the_api_is_read_by_its_content(world, api_client_for, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    api = api_client_for("eng", "engineer")
+    csv_bytes = pd.DataFrame(RAGAS_ROWS[:1]).to_csv(index=False).encode()
+    form = {"format": "ragas", "run_id": "ragas-api", "system": "rag-v3", "dataset": "bridge-set"}
+    res = api.post("/api/runs/", {"file": SimpleUploadedFile("r.csv", csv_bytes), **form}, format="multipart")
+    assert res.status_code == 201, res.content
+    assert (res.json()["answers"], res.json()["format"], res.json()["not_mapped"]) == (1, "ragas", ["reference"])
+    assert [a[:2] for a in answers("ragas-api")] == [("q1", "30 days.")]
