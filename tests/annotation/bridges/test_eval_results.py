@@ -264,3 +264,33 @@ def test_a_ragas_csv_uploaded_over_the_api_is_read_by_its_content(world, api_cli
     assert res.status_code == 201, res.content
     assert (res.json()["answers"], res.json()["format"], res.json()["not_mapped"]) == (1, "ragas", ["reference"])
     assert [a[:2] for a in answers("ragas-api")] == [("q1", "30 days.")]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "text", "problem"),
+    [
+        ("ragas", "r.csv", "user_input,response\nHow long is the trial?,30 days.,extra\n",
+         {"line": 2, "field": None, "message": "the row has more cells than the header has columns"}),
+        ("ragas", "r.jsonl", '{"user_input": "How long is the trial?", "response": "x"}\n{"user_input": \n',
+         {"line": 2, "field": None}),
+        ("deepeval", "r.json", '{"confident_link": null}',
+         {"line": 1, "field": None,
+          "message": "the file holds no test cases (under test_results or testCases or test_cases)"}),
+        ("promptfoo", "o.json", '{"evalId": "e", "results": []}',
+         {"line": 1, "field": "results", "message": "not a promptfoo output file: no results.results list"}),
+        ("promptfoo", "o.json", '{"evalId": "e",\n "results": {',
+         {"line": 2, "field": None}),
+    ],
+)  # fmt: skip
+def test_a_malformed_result_file_is_refused_by_line(world, tmp_path, fmt, name, text, problem):
+    before = counts()
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code, out, _err = run_cmd(
+        "import_run", str(path), "--format", fmt, "--dataset", "bridge-set", "--run-id", "bad", "--system", "s",
+        "--json",
+    )  # fmt: skip
+    assert code == 2
+    first = json.loads(out)["problems"][0]
+    assert {k: first.get(k) for k in problem} == problem
+    assert counts() == before

@@ -182,3 +182,13 @@ def test_parquet_export_needs_an_output_file(db, tmp_path):
     code, out, err = run_cmd("export_questions", "--dataset", "src", "--format", "hf", "--parquet")
     assert (code, out) == (2, "")
     assert "--parquet goes with --format hf and --output FILE" in err
+
+
+def test_an_unknown_export_format_is_refused(db, tmp_path):
+    assert (
+        run_cmd("import_questions", str(write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])), "--dataset", "src")[0] == 0
+    )
+    code, out, err = run_cmd("export_questions", "--dataset", "src", "--format", "csv", "-o", str(tmp_path / "x"))
+    assert (code, out) == (2, "")
+    assert "unknown questions export format 'csv'; one of jsonl, hf" in err
+    assert not (tmp_path / "x").exists()
