@@ -119,6 +119,8 @@ def questions_from_rows(path: Path, options: BridgeOptions) -> Conversion:
         for name, column in mapping.items():
             if column in row:
                 record[name], fields[name] = row[column], column
+        if isinstance(record.get("qid"), int) and not isinstance(record["qid"], bool):
+            record["qid"] = str(record["qid"])  # many datasets number their rows: the qid is the number's text
         if "stratum" not in record:
             if options.stratum_default:
                 record["stratum"], fields["stratum"] = options.stratum_default, "--stratum-default"

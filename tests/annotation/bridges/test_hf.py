@@ -121,7 +121,7 @@ def test_a_file_written_by_datasets_maps_its_columns(db, tmp_path, suffix):
 
 def test_the_key_options_name_other_columns(db, tmp_path):
     rows = [
-        {"uid": "a1", "prompt": "Is SSO included?", "target": "yes", "passage": "SSO is on every plan.", "kind": "x"}
+        {"uid": 17, "prompt": "Is SSO included?", "target": "yes", "passage": "SSO is on every plan.", "kind": "x"}
     ]
     path = tmp_path / "rows.parquet"
     datasets.Dataset.from_list(rows).to_parquet(str(path))
@@ -132,7 +132,7 @@ def test_the_key_options_name_other_columns(db, tmp_path):
     assert code == 0, err
     assert json.loads(out)["not_mapped"] == []
     assert records("keys") == [
-        {"qid": "a1", "question": "Is SSO included?", "expected": "yes", "gold_text": "SSO is on every plan.",
+        {"qid": "17", "question": "Is SSO included?", "expected": "yes", "gold_text": "SSO is on every plan.",
          "stratum": "x"},
     ]  # fmt: skip
 
