@@ -120,9 +120,7 @@ def test_a_file_written_by_datasets_maps_its_columns(db, tmp_path, suffix):
 
 
 def test_the_key_options_name_other_columns(db, tmp_path):
-    rows = [
-        {"uid": 17, "prompt": "Is SSO included?", "target": "yes", "passage": "SSO is on every plan.", "kind": "x"}
-    ]
+    rows = [{"uid": 17, "prompt": "Is SSO included?", "target": "yes", "passage": "SSO is on every plan.", "kind": "x"}]
     path = tmp_path / "rows.parquet"
     datasets.Dataset.from_list(rows).to_parquet(str(path))
     code, out, err = run_cmd(
