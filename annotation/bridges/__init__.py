@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from annotation.bridges import label_studio, langfuse
+from annotation.bridges import deepeval, hf, label_studio, langfuse, langsmith, promptfoo, ragas
 from annotation.bridges.foreign import BridgeOptions, Conversion, Origin
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import require_file
@@ -31,6 +31,13 @@ CONVERTERS: dict[tuple[str, str], Converter] = {
     ("questions", "langfuse"): langfuse.questions_from_items,
     ("run", "langfuse"): langfuse.run_from_items,
     ("labels", "langfuse"): langfuse.labels_from_scores,
+    ("questions", "langsmith"): langsmith.questions_from_examples,
+    ("run", "langsmith"): langsmith.run_from_runs,
+    ("labels", "langsmith"): langsmith.labels_from_feedback,
+    ("questions", "hf"): hf.questions_from_rows,
+    ("run", "ragas"): ragas.run_from_results,
+    ("run", "deepeval"): deepeval.run_from_test_results,
+    ("run", "promptfoo"): promptfoo.run_from_output,
 }
 
 

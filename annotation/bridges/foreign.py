@@ -30,6 +30,15 @@ class BridgeOptions:
     run_record: dict[str, Any] = field(default_factory=dict)
     # Another tool's user (an id or e-mail) -> the project's username (--annotator ID=USERNAME).
     annotators: dict[str, str] = field(default_factory=dict)
+    # A project field -> the foreign key (or column) it is read from, where the tool's own name differs
+    # (--question-key, --answer-key, --qid-key, --feedback-key …): each converter says what it reads.
+    keys: dict[str, str] = field(default_factory=dict)
+    # --keep-unmapped: a column no field maps is kept as the record's own key instead of left out.
+    keep_unmapped: bool = False
+
+    def key(self, name: str, default: str) -> str:
+        """The foreign key `name` is read from: the option's, else the converter's default."""
+        return self.keys.get(name) or default
 
 
 @dataclass(frozen=True)
@@ -127,7 +136,7 @@ def read_document(path: Path) -> tuple[Any, Problem | None]:
     return parse_json_text(text)
 
 
-def _looks_like_lines(path: Path) -> bool:
+def looks_like_lines(path: Path) -> bool:
     """Whether the file holds more than one JSON value, one a line (JSON Lines), rather than one document."""
     with open(path, "rb") as handle:
         head = handle.read(1 << 16)
@@ -140,7 +149,7 @@ def read_items(path: Path, *, what: str) -> tuple[list[Item], list[Problem]]:
     """The elements of another tool's export: a JSON array (items named by index), a paginated API answer
     (an object with its list under `data` or `items`), one object, or JSON Lines (named by line). `what`
     names an element in messages ("task", "dataset item")."""
-    if _looks_like_lines(path):
+    if looks_like_lines(path):
         items, problems = [], []
         for line, obj, problem in read_jsonl(path):
             if problem is not None:

@@ -24,7 +24,9 @@ class Command(EvalCommand):
             default="jsonl",
             help=f"the file's format: {', '.join(formats('labels'))} (default: the project's own JSON Lines)",
         )
-        parser.add_argument("--run", help="the system run a foreign file's labels go on (label-studio, langfuse)")
+        parser.add_argument(
+            "--run", help="the system run a foreign file's labels go on (label-studio, langfuse, langsmith)"
+        )
         parser.add_argument(
             "--annotator",
             action="append",
@@ -32,8 +34,16 @@ class Command(EvalCommand):
             help="the project username of another tool's user (its id or e-mail); repeat for each",
         )
 
+        parser.add_argument(
+            "--feedback-key", help="langsmith: the feedback key whose score or value is the verdict (default: correct)"
+        )
+
     def run(self, **o):
-        options = BridgeOptions(run_id=o["run"], annotators=option_pairs(o["annotator"], option="--annotator"))
+        options = BridgeOptions(
+            run_id=o["run"],
+            annotators=option_pairs(o["annotator"], option="--annotator"),
+            keys={"feedback": o["feedback_key"]} if o["feedback_key"] else {},
+        )
 
         def write(path):
             return labels_import(path=path, replace=o["replace"], reason=o["reason"], create_users=True).as_dict()

@@ -29,10 +29,23 @@ class Command(EvalCommand):
             help="any other run record field (model_snapshot=…, prompt_hash=…); these win over the file's",
         )
 
+        for name, what in (
+            ("qid", "the qid (ragas: a column; deepeval: an additional_metadata key; promptfoo: a var)"),
+            ("question", "the question text matched to the dataset (ragas: a column; promptfoo: a var)"),
+            ("answer", "the answer (langsmith: an outputs key; ragas: a column)"),
+            ("contexts", "the retrieved contexts (langsmith: an outputs key; ragas: a column; promptfoo: a var)"),
+            ("feedback", "langsmith: the feedback key whose score is the harness's correct (default: correct)"),
+        ):
+            parser.add_argument(f"--{name}-key", help=f"where a foreign file holds {what}")
+        parser.add_argument("--provider", help="promptfoo: the provider (label or id) whose answers are the run")
+
     def run(self, **o):
         record = option_pairs(o["record"], option="--record")
         record.update({k: o[k] for k in ("run_id", "system", "dataset") if o.get(k)})
-        options = BridgeOptions(dataset=o["dataset"], run_id=o["run_id"], run_record=record)
+        keys = {k: o[f"{k}_key"] for k in ("qid", "question", "answer", "contexts", "feedback") if o[f"{k}_key"]}
+        if o["provider"]:
+            keys["provider"] = o["provider"]
+        options = BridgeOptions(dataset=o["dataset"], run_id=o["run_id"], run_record=record, keys=keys)
 
         def write(path):
             result = run_import(path=path, strict=o["strict"])

@@ -178,7 +178,9 @@ def test_run_is_required(world, tmp_path):
 def test_unknown_format_is_refused_naming_the_formats(world, tmp_path):
     code, out, _err = run_cmd("import_labels", str(tmp_path / "x.json"), "--format", "prodigy", "--json")
     assert code == 2
-    assert json.loads(out)["error"] == "unknown labels format 'prodigy'; one of jsonl, label-studio, langfuse"
+    assert (
+        json.loads(out)["error"] == "unknown labels format 'prodigy'; one of jsonl, label-studio, langfuse, langsmith"
+    )
 
 
 LABELS = [
