@@ -5,42 +5,66 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('calibration', '0005_verdict_served_model'),
+        ("calibration", "0005_verdict_served_model"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='calibrationrun',
-            name='repeats',
+            model_name="calibrationrun",
+            name="repeats",
             field=models.PositiveSmallIntegerField(default=1),
         ),
         migrations.AddField(
-            model_name='measurement',
-            name='self_consistency',
+            model_name="measurement",
+            name="self_consistency",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='RepeatVerdict',
+            name="RepeatVerdict",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('repeat', models.PositiveSmallIntegerField()),
-                ('verdict', models.CharField(choices=[('correct', 'correct'), ('incorrect', 'incorrect'), ('invalid', 'invalid'), ('error', 'error')], max_length=20)),
-                ('raw_output', models.TextField(blank=True)),
-                ('reason', models.TextField(blank=True)),
-                ('latency_ms', models.FloatField(blank=True, null=True)),
-                ('attempts', models.PositiveIntegerField(default=1)),
-                ('values', models.JSONField(blank=True, default=dict)),
-                ('served_model', models.CharField(blank=True, max_length=200)),
-                ('system_fingerprint', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='repeat_verdicts', to='calibration.sampleitem')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='repeat_verdicts', to='calibration.calibrationrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("repeat", models.PositiveSmallIntegerField()),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("correct", "correct"),
+                            ("incorrect", "incorrect"),
+                            ("invalid", "invalid"),
+                            ("error", "error"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("raw_output", models.TextField(blank=True)),
+                ("reason", models.TextField(blank=True)),
+                ("latency_ms", models.FloatField(blank=True, null=True)),
+                ("attempts", models.PositiveIntegerField(default=1)),
+                ("values", models.JSONField(blank=True, default=dict)),
+                ("served_model", models.CharField(blank=True, max_length=200)),
+                ("system_fingerprint", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="repeat_verdicts",
+                        to="calibration.sampleitem",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="repeat_verdicts",
+                        to="calibration.calibrationrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run_id', 'item_id', 'repeat'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'item', 'repeat'), name='uniq_run_item_repeat')],
+                "ordering": ["run_id", "item_id", "repeat"],
+                "constraints": [models.UniqueConstraint(fields=("run", "item", "repeat"), name="uniq_run_item_repeat")],
             },
         ),
     ]

@@ -106,7 +106,9 @@ def repeat_verdicts_record(*, run: CalibrationRun, outcomes: list[tuple[int, int
     return len(fresh) + len(replaced)
 
 
-def split_outcomes(run: CalibrationRun, outcomes: list[Outcome]) -> tuple[list[Outcome], list[tuple[int, int, Outcome]]]:
+def split_outcomes(
+    run: CalibrationRun, outcomes: list[Outcome]
+) -> tuple[list[Outcome], list[tuple[int, int, Outcome]]]:
     """(first judgements keyed by item, repeats as (item, repeat, outcome)). A slot key is (item, repeat);
     a bare item key (a chunk given up after its last retry) stands for every slot of the item still missing."""
     first: list[Outcome] = []
@@ -149,8 +151,8 @@ def self_consistency_measure(*, run: CalibrationRun, verdicts: list[Verdict]) ->
     if run.repeats <= 1:
         return None
     rows: dict[int, list[str]] = {v.item_id: [v.verdict] for v in verdicts}
-    for item_id, verdict in RepeatVerdict.objects.filter(run=run).order_by("item_id", "repeat").values_list(
-        "item_id", "verdict"
+    for item_id, verdict in (
+        RepeatVerdict.objects.filter(run=run).order_by("item_id", "repeat").values_list("item_id", "verdict")
     ):
         rows.setdefault(item_id, []).append(verdict)
     table = [r for _, r in sorted(rows.items()) if len(r) == run.repeats]
