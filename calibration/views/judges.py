@@ -152,7 +152,12 @@ def version_calibrate(request, pk: int):
     try:
         f = CalibrateForm(request.POST).parsed("cannot start the calibration")
         run, _ = calibration_start(
-            judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"], seed=f["seed"], user=request.user
+            judge_version_id=pk,
+            dataset_name=f["dataset"],
+            size=f["sample"],
+            seed=f["seed"],
+            repeats=f["repeats"],
+            user=request.user,
         )
     except ServiceError as exc:
         messages.error(request, page_text(exc, doing="cannot start the calibration"))

@@ -115,3 +115,19 @@ def test_a_viewer_blind_to_a_sample_answer_sees_none_of_it():
     assert judge_gates([version], scope=blind_scope(member.user))[version.pk]["self_consistency"] is None
     other = judge_gate(version, scope=blind_scope(UserFactory()))
     assert other["self_consistency"]["flip_rate"] == 0.25
+
+
+def test_version_page_shows_the_figures_and_the_warning(client, make_user):
+    version, items = measured_with_repeats()
+    client.force_login(make_user("eng-page", "engineer"))
+    page = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    assert 'data-testid="flip-rate">0.250</strong>' in page
+    assert 'data-testid="kappa-self">0.500</strong>' in page
+    assert 'data-testid="self-consistency-warning"' in page
+    lo, hi = judge_gate(version)["self_consistency"]["flip_rate_ci95"]
+    assert f"(95% interval {lo:.3f} to {hi:.3f})" in page
+    member = QueueMemberFactory(user=make_user("blind-eng", "engineer"))
+    QueueItemFactory(queue=member.queue, answer=items[0].answer, status=QueueItem.OPEN)
+    client.force_login(member.user)
+    blind = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    assert 'data-testid="flip-rate"' not in blind and "disagrees with itself" not in blind
