@@ -106,7 +106,8 @@ def test_a_resume_judges_only_the_missing_repeats(world, django_capture_on_commi
     run.refresh_from_db()
     assert run.status == "done"
     assert RepeatVerdict.objects.filter(run=run).exclude(verdict="error").count() == 20
-    assert Measurement.objects.get(run=run).self_consistency["n"] == 10
+    stored = Measurement.objects.get(run=run).self_consistency
+    assert stored is not None and stored["n"] == 10
 
 
 def test_a_chunk_given_up_marks_every_missing_slot_and_the_run_fails(world, django_capture_on_commit_callbacks):
@@ -118,10 +119,10 @@ def test_a_chunk_given_up_marks_every_missing_slot_and_the_run_fails(world, djan
     calibration_chunk_give_up(run_id=run.pk, item_ids=items, error="gave up after 6 retries: HTTP 503")
     assert Verdict.objects.filter(run=run, verdict="error").count() == 5
     assert RepeatVerdict.objects.filter(run=run, verdict="error").count() == 5
-    run = calibration_close(run_id=run.pk)
-    assert run is not None and run.status == "failed"
-    assert run.message.startswith("10 of 10 judgement(s) could not be made (e.g. gave up after 6 retries")
-    assert pending_item_ids(run) == items
+    closed = calibration_close(run_id=run.pk)
+    assert closed is not None and closed.status == "failed"
+    assert closed.message.startswith("10 of 10 judgement(s) could not be made (e.g. gave up after 6 retries")
+    assert pending_item_ids(closed) == items
 
 
 @pytest.mark.parametrize("repeats", [0, 21, -1, "3", True])
