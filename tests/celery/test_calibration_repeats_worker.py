@@ -7,7 +7,7 @@ import pytest
 pytestmark = pytest.mark.celery_worker
 
 
-@pytest.mark.parametrize("stack", ["redis"], indirect=True)
+@pytest.mark.parametrize("stack", ["redis", "redis+postgres"], indirect=True)
 def test_calibrate_with_repeats_in_a_worker_stores_each_repeat_once(stack):
     stack.load_world(n=20)
     stack.server.fail_500 = 2  # healed by retries: a retried call must not write a second repeat
