@@ -138,8 +138,6 @@ GATE_WITHHELD = (
     "sample_weighting",
     "length_bias",
     "self_consistency",
-    "per_annotator",
-    "family_bias",
 )
 
 __all__ = ["GATE_WITHHELD", "judge_gate", "judge_gate_measured", "judge_gates", "sample_is_blind"]
