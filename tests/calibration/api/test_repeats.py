@@ -48,3 +48,16 @@ def test_repeats_start_a_run_and_the_gate_api_shows_self_consistency(
     assert (consistency["kappa_self"], consistency["warning"]) == (1.0, False)
     detail = api.get(f"/api/judge-versions/{measured.pk}/").json()["gate"]
     assert detail["self_consistency"] == consistency and "per_annotator" in detail
+
+
+def test_the_version_pages_form_takes_repeats_and_refuses_21(
+    world, client, make_user, django_capture_on_commit_callbacks
+):
+    client.force_login(make_user("eng", "engineer"))
+    v = span()
+    refused = client.post(f"/judges/versions/{v.pk}/calibrate/", {"dataset": "support", "repeats": "21"}, follow=True)
+    assert "repeats" in refused.content.decode() and "from 1 to 20" in refused.content.decode()
+    assert (CalibrationRun.objects.count(), CalibrationSample.objects.count()) == (0, 0)
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(f"/judges/versions/{v.pk}/calibrate/", {"dataset": "support", "sample": "5", "repeats": "2"})
+    assert CalibrationRun.objects.get().repeats == 2
