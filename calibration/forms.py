@@ -42,12 +42,16 @@ class CalibrateForm(PageForm):
     dataset = forms.CharField(max_length=NAME_MAX, required=False)
     sample = whole_number(1, SAMPLE_MAX, required=False, label="sample size")
     seed = whole_number(0, STORED_SEED_MAX, required=False)
+    repeats = whole_number(1, 20, required=False, label="repeats")
 
     def clean_sample(self):
         return self.cleaned_data["sample"] or 100
 
     def clean_seed(self):
         return self.cleaned_data["seed"] or 0
+
+    def clean_repeats(self):
+        return self.cleaned_data["repeats"] or 1
 
 
 REQUIRED = {"required": "is required"}

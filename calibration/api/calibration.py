@@ -29,6 +29,7 @@ class CalibrateView(_ReadWrite):
             seed=d["seed"],
             chunk_size=d["chunk_size"],
             resample=d["resample"],
+            repeats=d["repeats"],
             user=request.user,
         )
         left_out = sample_left_out(run.sample.dataset, scope=blind_scope(request.user))

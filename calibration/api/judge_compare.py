@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
+from calibration.api.serializers import AnnotatorCalibrationSerializer, FamilyBiasSerializer
 from calibration.selectors.family_bias import family_bias
 from calibration.selectors.gates import latest_measurement
 from calibration.selectors.judge_compare import judges_compare
@@ -62,26 +63,6 @@ class JudgeCompareView(DeclaredOutput, APIView):
         q = CompareQuerySerializer.parse(request)
         a, b = judge_version_get(q["a"]), judge_version_get(q["b"])
         return Response(JudgeComparisonSerializer(judges_compare(a, b, scope=blind_scope(request.user))).data)
-
-
-class AnnotatorCalibrationSerializer(serializers.Serializer):
-    n = serializers.IntegerField(help_text="sample items this annotator labelled")
-    kappa_judge = number(help_text="the judge against this annotator's own labels")
-    kappa_judge_ci95 = interval(allow_null=True)
-    n_human = serializers.IntegerField(help_text="label pairs with the other annotators on the same items")
-    kappa_human = number(help_text="this annotator against the other annotators")
-    kappa_human_ci95 = interval(allow_null=True)
-
-
-class FamilyBiasSerializer(serializers.Serializer):
-    family = serializers.CharField(help_text="the judge's model family")
-    same_family_n = serializers.IntegerField(help_text="human-incorrect answers written by the judge's family")
-    other_n = serializers.IntegerField()
-    lenience_same = serializers.FloatField(help_text="share of them the judge passed")
-    lenience_other = serializers.FloatField()
-    diff_points = serializers.FloatField(help_text="lenience_same - lenience_other, in points")
-    ci95 = interval(help_text="Newcombe's interval of the difference, in points")
-    warning = serializers.BooleanField(help_text="more lenient on its own family, interval excluding 0")
 
 
 class JudgeEvidenceSerializer(serializers.Serializer):

@@ -73,6 +73,9 @@ class CalibrateSerializer(serializers.Serializer):
     seed = whole_number(0, STORED_SEED_MAX, required=False, default=0)
     chunk_size = whole_number(1, 10_000, required=False, default=20)
     resample = serializers.BooleanField(required=False, default=False)
+    repeats = whole_number(
+        1, 20, required=False, default=1, help_text="judge each item this many times (2 to 20: self-consistency)"
+    )
 
 
 class GradeSerializer(serializers.Serializer):
@@ -226,6 +229,42 @@ class ServedModelSerializer(serializers.Serializer):
     warning = text(help_text="said when the measured run itself was served by more than one model")
 
 
+class AnnotatorCalibrationSerializer(serializers.Serializer):
+    n = serializers.IntegerField(help_text="sample items this annotator labelled")
+    kappa_judge = number(help_text="the judge against this annotator's own labels")
+    kappa_judge_ci95 = interval(allow_null=True)
+    n_human = serializers.IntegerField(help_text="label pairs with the other annotators on the same items")
+    kappa_human = number(help_text="this annotator against the other annotators")
+    kappa_human_ci95 = interval(allow_null=True)
+
+
+class FamilyBiasSerializer(serializers.Serializer):
+    family = serializers.CharField(help_text="the judge's model family")
+    same_family_n = serializers.IntegerField(help_text="human-incorrect answers written by the judge's family")
+    other_n = serializers.IntegerField()
+    lenience_same = serializers.FloatField(help_text="share of them the judge passed")
+    lenience_other = serializers.FloatField()
+    diff_points = serializers.FloatField(help_text="lenience_same - lenience_other, in points")
+    ci95 = interval(help_text="Newcombe's interval of the difference, in points")
+    warning = serializers.BooleanField(help_text="more lenient on its own family, interval excluding 0")
+
+
+class SelfConsistencySerializer(serializers.Serializer):
+    """The judge against itself over a calibration run's repeats (calibrate --repeats R)."""
+
+    repeats = serializers.IntegerField(help_text="how many times each item was judged")
+    n = serializers.IntegerField(help_text="items judged that many times")
+    flip_rate = number(help_text="share of items whose repeated verdicts are not all equal")
+    flip_rate_ci95 = interval(allow_null=True, help_text="bootstrap over items, seeded by the sample's seed")
+    kappa_self = number(help_text="Fleiss' kappa of the repeats with each other")
+    kappa_self_ci95 = interval(allow_null=True, help_text="bootstrap over items")
+    kappa_human = number(help_text="the judge's kappa against the humans it is compared with (the conservative)")
+    warning = serializers.BooleanField(
+        help_text="kappa_self below kappa_human: less consistent with itself than with people"
+    )
+    words = serializers.CharField(allow_blank=True, help_text="the sentence of the warning; blank without one")
+
+
 class GateSerializer(serializers.Serializer):
     """The INTERFACES.md gate object. For a viewer labelling answers of the measured sample blind, the
     figures are null (empty maps), `blind` is true and `blind_reason` says why."""
@@ -264,6 +303,20 @@ class GateSerializer(serializers.Serializer):
         allow_null=True, help_text="null when unmeasured, for a sample drawn without stored shares, or when blind"
     )
     length_bias = LengthBiasSerializer(allow_null=True, help_text="null when unmeasured or blind")
+    self_consistency = SelfConsistencySerializer(
+        allow_null=True, help_text="null when unmeasured, when the run judged each item once, or when blind"
+    )
+    per_annotator = serializers.DictField(
+        child=AnnotatorCalibrationSerializer(),
+        allow_null=True,
+        required=False,
+        help_text="one version's gate: annotator -> the judge beside them; null when unmeasured or blind",
+    )
+    family_bias = FamilyBiasSerializer(
+        allow_null=True,
+        required=False,
+        help_text="one version's gate: lenience on the judge's own model family; null when unknown or blind",
+    )
     served_model = ServedModelSerializer(allow_null=True, help_text="null when unmeasured")
     chance_agreement = number()
     always_correct_agreement = number()
@@ -320,6 +373,7 @@ class CalibrationRunProgressSerializer(serializers.Serializer):
     finished_at = serializers.CharField(allow_null=True)
     sample = serializers.IntegerField()
     dispatches = serializers.IntegerField(help_text="1 + how many times the run was resumed")
+    repeats = serializers.IntegerField(help_text="how many times each item is judged (1: once)")
 
 
 class CalibrationStartedSerializer(CalibrationRunProgressSerializer):

@@ -7,6 +7,7 @@ from calibration.models.runs import (
     GradedAnswer,
     GradingRun,
     Measurement,
+    RepeatVerdict,
     SampleItem,
     Verdict,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "Judge",
     "JudgeVersion",
     "Measurement",
+    "RepeatVerdict",
     "SampleItem",
     "Verdict",
 ]

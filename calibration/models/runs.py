@@ -62,6 +62,8 @@ class CalibrationRun(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     dispatches = models.PositiveIntegerField(default=0)  # 1 + how many times it was resumed
+    # How many times each item is judged: the first judgement is its Verdict, the others RepeatVerdicts.
+    repeats = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -92,6 +94,30 @@ class Verdict(models.Model):
         constraints = [models.UniqueConstraint(fields=["run", "item"], name="uniq_run_item_verdict")]
 
 
+class RepeatVerdict(models.Model):
+    """The judge's 2nd..Rth verdict on one sample item of a run with repeats: one per (run, item, repeat).
+    Kept apart from Verdict so that agreement with the humans reads the first judgement only."""
+
+    run = models.ForeignKey(CalibrationRun, on_delete=models.PROTECT, related_name="repeat_verdicts")
+    item = models.ForeignKey(SampleItem, on_delete=models.PROTECT, related_name="repeat_verdicts")
+    repeat = models.PositiveSmallIntegerField()  # 2..run.repeats
+    verdict = models.CharField(max_length=20, choices=JUDGE_VERDICTS)
+    raw_output = models.TextField(blank=True)
+    reason = models.TextField(blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=1)
+    values = models.JSONField(default=dict, blank=True)
+    served_model = models.CharField(max_length=200, blank=True)
+    system_fingerprint = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run_id", "item_id", "repeat"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "item", "repeat"], name="uniq_run_item_repeat"),
+        ]
+
+
 class Measurement(models.Model):
     """Agreement of a judge version with the final human labels over one run's sample."""
 
@@ -107,6 +133,8 @@ class Measurement(models.Model):
     dataset_hash = models.CharField(max_length=71, blank=True)
     # {criterion: figures of the judge's values against the final human values} for the version's criteria.
     criteria = models.JSONField(default=dict, blank=True)
+    # {repeats, n, flip_rate, flip_rate_ci95, kappa_self, kappa_self_ci95} of a run with repeats, else null.
+    self_consistency = models.JSONField(null=True, blank=True)
     measured_at = models.DateTimeField()
 
     class Meta:

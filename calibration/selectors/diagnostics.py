@@ -20,7 +20,7 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
-from calibration.selectors.gates import sample_is_blind
+from calibration.selectors.blind_samples import sample_is_blind
 from calibration.selectors.summary import measurement_figure
 from evalapp.keyset import ids_in
 from evalstats import agreement_from_counts, dropped_labels_warnings

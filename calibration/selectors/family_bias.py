@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotation.selectors.blind import OPERATOR, BlindScope
 from calibration.models import JudgeVersion, Measurement, Verdict
-from calibration.selectors.gates import sample_is_blind
+from calibration.selectors.blind_samples import sample_is_blind
 from evalstats.proportions import newcombe_diff_ci
 
 # A judge version's family when its params give no `model_family`: the first prefix its model name (after

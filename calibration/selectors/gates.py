@@ -18,6 +18,7 @@ from calibration.models import (
     SampleItem,
     Verdict,
 )
+from calibration.selectors.blind_samples import sample_is_blind
 from calibration.selectors.criterion_gates import (
     criteria_failing,
     criteria_gate,
@@ -25,7 +26,9 @@ from calibration.selectors.criterion_gates import (
     criterion_stale_counts,
     withhold_criteria,
 )
-from calibration.selectors.reliability import length_bias_gap
+from calibration.selectors.family_bias import family_bias
+from calibration.selectors.per_annotator import per_annotator
+from calibration.selectors.reliability import length_bias_gap, self_consistency_reading
 from calibration.selectors.served_models import served_models
 from calibration.selectors.summary import measurement_figure
 from calibration.selectors.weighting import num as _num
@@ -140,19 +143,10 @@ GATE_WITHHELD = (
     "coverage_warning",
     "sample_weighting",
     "length_bias",
+    "self_consistency",
 )
 
-
-def sample_is_blind(measurement: Measurement | None, scope: BlindScope) -> bool:
-    """True when the measured sample holds an answer in the viewer's blind scope. Then its confusion
-    table, kappa and per-stratum counts are withheld from them: with the disagreement list (which
-    leaves those answers out) they would give the hidden answers' human and judge verdicts away by
-    subtraction, and outright when the table has one filled cell."""
-    if measurement is None or not scope.blind:
-        return False
-    return SampleItem.objects.filter(
-        sample_id=measurement.run.sample_id, answer_id__in=scope.answer_ids_query()
-    ).exists()
+__all__ = ["GATE_WITHHELD", "judge_gate", "judge_gate_measured", "judge_gates", "sample_is_blind"]
 
 
 def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
@@ -164,8 +158,15 @@ def judge_gate(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> dict:
 
 
 def judge_gate_measured(version: JudgeVersion, *, scope: BlindScope = OPERATOR) -> tuple[dict, Measurement | None]:
-    """`judge_gate` and the measurement it read (None when unmeasured), for a page that shows more of it."""
-    return _gates([version.pk], scope)[version.pk]
+    """`judge_gate` and the measurement it read (None when unmeasured), for a page that shows more of it.
+
+    One version's gate also carries the judge beside each annotator (`per_annotator`) and its lenience on
+    its own model family (`family_bias`), both null when unmeasured or blind; `judge_gates` leaves them out
+    so that a list of versions costs the same few statements however long it is."""
+    gate, measurement = _gates([version.pk], scope)[version.pk]
+    gate["per_annotator"] = per_annotator(measurement, scope=scope) if not gate["blind"] else None
+    gate["family_bias"] = family_bias(version, measurement, scope=scope) if not gate["blind"] else None
+    return gate, measurement
 
 
 def judge_gates(versions: Iterable[JudgeVersion | int], *, scope: BlindScope = OPERATOR) -> dict[int, dict]:
@@ -291,6 +292,7 @@ def _gate(
             "coverage_warning": None,
             "sample_weighting": None,
             "length_bias": None,
+            "self_consistency": None,
             "invalid": 0,
             "chance_agreement": None,
             "always_correct_agreement": None,
@@ -333,6 +335,10 @@ def _gate(
         warnings.append(weighting["words"])
     # Its warning stays in `length_bias`: the gate's `warnings` list says what bears on the decision.
     length_bias = length_bias_gap(measurement)
+    # Beside the decision, not part of it; a judge less consistent with itself than with people is a warning.
+    consistency = self_consistency_reading(measurement, human_kappa=conservative.kappa)
+    if consistency and consistency["warning"]:
+        warnings.append(consistency["words"])
     if stale:
         reasons.insert(0, f"{stale} final human label(s) in the sample changed after the measurement; recalibrate")
     per_stratum = {}
@@ -365,6 +371,7 @@ def _gate(
         "coverage_warning": coverage,
         "sample_weighting": weighting,
         "length_bias": length_bias,
+        "self_consistency": consistency,
         "chance_agreement": ag.chance_agreement,
         "always_correct_agreement": ag.always_correct_agreement,
         "per_stratum": per_stratum,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from annotation.selectors.blind import OPERATOR, BlindScope
 from calibration.models import JudgeVersion, Measurement, Verdict
-from calibration.selectors.gates import sample_is_blind
+from calibration.selectors.blind_samples import sample_is_blind
 from evalapp.errors import Problem, ServiceError
 from evalstats import paired_counts
 from evalstats.judge_pair import paired_kappa

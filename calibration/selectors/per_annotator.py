@@ -6,7 +6,7 @@ from __future__ import annotations
 from annotation.models import HumanLabel
 from annotation.selectors.blind import OPERATOR, BlindScope
 from calibration.models import Measurement, Verdict
-from calibration.selectors.gates import sample_is_blind
+from calibration.selectors.blind_samples import sample_is_blind
 from evalstats import agreement_from_counts, bootstrap_kappa_ci
 
 LABELS = ("correct", "incorrect")

@@ -1,5 +1,6 @@
 """Gate figures about how far a judge's verdicts can be trusted beyond agreeing with people: whether it
-favours long answers (length bias with an interval)."""
+favours long answers (length bias with an interval), and whether it agrees with itself when asked again
+(self-consistency over a calibration run's repeats)."""
 
 from __future__ import annotations
 
@@ -46,4 +47,33 @@ def _length_bias_gap(measurement: Measurement) -> dict:
         "n_short": got.n_short,
         "n_long": got.n_long,
         "reason": got.reason,
+    }
+
+
+def self_consistency_reading(measurement: Measurement, *, human_kappa: float | None) -> dict | None:
+    """The gate's `self_consistency`: the stored flip rate and kappa of the judge with itself over the run's
+    repeats, with their intervals, and `warning` (with a sentence in `words`) when that kappa is below
+    `human_kappa`, the judge's kappa against the humans. None when the run judged each item once."""
+    stored = measurement.self_consistency
+    if not stored:
+        return None
+    kappa_self = stored.get("kappa_self")
+    warning = kappa_self is not None and human_kappa is not None and kappa_self < human_kappa
+    words = ""
+    if warning:
+        words = (
+            f"the judge disagrees with itself more than with people: kappa with itself {kappa_self:.3f} over "
+            f"{stored['repeats']} repeats, with the humans {human_kappa:.3f}; its verdicts are partly chance "
+            "(lower the temperature, or make the prompt's criteria sharper) before trusting its agreement"
+        )
+    return {
+        "repeats": stored["repeats"],
+        "n": stored["n"],
+        "flip_rate": stored["flip_rate"],
+        "flip_rate_ci95": stored["flip_rate_ci95"],
+        "kappa_self": kappa_self,
+        "kappa_self_ci95": stored["kappa_self_ci95"],
+        "kappa_human": human_kappa,
+        "warning": warning,
+        "words": words,
     }

@@ -55,6 +55,7 @@ def calibration_run_progress(run: CalibrationRun) -> dict:
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "sample": run.sample_id,
         "dispatches": run.dispatches,
+        "repeats": run.repeats,
     }
 
 

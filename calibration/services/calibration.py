@@ -11,7 +11,7 @@ from annotation.selectors.datasets import dataset_get
 from calibration import tasks
 from calibration.backends import JudgeItem
 from calibration.backends.runner import Outcome
-from calibration.models import CalibrationRun, Judge, JudgeVersion, Measurement, SampleItem, Verdict
+from calibration.models import CalibrationRun, Judge, JudgeVersion, Measurement, RepeatVerdict, SampleItem, Verdict
 from calibration.selectors.diagnostics import question_records
 from calibration.selectors.judges import judge_version_get
 from calibration.services import engine
@@ -19,6 +19,15 @@ from calibration.services.criterion_measurement import criteria_measure, version
 from calibration.services.engine import FINAL_VERDICTS
 from calibration.services.gate_events import calibration_finished_emit, gate_statuses, gates_check
 from calibration.services.judge_criteria import require_criteria_known
+from calibration.services.repeats import (
+    REPEATS_MAX,
+    items_repeated,
+    missing_slots,
+    repeat_errors,
+    repeat_verdicts_record,
+    self_consistency_measure,
+    split_outcomes,
+)
 from calibration.services.samples import sample_for
 from evalapp.errors import ServiceError
 from evalapp.validation import SAMPLE_MAX, STORED_SEED_MAX, raise_problems, seed_problem, whole_number_problem
@@ -42,7 +51,8 @@ VERDICT_FIELDS = (
 
 
 class CalibrationRuns(engine.RunKind[CalibrationRun]):
-    """The engine's adapter for calibration runs: the keys are the sample's items."""
+    """The engine's adapter for calibration runs: the keys are the sample's items. A run with repeats asks
+    the judge for each missing (item, repeat) slot of a key (calibration.services.repeats)."""
 
     name = "calibration"
     label = "calibration run"
@@ -53,25 +63,35 @@ class CalibrationRuns(engine.RunKind[CalibrationRun]):
         return pending_item_ids(run)
 
     def done_among(self, run_pk: int, keys: list[int]) -> set[int]:
-        return set(
+        first = set(
             Verdict.objects.filter(run_id=run_pk, item_id__in=keys, verdict__in=FINAL_VERDICTS).values_list(
                 "item_id", flat=True
             )
         )
+        run = CalibrationRun.objects.filter(pk=run_pk).only("pk", "repeats").first()
+        return first if run is None or run.repeats <= 1 else first & items_repeated(run, first)
 
-    def items(self, run: CalibrationRun, keys: list[int]) -> list[tuple[int, JudgeItem]]:
+    def items(self, run: CalibrationRun, keys: list[int]) -> list[tuple[Any, JudgeItem]]:
         items = list(SampleItem.objects.filter(pk__in=keys).select_related("answer__run__dataset").order_by("position"))
         questions = question_records([i.answer for i in items])
-        return [(i.pk, _judge_item(i, questions)) for i in items]
+        if run.repeats <= 1:
+            return [(i.pk, _judge_item(i, questions)) for i in items]
+        slots = missing_slots(run, [i.pk for i in items])
+        return [((i.pk, r), _judge_item(i, questions)) for i in items for r in slots.get(i.pk, [])]
 
     def record(self, run: CalibrationRun, outcomes: list[Outcome]) -> int:
-        return verdicts_record(run=run, outcomes=outcomes)
+        if run.repeats <= 1:
+            return verdicts_record(run=run, outcomes=outcomes)
+        first, rest = split_outcomes(run, outcomes)
+        with transaction.atomic():
+            return verdicts_record(run=run, outcomes=first) + repeat_verdicts_record(run=run, outcomes=rest)
 
     def criteria(self, run: CalibrationRun) -> list[dict]:
         return version_criteria_definitions(run.judge_version, run.sample.dataset)
 
     def forget_errors(self, run_pk: int) -> None:
         Verdict.objects.filter(run_id=run_pk, verdict="error").delete()
+        RepeatVerdict.objects.filter(run_id=run_pk, verdict="error").delete()
 
     def close(self, *, run_id: int) -> CalibrationRun | None:
         return calibration_close(run_id=run_id)
@@ -98,11 +118,13 @@ def calibration_start(
     seed: int = 0,
     chunk_size: int = DEFAULT_CHUNK,
     resample: bool = False,
+    repeats: int = 1,
     user=None,
     dispatch: bool = True,
 ) -> tuple[CalibrationRun, bool]:
     """Start calibrating a judge version on a dataset's labelled answers; the work goes to Celery on commit
     (with dispatch=False nothing is sent: the caller judges it in its own process, calibration_run_here).
+    With `repeats` R (2..REPEATS_MAX) each item is judged R times, for the judge's self-consistency.
 
     Returns (run, created). A run of this version on this sample that is still queued or running is
     returned instead of starting a second one.
@@ -112,6 +134,8 @@ def calibration_start(
         whole_number_problem(size, "sample", minimum=1, maximum=SAMPLE_MAX),
         seed_problem(seed, maximum=STORED_SEED_MAX),
         whole_number_problem(chunk_size, "chunk_size", minimum=1, maximum=10_000),
+        # 1 judges each item once (no self-consistency); 2..REPEATS_MAX repeat it.
+        whole_number_problem(repeats, "repeats", minimum=1, maximum=REPEATS_MAX),
     )
     version = judge_version_get(judge_version_id)
     dataset = dataset_get(dataset_name)
@@ -127,7 +151,13 @@ def calibration_start(
     if total == 0:
         raise ServiceError("the sample is empty: no labelled answers in the budgeted strata", code=3, status=409)
     run = CalibrationRun.objects.create(
-        judge_version=version, sample=sample, total=total, chunk_size=chunk_size, created_by=user, dispatches=1
+        judge_version=version,
+        sample=sample,
+        total=total,
+        chunk_size=chunk_size,
+        repeats=repeats,
+        created_by=user,
+        dispatches=1,
     )
     if dispatch:
         engine.dispatch_on_commit(kind=CALIBRATION_RUNS, run_id=run.pk)
@@ -160,14 +190,13 @@ def _calibrated_items(version: JudgeVersion, sample_id: int):
 
 def pending_item_ids(run: CalibrationRun) -> list[int]:
     """Sample items of a run with no final verdict yet (missing, or an error to try again); never the
-    version's held-out answers."""
+    version's held-out answers. With repeats, also the items missing one of their repeat verdicts."""
     done = Verdict.objects.filter(run=run, verdict__in=FINAL_VERDICTS).values_list("item_id", flat=True)
-    return list(
-        _calibrated_items(run.judge_version, run.sample_id)
-        .exclude(pk__in=done)
-        .order_by("position")
-        .values_list("pk", flat=True)
-    )
+    items = _calibrated_items(run.judge_version, run.sample_id).order_by("position")
+    if run.repeats <= 1:
+        return list(items.exclude(pk__in=done).values_list("pk", flat=True))
+    first, repeated = set(done), items_repeated(run, done)
+    return [pk for pk in items.values_list("pk", flat=True) if pk not in first or pk not in repeated]
 
 
 def calibration_cancel(*, run_id: int) -> CalibrationRun:
@@ -253,12 +282,16 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
     if len(verdicts) < run.total:
         return run
     errors = [v for v in verdicts if v.verdict == "error"]
+    repeated, repeat_failed, repeat_reason = repeat_errors(run) if run.repeats > 1 else (0, 0, "")
+    if repeated < run.total * (run.repeats - 1):
+        return run
     now = timezone.now()
-    if errors:
+    if errors or repeat_failed:
         run.status, run.finished_at = "failed", now
+        what = "item(s) could not be judged" if run.repeats == 1 else "judgement(s) could not be made"
         run.message = (
-            f"{len(errors)} of {run.total} item(s) could not be judged (e.g. {errors[0].reason[:200]}); "
-            "resume the run to try them again"
+            f"{len(errors) + repeat_failed} of {run.total * run.repeats} {what} "
+            f"(e.g. {(errors[0].reason if errors else repeat_reason)[:200]}); resume the run to try them again"
         )
         run.save(update_fields=["status", "finished_at", "message"])
         calibration_finished_emit(run, verdicts=len(verdicts), errors=len(errors))
@@ -308,6 +341,7 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
         )
         if run.judge_version.criteria
         else {},
+        self_consistency=self_consistency_measure(run=run, verdicts=verdicts),
         measured_at=now,
     )
     run.status, run.finished_at, run.message = "done", now, ""

@@ -73,8 +73,8 @@ class RunKind(ABC, Generic[R]):
         """The keys of this list that already have a final verdict in the run."""
 
     @abstractmethod
-    def items(self, run: R, keys: list[int]) -> list[tuple[int, JudgeItem]]:
-        """(key, what the judge sees) for these keys."""
+    def items(self, run: R, keys: list[int]) -> list[tuple[Any, JudgeItem]]:
+        """(key, what the judge sees) for these keys; an ask beyond one per key has its own key for `record`."""
 
     @abstractmethod
     def record(self, run: R, outcomes: list[Outcome]) -> int:

@@ -26,7 +26,6 @@ from calibration.selectors.criterion_disagreements import (
     criterion_disagreement_rows,
 )
 from calibration.selectors.diagnostics import disagreement_details, disagreement_ids, human_ceiling, length_bias
-from calibration.selectors.family_bias import family_bias
 from calibration.selectors.gates import judge_gate_measured
 from calibration.selectors.judge_compare import judges_compare
 from calibration.selectors.judges import (
@@ -35,7 +34,6 @@ from calibration.selectors.judges import (
     kappa_history,
     public_params,
 )
-from calibration.selectors.per_annotator import per_annotator
 from calibration.selectors.served_models import served_model_history
 from calibration.services.calibration import calibration_start
 from evalapp.errors import NotFound, ServiceError
@@ -98,8 +96,8 @@ def version_detail(request, pk: int):
                 "criterion_names": [c["name"] for c in version.criteria or []],
                 "ceiling": ceiling,
                 "length_bias": length_bias(measurement, scope=scope),
-                "per_annotator": per_annotator(measurement, scope=scope),
-                "family_bias": family_bias(version, measurement, scope=scope),
+                "per_annotator": gate["per_annotator"],
+                "family_bias": gate["family_bias"],
             }
         )
     return render(request, "calibration/version_detail.html", context)
@@ -154,7 +152,12 @@ def version_calibrate(request, pk: int):
     try:
         f = CalibrateForm(request.POST).parsed("cannot start the calibration")
         run, _ = calibration_start(
-            judge_version_id=pk, dataset_name=f["dataset"], size=f["sample"], seed=f["seed"], user=request.user
+            judge_version_id=pk,
+            dataset_name=f["dataset"],
+            size=f["sample"],
+            seed=f["seed"],
+            repeats=f["repeats"],
+            user=request.user,
         )
     except ServiceError as exc:
         messages.error(request, page_text(exc, doing="cannot start the calibration"))

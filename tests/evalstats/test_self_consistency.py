@@ -44,3 +44,16 @@ def test_bad_shapes_are_refused():
         self_consistency([[C], [N]])
     with pytest.raises(ValueError):
         self_consistency([[C, "maybe"]])
+
+
+def test_kappa_self_is_statsmodels_fleiss_kappa():
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    rng = np.random.default_rng(11)
+    labels = ("correct", "incorrect", "invalid")
+    rows = [[labels[j] for j in rng.choice(3, size=4, p=[0.6, 0.3, 0.1])] for _ in range(40)]
+    got = self_consistency(rows, iters=10)
+    table, _ = aggregate_raters(np.array([[labels.index(v) for v in r] for r in rows]), n_cat=3)
+    assert got.kappa_self == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-12)
+    assert got.flip_rate == sum(len(set(r)) > 1 for r in rows) / 40

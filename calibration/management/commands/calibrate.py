@@ -32,6 +32,9 @@ class Command(EvalCommand):
         parser.add_argument("--sample", type=int, default=100, help="sample size (default 100)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK)
+        parser.add_argument(
+            "--repeats", type=int, default=1, help="judge each item R times, 2 to 20, for self-consistency (default 1)"
+        )
         parser.add_argument("--resample", action="store_true", help="draw a new sample instead of reusing the judge's")
         parser.add_argument("--resume", action="store_true", help="resume this version's unfinished run")
         parser.add_argument("--cancel", action="store_true", help="cancel this version's unfinished run")
@@ -57,6 +60,7 @@ class Command(EvalCommand):
                 seed=o["seed"],
                 chunk_size=o["chunk_size"],
                 resample=o["resample"],
+                repeats=o["repeats"],
             )
         left_out = sample_left_out(run.sample.dataset)
         if left_out["n"]:

@@ -23,13 +23,14 @@ PAGES = {
     "judges list": "/judges/",
     "judge versions API": "/api/judge-versions/",
 }
-# Statements each page may issue, at every size. The version page reads three more than the API: the
-# per-annotator table, the own-family lenience and the served-model history, one statement each.
+# Statements each page may issue, at every size. One version's gate (the gate and version APIs, the version
+# page) reads the per-annotator table in two statements (verdicts, labels) and the own-family lenience in one
+# when the judge's family is known (here it is not); the version page also reads the served-model history.
 BOUNDS = {
     "judge version page": 24,
     "judge version page, judge fails": 22,
-    "judge version API": 10,
-    "gate API": 10,
+    "judge version API": 12,
+    "gate API": 12,
     "calibration run page": 7,
     "calibration run API": 5,
     "judges list": 12,
