@@ -125,18 +125,18 @@ class CoverageView(DeclaredOutput, APIView):
 class ProposeView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
-    class InputSerializer(serializers.Serializer):
+    class ProposeInSerializer(serializers.Serializer):
         k = serializers.IntegerField(min_value=1, max_value=SAMPLE_MAX, help_text="how many to propose")
         seed = serializers.IntegerField(min_value=0, max_value=SEED_MAX, default=0)
         n = serializers.IntegerField(required=False, min_value=0, max_value=SAMPLE_MAX)
 
     @extend_schema(
         summary="Propose traffic questions to tag (added to the working copy)",
-        request=InputSerializer,
+        request=ProposeInSerializer,
         responses={200: CoverageSerializer, 400: ErrorSerializer},
     )
     def post(self, request, name):
-        data = self.InputSerializer(data=request.data)
+        data = self.ProposeInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         proposed = traffic_propose(dataset_name=name, k=v["k"], seed=v["seed"], user=request.user)
@@ -182,7 +182,7 @@ class TrafficView(DeclaredOutput, APIView):
 class RulesView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
-    class InputSerializer(serializers.Serializer):
+    class RuleInSerializer(serializers.Serializer):
         stratum = serializers.CharField(max_length=100)
         kind = serializers.ChoiceField(choices=RULE_KINDS)
         pattern = serializers.CharField(max_length=PATTERN_MAX, help_text="words, a regex, or key=value")
@@ -194,11 +194,11 @@ class RulesView(DeclaredOutput, APIView):
 
     @extend_schema(
         summary="Add a traffic rule (the rules are re-applied; manual assignments stay)",
-        request=InputSerializer,
+        request=RuleInSerializer,
         responses={201: RuleResultSerializer, 400: ErrorSerializer},
     )
     def post(self, request, name):
-        data = self.InputSerializer(data=request.data)
+        data = self.RuleInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = traffic_rule_add(dataset_name=name, **data.validated_data)
         body = {"rule": rule_row(result.rule), "reclassified": result.reclassified}
@@ -208,7 +208,7 @@ class RulesView(DeclaredOutput, APIView):
 class AssignView(DeclaredOutput, APIView):
     permission_classes = [CURATORS]
 
-    class InputSerializer(serializers.Serializer):
+    class AssignInSerializer(serializers.Serializer):
         ids = serializers.ListField(
             child=serializers.IntegerField(min_value=1, max_value=ID_MAX), min_length=1, max_length=10_000
         )
@@ -216,11 +216,11 @@ class AssignView(DeclaredOutput, APIView):
 
     @extend_schema(
         summary="Assign traffic questions to a stratum by hand",
-        request=InputSerializer,
+        request=AssignInSerializer,
         responses={200: AssignResultSerializer, 400: ErrorSerializer},
     )
     def post(self, request, name):
-        data = self.InputSerializer(data=request.data)
+        data = self.AssignInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         n = traffic_assign(dataset_name=name, ids=v["ids"], stratum=v["stratum"])
