@@ -67,7 +67,7 @@ class TrafficQuestionSerializer(serializers.Serializer):
     text = serializers.CharField()
     count = serializers.IntegerField()
     asked_at = serializers.DateTimeField(allow_null=True)
-    source = serializers.CharField(allow_blank=True)
+    source = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # a declared field, not Field.source
     metadata = serializers.DictField()
     stratum = serializers.CharField(allow_null=True)
     stratum_source = serializers.ChoiceField(choices=STRATUM_SOURCES)
@@ -152,7 +152,9 @@ class TrafficView(DeclaredOutput, APIView):
         unclassified = serializers.BooleanField(required=False, default=False, help_text="only those with no stratum")
 
     class UploadOptionsSerializer(QuerySerializer):
-        source = serializers.CharField(required=False, default="", allow_blank=True, max_length=SOURCE_MAX)
+        source = serializers.CharField(  # type: ignore[assignment]  # a declared field, not Field.source
+            required=False, default="", allow_blank=True, max_length=SOURCE_MAX
+        )
 
     @extend_schema(
         summary="The dataset's traffic questions",

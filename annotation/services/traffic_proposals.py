@@ -39,17 +39,19 @@ def traffic_propose(*, dataset_name: str, k: int, seed: int = 0, user=None) -> l
     candidates: dict[str, list[int]] = {}
     texts: dict[int, tuple[str, str]] = {}
     rows = TrafficQuestion.objects.filter(dataset=dataset, stratum__isnull=False, proposed_qid="")
-    for q in rows.values("id", "stratum", "text", "normalized_text"):
-        if q["normalized_text"] in in_set or (budget and q["stratum"] not in budget) or proposal_qid(q["id"]) in taken:
+    for traffic_id, stratum, text, normalized in rows.values_list("id", "stratum", "text", "normalized_text"):
+        if stratum is None or normalized in in_set or (budget and stratum not in budget):
             continue
-        candidates.setdefault(q["stratum"], []).append(q["id"])
-        texts[q["id"]] = (q["stratum"], q["text"])
+        if proposal_qid(traffic_id) in taken:
+            continue
+        candidates.setdefault(stratum, []).append(traffic_id)
+        texts[traffic_id] = (stratum, text)
     asked, _unclassified, _distinct = traffic_counts(dataset)
     shares = {s: float(asked.get(s, 0)) for s in candidates}
     if not candidates:
         return []
     plan = plan_allocation(k, {s: len(ids) for s, ids in candidates.items()}, shares, floor=0)
-    proposed = []
+    proposed: list[dict] = []
     for stratum, traffic_id in draw(candidates, plan.counts, seed=seed):
         qid = proposal_qid(traffic_id)
         record = {

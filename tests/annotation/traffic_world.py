@@ -2,7 +2,9 @@
 log whose shares are worked by hand in the tests."""
 
 from pathlib import Path
+from typing import cast
 
+from annotation.models import Dataset
 from tests.conftest import write_jsonl
 from tests.factories import DatasetFactory, record, version
 
@@ -32,6 +34,6 @@ TRAFFIC = [
 
 def traffic_world(tmp_path: Path, *, budget: bool = True):
     """The dataset `shop` (set v1 of three questions) and the traffic file written beside the test."""
-    dataset = DatasetFactory(name="shop", strata_budget=BUDGET if budget else {})
+    dataset = cast(Dataset, DatasetFactory(name="shop", strata_budget=BUDGET if budget else {}))
     version(dataset, SET)
     return dataset, write_jsonl(tmp_path / "traffic.jsonl", TRAFFIC)

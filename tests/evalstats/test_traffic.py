@@ -14,7 +14,7 @@ def test_shares_add_up_with_the_unclassified():
     assert (rows["b"].expected_in_sample, rows["b"].rounds_to_none) == (pytest.approx(0.8), True)
     # c is in the set but never asked: nothing to round to none.
     assert (rows["c"].traffic_share, rows["c"].budget_share, rows["c"].rounds_to_none) == (0.0, 0.0, False)
-    assert sum(r.traffic_share for r in cov.strata) + cov.unclassified_share == pytest.approx(1.0)
+    assert sum(r.traffic_share or 0.0 for r in cov.strata) + (cov.unclassified_share or 0.0) == pytest.approx(1.0)
 
 
 def test_empty_traffic_has_no_shares():

@@ -19,12 +19,13 @@ def strata():
 
 
 def test_import_dedups_against_the_set_and_within_the_traffic(tmp_path):
-    dataset, path = traffic_world(tmp_path)
+    _dataset, path = traffic_world(tmp_path)
     result = traffic_import(path=path, dataset_name="shop", source="search-box")
     assert (result.lines, result.added, result.repeats, result.in_set) == (10, 7, 2, 1)
     assert (result.classified, result.unclassified) == (0, 7)
     refund = TrafficQuestion.objects.get(normalized_text="refund please")
     assert (refund.text, refund.count, refund.source) == ("Refund please", 3, "search-box")
+    assert refund.asked_at is not None and refund.last_asked_at is not None
     assert refund.asked_at.isoformat() == "2026-10-30T10:00:00+00:00"
     assert refund.last_asked_at.isoformat() == "2026-11-02T10:00:00+00:00"
     assert json.loads(refund.metadata) == {"channel": "web"}

@@ -72,5 +72,8 @@ def test_a_bad_form_says_what_is_wrong_and_changes_nothing(tmp_path, expert, bod
 def test_a_bad_n_is_said_and_the_set_size_is_used(tmp_path, expert):
     classified_world(tmp_path)
     page = expert.get("/tagging/shop/traffic/?n=-3").content.decode()
-    assert "The sample size is not valid; the set&#x27;s size is used: the sample size must be a whole number from 0 to 1,000,000." in page
+    assert (
+        "The sample size is not valid; the set&#x27;s size is used: the sample size must be a whole number from 0 to 1,000,000."
+        in page
+    )
     assert "Expected in 3" in page
