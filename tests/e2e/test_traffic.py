@@ -3,11 +3,13 @@
 tagging list marked "from traffic"."""
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from annotation.models import TrafficQuestion
 from annotation.services.traffic import traffic_assign, traffic_import, traffic_rule_add
 from tests.annotation.traffic_world import traffic_world
+from tests.e2e.test_accessibility import WCAG_AA
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -49,6 +51,8 @@ def test_assign_a_stratum_and_propose_questions(page, live_server, login, screen
         page.goto(f"{live_server.url}/tagging/shop/traffic/?n=9")
         _fits(page)
         page.screenshot(path=str(screenshot_dir / f"traffic_{width}.png"), full_page=True)
+    # With rows in every table (the demo's page has no traffic): WCAG AA, as the accessibility pass checks.
+    assert [v["id"] for v in Axe().run(page, options=WCAG_AA).response["violations"]] == []
     page.goto(f"{live_server.url}/tagging/shop/?status=untagged")
     expect(page.locator("#queue .from-traffic")).to_have_count(3)
     page.screenshot(path=str(screenshot_dir / "traffic_tagging_list_1280.png"), full_page=True)
