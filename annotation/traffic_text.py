@@ -1,6 +1,7 @@
 """The text side of production traffic, pure: the normalised form two askings of one question share, and
 whether a rule (keyword, regex or metadata key=value) matches a question."""
 
+import hashlib
 import json
 import re
 import unicodedata
@@ -16,6 +17,11 @@ def normalize_text(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold()
     stripped = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
     return _SPACE.sub(" ", stripped).strip()
+
+
+def text_key(normalized: str) -> str:
+    """The key a normalised text is unique by (its sha256, hex)."""
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
 def metadata_value(value: Any) -> str:

@@ -35,6 +35,8 @@ class TrafficQuestion(models.Model):
     text = models.TextField()
     # casefolded, punctuation stripped, whitespace collapsed: what two askings of one question share.
     normalized_text = models.TextField()
+    # sha256 of normalized_text: what the uniqueness rests on, as a long text cannot be a btree key in PostgreSQL.
+    text_key = models.CharField(max_length=64)
     asked_at = models.DateTimeField(null=True, blank=True)
     last_asked_at = models.DateTimeField(null=True, blank=True)
     count = models.PositiveIntegerField(default=1)
@@ -52,7 +54,7 @@ class TrafficQuestion(models.Model):
     class Meta:
         ordering = ["dataset_id", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["dataset", "normalized_text"], name="uniq_traffic_text"),
+            models.UniqueConstraint(fields=["dataset", "text_key"], name="uniq_traffic_text"),
         ]
         indexes = [models.Index(fields=["dataset", "stratum"], name="traffic_stratum")]
 

@@ -14,7 +14,7 @@ from django.db import transaction
 from annotation.models import RULE_KINDS, Dataset, TrafficQuestion, TrafficRule
 from annotation.selectors.datasets import working_records
 from annotation.services.datasets import STRATUM_MAX
-from annotation.traffic_text import first_match, normalize_text
+from annotation.traffic_text import first_match, normalize_text, text_key
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.jsonl import parse_time, read_jsonl, require_file
 from evalapp.validation import ID_MAX, TEXT_MAX, raise_problems, text_problem
@@ -153,6 +153,7 @@ def traffic_import(*, path: str | Path, dataset_name: str, source: str = "") -> 
             dataset=dataset,
             text=row["text"],
             normalized_text=normalized,
+            text_key=text_key(normalized),
             asked_at=row["asked_at"],
             last_asked_at=row["asked_at"],
             source=row["source"] if row["source"] is not None else source,

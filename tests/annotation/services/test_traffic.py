@@ -178,3 +178,12 @@ def test_an_unknown_dataset_is_not_found(tmp_path):
         traffic_import(path=tmp_path / "traffic.jsonl", dataset_name="nope")
     assert (str(caught.value), caught.value.status) == ("unknown dataset 'nope'", 404)
     assert TrafficQuestion.objects.count() == 0
+
+
+def test_a_long_question_is_deduplicated_too(tmp_path):
+    # 9,999 characters: beyond what PostgreSQL could index as a btree key, so uniqueness rests on a hash.
+    long = ("why " * 2500)[:9999]
+    traffic_world(tmp_path)
+    path = write_jsonl(tmp_path / "long.jsonl", [{"question": long}, {"question": long.upper()}])
+    assert traffic_import(path=path, dataset_name="shop").added == 1
+    assert TrafficQuestion.objects.get().count == 2
