@@ -7,9 +7,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.common import CURATORS, UPLOAD_PARSERS
-from annotation.models import RULE_KINDS, STRATUM_SOURCES, TrafficQuestion
+from annotation.models import RULE_KINDS, STRATUM_SOURCES
 from annotation.selectors.datasets import dataset_get
-from annotation.selectors.traffic import coverage_report, rule_row, traffic_row, traffic_rules
+from annotation.selectors.traffic import coverage_report, rule_row, traffic_list, traffic_rules
 from annotation.services.traffic import (
     PATTERN_MAX,
     PRIORITY_MAX,
@@ -163,10 +163,8 @@ class TrafficView(DeclaredOutput, APIView):
     )
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
-        rows = TrafficQuestion.objects.filter(dataset=dataset_get(name)).order_by("id")
-        if f["unclassified"]:
-            rows = rows.filter(stratum__isnull=True)
-        return Response(TrafficQuestionSerializer([traffic_row(q) for q in rows], many=True).data)
+        rows = traffic_list(dataset_get(name), unclassified=f["unclassified"])
+        return Response(TrafficQuestionSerializer(rows, many=True).data)
 
     @extend_schema(
         summary="Upload traffic (JSON Lines: question, asked_at, source, metadata)",

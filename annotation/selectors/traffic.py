@@ -122,6 +122,14 @@ def traffic_row(q: TrafficQuestion) -> dict:
     }
 
 
+def traffic_list(dataset: Dataset, *, unclassified: bool = False) -> list[dict]:
+    """The dataset's traffic questions in import order; with `unclassified`, only those with no stratum."""
+    rows = TrafficQuestion.objects.filter(dataset=dataset).order_by("id")
+    if unclassified:
+        rows = rows.filter(stratum__isnull=True)
+    return [traffic_row(q) for q in rows]
+
+
 def unclassified_traffic(dataset: Dataset, *, limit: int = 100) -> list[dict]:
     """The questions with no stratum, most asked first (ties: first imported)."""
     rows = TrafficQuestion.objects.filter(dataset=dataset, stratum__isnull=True).order_by("-count", "id")[:limit]
