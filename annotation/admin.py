@@ -229,3 +229,15 @@ class PublishedFigureAdmin(ReadOnlyAdmin):
 class CorrectionAdmin(ReadOnlyAdmin):
     list_display = ("figure", "shown_score", "comparable_score", "comparable_n", "created_at")
     blind_run_field = "figure__run_id"
+
+
+@admin.register(m.TrafficQuestion)
+class TrafficQuestionAdmin(NoDeleteAdmin):
+    list_display = ["dataset", "text", "count", "stratum", "stratum_source", "proposed_qid"]
+    list_filter = ["stratum_source"]
+    search_fields = ["text"]
+
+
+@admin.register(m.TrafficRule)
+class TrafficRuleAdmin(NoDeleteAdmin):
+    list_display = ["dataset", "priority", "kind", "pattern", "stratum"]

@@ -89,3 +89,31 @@ class AdjudicationForm(PageForm):
 
     verdict = forms.CharField(max_length=20, required=False)
     reason = forms.CharField(max_length=TEXT_MAX, required=False, strip=False)
+
+
+class CoverageForm(PageForm):
+    """?n= of the traffic page: the sample size the expected counts are for."""
+
+    n = whole_number(0, SAMPLE_MAX, required=False, label="sample size")
+
+
+class TrafficAssignForm(PageForm):
+    """The traffic page's manual assignment: the checked questions and a stratum."""
+
+    ids = forms.TypedMultipleChoiceField(coerce=int, choices=(), label="questions")
+    stratum = forms.CharField(max_length=100)
+
+    def __init__(self, *args, ids: list[int], **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["ids"]
+        assert isinstance(field, forms.TypedMultipleChoiceField)
+        field.choices = [(str(i), str(i)) for i in ids]
+        field.error_messages["invalid_choice"] = "must be questions listed on the page (reload it)"
+        field.error_messages["required"] = "tick at least one question"
+
+
+class TrafficProposeForm(PageForm):
+    """The traffic page's "Propose K to tag"."""
+
+    k = whole_number(1, 1000, label="how many to propose")
+    seed = whole_number(0, 2**32 - 1, required=False)

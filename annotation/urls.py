@@ -13,8 +13,9 @@ from annotation.api import labels as labels_api
 from annotation.api import queue_disputes as queue_disputes_api
 from annotation.api import queues as queues_api
 from annotation.api import runs as runs_api
+from annotation.api import traffic as traffic_api
 from annotation.api import working as working_api
-from annotation.views import audits, corpus, datasets, disputes, home, imports, queues, sso, tagging
+from annotation.views import audits, corpus, datasets, disputes, home, imports, queues, sso, tagging, traffic
 
 home_patterns = [
     path("", home.home, name="home"),
@@ -67,6 +68,7 @@ tagging_patterns = [
     path("tagging/<slug:name>/chunk/", tagging.chunk_fragment, name="tagging-chunk"),
     path("tagging/<slug:name>/publish/", tagging.publish, name="tagging-publish"),
     path("tagging/<slug:name>/stats/", tagging.stats, name="tagging-stats"),
+    path("tagging/<slug:name>/traffic/", traffic.traffic_page, name="tagging-traffic"),
 ]
 
 corpus_api_patterns = [
@@ -96,6 +98,13 @@ working_api_patterns = [
     path("datasets/<slug:name>/working/", working_api.WorkingListView.as_view(), name="api-working"),
     path("datasets/<slug:name>/working/<str:qid>/", working_api.WorkingItemView.as_view(), name="api-working-item"),
     path("datasets/<slug:name>/audit/", working_api.EditAuditListView.as_view(), name="api-audit"),
+]
+traffic_api_patterns = [
+    path("datasets/<slug:name>/coverage/", traffic_api.CoverageView.as_view(), name="api-coverage"),
+    path("datasets/<slug:name>/coverage/propose/", traffic_api.ProposeView.as_view(), name="api-coverage-propose"),
+    path("datasets/<slug:name>/traffic/", traffic_api.TrafficView.as_view(), name="api-traffic"),
+    path("datasets/<slug:name>/traffic/rules/", traffic_api.RulesView.as_view(), name="api-traffic-rules"),
+    path("datasets/<slug:name>/traffic/assign/", traffic_api.AssignView.as_view(), name="api-traffic-assign"),
 ]
 run_api_patterns = [
     path("runs/", runs_api.RunListView.as_view(), name="api-runs"),
@@ -149,6 +158,7 @@ api_patterns = [
     *corpus_api_patterns,
     *dataset_api_patterns,
     *working_api_patterns,
+    *traffic_api_patterns,
     *run_api_patterns,
     *label_api_patterns,
     *queue_api_patterns,

@@ -36,12 +36,15 @@ from annotation.models.runs import (
     Run,
     missing_pins,
 )
+from annotation.models.traffic import RULE_KINDS, STRATUM_SOURCES, TrafficQuestion, TrafficRule
 
 __all__ = [
     "IMPORT_KINDS",
     "IMPORT_STATUSES",
     "PINNED",
     "REQUIRED_PINS",
+    "RULE_KINDS",
+    "STRATUM_SOURCES",
     "Adjudication",
     "Answer",
     "Assignment",
@@ -68,6 +71,8 @@ __all__ = [
     "RelabelAudit",
     "RelabelAuditItem",
     "Run",
+    "TrafficQuestion",
+    "TrafficRule",
     "VersionEntry",
     "WorkingExample",
     "missing_pins",

@@ -235,6 +235,8 @@ SPECTACULAR_SETTINGS = {
         "LabelTimeKindEnum": [("tagging", "tagging"), ("labelling", "labelling")],
         "BootstrapMethodEnum": [("plain", "plain"), ("stratified", "stratified")],
         "StratifiedBootstrapMethodEnum": [("stratified", "stratified")],
+        "TrafficRuleKindEnum": "annotation.models.traffic.RULE_KINDS",
+        "TrafficStratumSourceEnum": "annotation.models.traffic.STRATUM_SOURCES",
     },
 }
 

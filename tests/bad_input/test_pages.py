@@ -45,6 +45,7 @@ PAGE_ROUTES = [
     ("tagging-question", {"name": "nope", "qid": "q"}, "get", None),
     ("tagging-question", {"name": "support", "qid": "nope"}, "get", None),
     ("tagging-stats", {"name": "nope"}, "get", None),
+    ("tagging-traffic", {"name": "nope"}, "get", None),
     ("run-detail", {"run_id": "nope"}, "get", None),
     ("import-job", {"job_id": "MISSING"}, "get", None),
 ]
@@ -95,6 +96,11 @@ API_ROUTES = [
     ("api-run-failures", {"run_id": "nope"}, "get", None),
     ("api-dataset-history", {"name": "nope"}, "get", None),
     ("api-tagging-time", {"name": "nope"}, "get", None),
+    ("api-coverage", {"name": "nope"}, "get", None),
+    ("api-coverage-propose", {"name": "nope"}, "post", {"k": 1}),
+    ("api-traffic", {"name": "nope"}, "get", None),
+    ("api-traffic-rules", {"name": "nope"}, "get", None),
+    ("api-traffic-assign", {"name": "nope"}, "post", {"ids": [1], "stratum": "s"}),
     ("api-import-job", {"job_id": "MISSING"}, "get", None),
 ]
 

@@ -55,6 +55,9 @@ GETS = [
     "/api/chunks/detail/?chunk_id={}",
     "/api/datasets/support/check-labels/?version={}",
     "/api/queues/{{queue}}/stats/?iters={}",
+    "/api/datasets/support/coverage/?n={}",
+    "/api/datasets/support/traffic/?unclassified={}",
+    "/tagging/support/traffic/?n={}",
 ]
 
 
@@ -138,6 +141,13 @@ BODIES = [
     ("post", "/api/judge-versions/{jv}/grade/", {"run_id": "r1", "force": True, "reason": "because"}),
     ("put", "/api/datasets/support/strata/", {"strata": {"policy_lookup": "50", "no_answer": "50"}}),
     ("post", "/api/datasets/support/publish/", {"note": "n"}),
+    (
+        "post",
+        "/api/datasets/support/traffic/rules/",
+        {"stratum": "policy_lookup", "kind": "regex", "pattern": "x", "priority": 1},
+    ),
+    ("post", "/api/datasets/support/traffic/assign/", {"ids": [1], "stratum": "policy_lookup"}),
+    ("post", "/api/datasets/support/coverage/propose/", {"k": 2, "seed": 1, "n": 3}),
     (
         "patch",
         "/api/datasets/support/working/q-0001/",

@@ -95,6 +95,7 @@ def pages(demo):
         ("expert", f"/tagging/{ds}/"),
         ("expert", f"/tagging/{ds}/q/{qid}/"),
         ("expert", f"/tagging/{ds}/stats/"),
+        ("expert", f"/tagging/{ds}/traffic/"),
         ("engineer", "/runs/"),
         ("engineer", f"/runs/{a}/"),
         ("engineer", f"/compare/?a={a}&b={b}"),

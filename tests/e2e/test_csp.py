@@ -21,6 +21,7 @@ REACHES = {
         "/tagging/stdlib-support/",
         "/tagging/stdlib-support/q/q-0001/",
         "/tagging/stdlib-support/stats/",
+        "/tagging/stdlib-support/traffic/",
     ],
     "annotator": ["/queues/"],
     "adjudicator": ["/queues/new/", "/audits/"],
