@@ -16,7 +16,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max, Q
 
-from annotation.models import Chunk, Dataset, DatasetVersion, VersionEntry
+from annotation.models import Chunk, Dataset, DatasetVersion, VersionEntry, WorkingExample
 from annotation.selectors.datasets import latest_version, version_records
 from annotation.selectors.gold import GOLD_BATCH, GOLD_REPORT_FORMAT, gold_text_in, stale_gold
 
@@ -145,21 +145,43 @@ def stale_history(version: DatasetVersion) -> dict:
 RETAG_FIELDS = ("gold_chunk_id", "gold_doc_id", "gold_text", "ambiguous", "stratum")
 
 
-def retag_qids(dataset: Dataset, working: dict[str, dict]) -> list[str]:
+def retag_qids(dataset: Dataset) -> list[str]:
     """The stale questions of the latest version that still wait for a re-tag, sorted: stale by the
-    stale-gold check of the live corpus, and whose gold in the working copy (`working`: qid -> record) is
-    still the version's (a question re-tagged since, or removed from the working copy, has left)."""
+    stale-gold check of the live corpus, and whose gold in the working copy is still the version's (a
+    question re-tagged since, or removed from the working copy, has left). Reads only the stale ones'
+    working edits, never the whole working copy."""
     latest = latest_version(dataset)
     if latest is None:
         return []
-    stale = {s["qid"] for s in stale_gold(latest)["stale"]}
-    wanted = sorted(stale & set(working))
-    published = {}
-    for start in range(0, len(wanted), GOLD_BATCH):
-        published.update(
-            (qid, json.loads(text))
-            for qid, text in VersionEntry.objects.filter(
-                version=latest, qid__in=wanted[start : start + GOLD_BATCH]
-            ).values_list("qid", "example__canonical")
+    stale = sorted({s["qid"] for s in stale_gold(latest)["stale"]})
+    waiting = []
+    for start in range(0, len(stale), GOLD_BATCH):
+        batch = stale[start : start + GOLD_BATCH]
+        # An edit counts only while its base is still the latest version (annotation.models.WorkingExample).
+        edits = dict(
+            WorkingExample.objects.filter(dataset=dataset, base_version=latest, qid__in=batch).values_list(
+                "qid", "record"
+            )
         )
-    return sorted(qid for qid in published if all(working[qid].get(f) == published[qid].get(f) for f in RETAG_FIELDS))
+        published = {
+            qid: json.loads(text)
+            for qid, text in VersionEntry.objects.filter(version=latest, qid__in=list(edits)).values_list(
+                "qid", "example__canonical"
+            )
+        }
+        for qid in batch:
+            # Not edited since the version, or edited without touching its gold: still waiting.
+            if qid not in edits or (
+                edits[qid] is not None and all(edits[qid].get(f) == published.get(qid, {}).get(f) for f in RETAG_FIELDS)
+            ):
+                waiting.append(qid)
+    return waiting
+
+
+def dataset_stale_summary(dataset: Dataset) -> tuple[dict | None, int]:
+    """For the dataset page: the latest version's stale history (None without a version) and how many of
+    its stale questions wait for a re-tag."""
+    latest = latest_version(dataset)
+    if latest is None:
+        return None, 0
+    return stale_history(latest), len(retag_qids(dataset))

@@ -39,7 +39,7 @@ def _world():
 
 @pytest.mark.django_db
 def test_everything_resolves():
-    v1, jv = _world()
+    _world()
     code, out, _ = run_cmd("restore_drill", "--json")
     assert code == 0
     assert json.loads(out) == {
