@@ -47,7 +47,8 @@ def corpus_states() -> list[CorpusState]:
     retired = retired_at.pop(None, 0)
     newest = 0
     states = []
-    for when in sorted(set(added) | set(retired_at)):
+    timed = {when for when in retired_at if when is not None}
+    for when in sorted(set(added) | timed):
         newest = max(newest, added.get(when, 0))
         retired += retired_at.get(when, 0)
         states.append(CorpusState(f"{GOLD_REPORT_FORMAT}:{newest}:{retired}", when))
@@ -57,8 +58,12 @@ def corpus_states() -> list[CorpusState]:
 def _holders(records: list[dict], moved: dict[str, str]) -> dict[str, list[tuple[datetime, datetime | None]]]:
     """qid -> the (created, retired) times of every chunk, live or retired, that holds its gold_text."""
     out: dict[str, list[tuple[datetime, datetime | None]]] = {}
-    now_in = dict(
-        Chunk.objects.filter(retired=False, chunk_id__in=set(moved.values())).values_list("chunk_id", "created_at")
+    now_in = (
+        dict(
+            Chunk.objects.filter(retired=False, chunk_id__in=set(moved.values())).values_list("chunk_id", "created_at")
+        )
+        if moved
+        else {}
     )
     for start in range(0, len(records), GOLD_BATCH):
         batch = records[start : start + GOLD_BATCH]
@@ -74,7 +79,9 @@ def _holders(records: list[dict], moved: dict[str, str]) -> dict[str, list[tuple
             by_id.setdefault(chunk_id, []).append((text, span))
             by_doc.setdefault(doc_id, []).append((text, span))
         for record in batch:
-            candidates = by_id.get(record.get("gold_chunk_id"), []) + by_doc.get(record.get("gold_doc_id"), [])
+            candidates = by_id.get(str(record.get("gold_chunk_id")), []) + by_doc.get(
+                str(record.get("gold_doc_id")), []
+            )
             spans = [span for text, span in candidates if gold_text_in(record["gold_text"], text)]
             if record["qid"] in moved and moved[record["qid"]] in now_in:
                 spans.append((now_in[moved[record["qid"]]], None))
@@ -82,15 +89,16 @@ def _holders(records: list[dict], moved: dict[str, str]) -> dict[str, list[tuple
     return out
 
 
-def stale_history(version: DatasetVersion) -> dict:
+def stale_history(version: DatasetVersion, *, report: dict | None = None) -> dict:
     """The version's stale-gold share in each corpus state it has lived through (the state in force when
     it was made, then every later one), oldest first:
     {"dataset", "version", "dataset_hash", "checked", "history": [{"corpus_state", "began", "checked",
     "stale", "stale_share"}]}. The last entry is the live corpus and agrees with `stale_gold(version)`.
 
     A fixed number of statements however many states there are (two for the states, one per batch of
-    gold labels for the passages that hold them, and the stale-gold check of the live corpus)."""
-    report = stale_gold(version)
+    gold labels for the passages that hold them, and the stale-gold check of the live corpus, or `report`
+    when the caller has it)."""
+    report = report or stale_gold(version)
     moved = {m["qid"]: m["now_in"] for m in report["moved"]}
     records = []
     for _, text in version_records(version):
@@ -145,15 +153,16 @@ def stale_history(version: DatasetVersion) -> dict:
 RETAG_FIELDS = ("gold_chunk_id", "gold_doc_id", "gold_text", "ambiguous", "stratum")
 
 
-def retag_qids(dataset: Dataset) -> list[str]:
+def retag_qids(dataset: Dataset, *, version: DatasetVersion | None = None, report: dict | None = None) -> list[str]:
     """The stale questions of the latest version that still wait for a re-tag, sorted: stale by the
     stale-gold check of the live corpus, and whose gold in the working copy is still the version's (a
     question re-tagged since, or removed from the working copy, has left). Reads only the stale ones'
-    working edits, never the whole working copy."""
-    latest = latest_version(dataset)
+    working edits, never the whole working copy. `version` and `report`: the latest version and its
+    stale-gold report when the caller has them already."""
+    latest = version or latest_version(dataset)
     if latest is None:
         return []
-    stale = sorted({s["qid"] for s in stale_gold(latest)["stale"]})
+    stale = sorted({s["qid"] for s in (report or stale_gold(latest))["stale"]})
     waiting = []
     for start in range(0, len(stale), GOLD_BATCH):
         batch = stale[start : start + GOLD_BATCH]
@@ -163,16 +172,22 @@ def retag_qids(dataset: Dataset) -> list[str]:
                 "qid", "record"
             )
         )
-        published = {
-            qid: json.loads(text)
-            for qid, text in VersionEntry.objects.filter(version=latest, qid__in=list(edits)).values_list(
-                "qid", "example__canonical"
-            )
-        }
+        kept = [qid for qid, record in edits.items() if record is not None]
+        published = (
+            {
+                qid: json.loads(text)
+                for qid, text in VersionEntry.objects.filter(version=latest, qid__in=kept).values_list(
+                    "qid", "example__canonical"
+                )
+            }
+            if kept
+            else {}
+        )
         for qid in batch:
             # Not edited since the version, or edited without touching its gold: still waiting.
+            record = edits.get(qid)
             if qid not in edits or (
-                edits[qid] is not None and all(edits[qid].get(f) == published.get(qid, {}).get(f) for f in RETAG_FIELDS)
+                record is not None and all(record.get(f) == published.get(qid, {}).get(f) for f in RETAG_FIELDS)
             ):
                 waiting.append(qid)
     return waiting
@@ -184,4 +199,5 @@ def dataset_stale_summary(dataset: Dataset) -> tuple[dict | None, int]:
     latest = latest_version(dataset)
     if latest is None:
         return None, 0
-    return stale_history(latest), len(retag_qids(dataset))
+    report = stale_gold(latest)
+    return stale_history(latest, report=report), len(retag_qids(dataset, version=latest, report=report))

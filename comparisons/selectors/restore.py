@@ -70,14 +70,14 @@ def restore_drill() -> dict:
                 )
             else:
                 resolved.append("dataset_hash")
-        if run.dataset_version_id:
-            v = run.dataset_version
-            if run.dataset_hash and v.dataset_hash != run.dataset_hash:
+        pinned = run.dataset_version
+        if pinned is not None:
+            if run.dataset_hash and pinned.dataset_hash != run.dataset_hash:
                 problems.append(
                     {
                         "field": "dataset_version",
-                        "value": f"{v.dataset.name} v{v.number}",
-                        "why": f"the version's hash is {v.dataset_hash}, the run pinned {run.dataset_hash}",
+                        "value": f"{pinned.dataset.name} v{pinned.number}",
+                        "why": f"the version's hash is {pinned.dataset_hash}, the run pinned {run.dataset_hash}",
                     }
                 )
             else:

@@ -82,7 +82,8 @@ def test_chart_opens_the_stale_list_and_a_retagged_question_leaves_it(
     page.keyboard.press("n")
     # Next walks the stale ones only: q-3, not the untagged q-2.
     page.wait_for_url(re.compile(r"/tagging/support/q/q-3/\?stale=1$"))
-    assert WorkingExample.objects.get(qid="q-1").record["gold_text"] == "Single sign-on is available on all plans."
+    record = WorkingExample.objects.get(qid="q-1").record or {}
+    assert record["gold_text"] == "Single sign-on is available on all plans."
     page.goto(f"{live_server.url}/tagging/support/?stale=1")
     expect(page.locator("#queue tbody tr")).to_have_count(1)
     expect(page.locator("#queue tbody tr[data-qid='q-3']")).to_be_visible()

@@ -21,7 +21,7 @@ def _state_times():
     from annotation.models import Chunk
 
     times = set(Chunk.objects.values_list("created_at", flat=True))
-    times |= set(Chunk.objects.filter(retired=True).values_list("retired_at", flat=True))
+    times |= {t for t in Chunk.objects.filter(retired=True).values_list("retired_at", flat=True) if t is not None}
     return [t.isoformat() for t in sorted(times)]
 
 

@@ -19,7 +19,7 @@ def client_for(username, *roles):
     user_upsert(username=username, roles=list(roles), password=PASSWORD)
     c = Client()
     assert c.login(username=username, password=PASSWORD)
-    c.user = get_user_model().objects.get(username=username)
+    c.user = get_user_model().objects.get(username=username)  # type: ignore[attr-defined]
     return c
 
 

@@ -9,14 +9,15 @@ from tests.conftest import run_cmd
 
 
 def _world():
+    from annotation.models import Dataset, Run
     from annotation.selectors.gold import corpus_state
-    from calibration.models import GradingRun, JudgeVersion
+    from calibration.models import GradingRun, Judge, JudgeVersion
     from calibration.services.judges import config_hash
 
     chunk = f.ChunkFactory(text="Passwords rotate every ninety days.")
-    dataset = f.DatasetFactory(name="support")
+    dataset = Dataset.objects.create(name="support")
     v1 = f.version(dataset, [f.record("q-1", gold_chunk_id=chunk.chunk_id, gold_text="ninety days")])
-    judge = f.JudgeFactory(name="span-judge")
+    judge = Judge.objects.create(name="span-judge")
     jv = JudgeVersion.objects.create(
         judge=judge,
         number=1,
@@ -24,8 +25,10 @@ def _world():
         prompt_template="Is it right?",
         config_hash=config_hash(backend="span", model="", prompt_template="Is it right?", params={}, rubric=""),
     )
-    graded = f.RunFactory(
+    graded = Run.objects.create(
         run_id="run-a",
+        system="rag",
+        record={"run_id": "run-a"},
         dataset=dataset,
         dataset_version=v1,
         dataset_hash=v1.dataset_hash,
