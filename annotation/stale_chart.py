@@ -1,6 +1,7 @@
 """Geometry of the stale-gold chart on the dataset page: a pure function from the stale history
 (annotation.selectors.stale_history) to the numbers the SVG template draws (no database)."""
 
+import math
 from datetime import datetime
 
 # The share the document expects after six months of normal editing; drawn as a band.
@@ -18,7 +19,7 @@ def stale_chart(history: list[dict]) -> dict:
     span = (times[-1] - times[0]).total_seconds()
     hi = max(0.10, max(h["stale_share"] for h in history) * 1.15)
     step = next(s for s in (0.02, 0.05, 0.1, 0.2, 0.25) if hi / s <= 6)
-    hi = step * -(-hi // step)
+    hi = min(1.0, step * math.ceil(round(hi / step, 9)))
 
     def x(i: int) -> float:
         if len(times) == 1:
@@ -40,12 +41,20 @@ def stale_chart(history: list[dict]) -> dict:
         steps.append(f"{p['x']},{p['y']}")
     steps.append(f"{width - right},{points[-1]['y']}")
     yticks = []
-    tick = 0.0
-    while tick <= hi + 1e-9:
-        yticks.append({"y": y(tick), "label": f"{round(tick * 100):d}%"})
-        tick += step
+    for k in range(round(hi / step) + 1):
+        yticks.append({"y": y(k * step), "label": f"{round(k * step * 100):d}%"})
     every = max(1, len(points) // 6)
-    xticks = [{"x": p["x"], "label": p["began"][:10]} for i, p in enumerate(points) if i % every == 0]
+    # States a day or two apart are told apart by the hour; the end labels lean inwards to stay inside.
+    fmt = "%m-%d %H:%M" if span < 2 * 86400 else "%Y-%m-%d"
+    xticks = [
+        {
+            "x": p["x"],
+            "label": times[i].strftime(fmt),
+            "anchor": "start" if i == 0 and len(points) > 1 else "end" if i == len(points) - 1 and i else "middle",
+        }
+        for i, p in enumerate(points)
+        if i % every == 0 or i == len(points) - 1
+    ]
     lo_band, hi_band = EXPECTED_BAND
     return {
         "empty": False,
