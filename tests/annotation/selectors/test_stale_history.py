@@ -17,6 +17,14 @@ def _import(tmp_path, name, docs):
     corpus_import(path=write_jsonl(tmp_path / name, docs))
 
 
+def _state(newest: int, retired: int) -> str:
+    """The state after the `newest`-th chunk of this test (PostgreSQL's ids do not restart per test)."""
+    from annotation.models import Chunk
+
+    first = Chunk.objects.order_by("pk").values_list("pk", flat=True).first() or 1
+    return f"2:{first - 1 + newest}:{retired}"
+
+
 def _state_times():
     from annotation.models import Chunk
 
@@ -45,12 +53,12 @@ def test_history_follows_the_corpus_and_ends_on_the_check(tmp_path, loaded):
         "dataset_hash": loaded.dataset_hash,
         "checked": 2,
         "history": [
-            {"corpus_state": "2:5:0", "began": times[0], "checked": 2, "stale": 0, "stale_share": 0.0},
-            {"corpus_state": "2:6:1", "began": times[1], "checked": 2, "stale": 1, "stale_share": 0.5},
-            {"corpus_state": "2:7:2", "began": times[2], "checked": 2, "stale": 0, "stale_share": 0.0},
+            {"corpus_state": _state(5, 0), "began": times[0], "checked": 2, "stale": 0, "stale_share": 0.0},
+            {"corpus_state": _state(6, 1), "began": times[1], "checked": 2, "stale": 1, "stale_share": 0.5},
+            {"corpus_state": _state(7, 2), "began": times[2], "checked": 2, "stale": 0, "stale_share": 0.0},
         ],
     }
-    assert corpus_state() == "2:7:2"
+    assert corpus_state() == _state(7, 2)
     code, check, _ = run_cmd("check_labels", "--dataset", "support", "--json")
     assert code == 0 and json.loads(check)["stale_share"] == json.loads(out)["history"][-1]["stale_share"]
 
@@ -66,7 +74,7 @@ def test_history_last_point_is_the_check_when_stale(tmp_path, loaded):
     assert history[-1]["stale_share"] == check["stale_share"] and history[-1]["corpus_state"] == check["corpus_state"]
     text = run_cmd("check_labels", "--dataset", "support", "--history")[2]  # exit 1: the text goes to stderr
     assert text.splitlines()[0] == "support v1: 2 gold labels checked in each corpus state"
-    assert text.splitlines()[2].endswith("corpus 2:6:1: 1 stale (50.0%)")
+    assert text.splitlines()[2].endswith(f"corpus {_state(6, 1)}: 1 stale (50.0%)")
 
 
 @pytest.mark.django_db
@@ -118,5 +126,8 @@ def test_stale_history_api(tmp_path, loaded, api_client_for):
     api = api_client_for("ex", "expert")
     response = api.get("/api/datasets/support/stale-history/")
     assert response.status_code == 200
-    assert [(h["corpus_state"], h["stale"]) for h in response.json()["history"]] == [("2:5:0", 0), ("2:6:1", 1)]
+    assert [(h["corpus_state"], h["stale"]) for h in response.json()["history"]] == [
+        (_state(5, 0), 0),
+        (_state(6, 1), 1),
+    ]
     assert api.get("/api/datasets/support/stale-history/?version=9").status_code in (400, 404)

@@ -111,7 +111,7 @@ def test_a_manifest_edited_under_its_hash_and_a_corpus_state_never_reached():
 
     v1, jv = _world()
     VersionEntry.objects.filter(version=v1).update(qid="q-9")
-    Run.objects.filter(run_id="run-b").update(record={"corpus_state": "2:999:0"})
+    Run.objects.filter(run_id="run-b").update(record={"corpus_state": "2:999999999:0"})
     JudgeVersion.objects.filter(pk=jv.pk).update(config_hash="sha256:" + "1" * 64)
     report = json.loads(run_cmd("restore_drill", "--json")[1])
     grading = jv.gradings.get()
@@ -124,6 +124,6 @@ def test_a_manifest_edited_under_its_hash_and_a_corpus_state_never_reached():
         "why": f"grading {grading.pk} was made with this config hash; the judge version now carries sha256:{'1' * 64}",
     }
     assert b["problems"] == [
-        {"field": "corpus_state", "value": "2:999:0", "why": "no corpus state of this name in the chunk history"}
+        {"field": "corpus_state", "value": "2:999999999:0", "why": "no corpus state of this name in the chunk history"}
     ]
     assert report["failing"] == 2
