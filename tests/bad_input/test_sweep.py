@@ -54,6 +54,8 @@ GETS = [
     "/api/documents/?offset={}",
     "/api/chunks/detail/?chunk_id={}",
     "/api/datasets/support/check-labels/?version={}",
+    "/api/datasets/support/stale-history/?version={}",
+    "/tagging/support/?stale={}",
     "/api/queues/{{queue}}/stats/?iters={}",
 ]
 
