@@ -92,6 +92,7 @@ dataset_api_patterns = [
     path("datasets/<slug:name>/criteria/", datasets_api.CriteriaView.as_view(), name="api-criteria"),
     path("datasets/<slug:name>/publish/", datasets_api.PublishView.as_view(), name="api-publish"),
     path("datasets/<slug:name>/check-labels/", datasets_api.CheckLabelsView.as_view(), name="api-check-labels"),
+    path("datasets/<slug:name>/stale-history/", datasets_api.StaleHistoryView.as_view(), name="api-stale-history"),
     path("datasets/<slug:name>/label-time/", label_time_api.TaggingTimeView.as_view(), name="api-tagging-time"),
 ]
 working_api_patterns = [

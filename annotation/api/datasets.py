@@ -21,6 +21,7 @@ from annotation.selectors.datasets import (
     version_records,
 )
 from annotation.selectors.gold import stale_gold
+from annotation.selectors.stale_history import stale_history
 from annotation.services.criteria import criterion_set
 from annotation.services.datasets import check_dataset_name, dataset_publish, strata_set
 from annotation.services.import_jobs import IMPORTERS
@@ -184,3 +185,17 @@ class CheckLabelsView(DeclaredOutput, APIView):
         ref = self.FilterSerializer.parse(request).get("version") or None
         version = version_get(dataset_get(name), ref)
         return Response(stale_gold(version))
+
+
+class StaleHistoryView(DeclaredOutput, APIView):
+    permission_classes = [READERS]
+
+    @extend_schema(
+        summary="Stale gold share in every corpus state a version has lived through",
+        parameters=[CheckLabelsView.FilterSerializer],
+        responses={200: s.StaleHistorySerializer, 400: ErrorSerializer},
+    )
+    def get(self, request, name):
+        ref = CheckLabelsView.FilterSerializer.parse(request).get("version") or None
+        version = version_get(dataset_get(name), ref)
+        return Response(s.StaleHistorySerializer(stale_history(version)).data)

@@ -324,6 +324,24 @@ class CheckLabelsSerializer(serializers.Serializer):
     corpus_state = serializers.CharField()
 
 
+class StalePointSerializer(serializers.Serializer):
+    corpus_state = serializers.CharField()
+    began = serializers.CharField(help_text="when the corpus entered this state (ISO 8601)")
+    checked = serializers.IntegerField()
+    stale = serializers.IntegerField()
+    stale_share = serializers.FloatField()
+
+
+class StaleHistorySerializer(serializers.Serializer):
+    """The `check_labels --history` object: the last point is the live corpus."""
+
+    dataset = serializers.CharField()
+    version = serializers.IntegerField()
+    dataset_hash = serializers.CharField()
+    checked = serializers.IntegerField()
+    history = StalePointSerializer(many=True)
+
+
 class WorkingEditResultSerializer(WorkingItemSerializer):
     replayed = serializers.BooleanField(help_text="true when this client_key had already landed")
 

@@ -21,6 +21,7 @@ from annotation.selectors.datasets import (
     working_records,
 )
 from annotation.selectors.gold import gold_checks
+from annotation.selectors.stale_history import retag_qids
 from evalstats.manifest import diff_manifests
 from evalstats.timing import time_summary
 
@@ -91,19 +92,21 @@ def stale_working(dataset: Dataset, records: list[dict]) -> dict[str, tuple[str,
 
 
 def tagging_list(
-    dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False
+    dataset: Dataset, *, user=None, stratum: str = "", status: str = "", mine: bool = False, stale: bool = False
 ) -> list[TaggingItem]:
     """The working copy's questions as a tagging queue, sorted by qid, filtered.
 
     `status`: `untagged` (no gold decision yet), `tagged` (gold, not answerable or ambiguous) or
     `flagged` (gold_text no longer in the live gold chunk: needs re-tagging). `mine`: labelled by `user`.
+    `stale`: only the re-tagging queue, the latest version's stale gold not yet re-tagged
+    (annotation.selectors.stale_history.retag_qids).
     """
     items = working_records(dataset)
-    stale = stale_working(dataset, [i["record"] for i in items])
+    flagged = stale_working(dataset, [i["record"] for i in items])
     out = []
     for item in items:
         record = item["record"]
-        reason, now_in = stale.get(item["qid"], ("", ""))
+        reason, now_in = flagged.get(item["qid"], ("", ""))
         queue_item = TaggingItem(
             qid=item["qid"],
             question=str(record.get("question") or ""),
@@ -117,16 +120,25 @@ def tagging_list(
             record=record,
         )
         out.append(queue_item)
-    return filter_tagging_list(out, user=user, stratum=stratum, status=status, mine=mine)
+    only = set(retag_qids(dataset)) if stale else None
+    return filter_tagging_list(out, user=user, stratum=stratum, status=status, mine=mine, only=only)
 
 
 def filter_tagging_list(
-    items: list[TaggingItem], *, user=None, stratum: str = "", status: str = "", mine: bool = False
+    items: list[TaggingItem],
+    *,
+    user=None,
+    stratum: str = "",
+    status: str = "",
+    mine: bool = False,
+    only: set[str] | None = None,
 ) -> list[TaggingItem]:
-    """The items of a queue that pass the filters (see tagging_list)."""
+    """The items of a queue that pass the filters (see tagging_list); `only`: just these qids."""
     username = getattr(user, "username", None)
     out = []
     for item in items:
+        if only is not None and item.qid not in only:
+            continue
         if stratum and item.stratum != stratum:
             continue
         if status == "untagged" and item.tagged:
@@ -182,13 +194,21 @@ def working_item(dataset: Dataset, qid: str) -> dict | None:
 
 
 def neighbour_qid(
-    dataset: Dataset, qid: str, *, user=None, stratum: str = "", status: str = "", mine: bool = False, step: int = 1
+    dataset: Dataset,
+    qid: str,
+    *,
+    user=None,
+    stratum: str = "",
+    status: str = "",
+    mine: bool = False,
+    stale: bool = False,
+    step: int = 1,
 ) -> str | None:
     """The next (step=1) or previous (step=-1) qid after `qid` in the filtered queue, or None at its end.
 
     `qid` itself need not match the filters (it may just have been tagged and left `untagged`).
     """
-    qids = [i.qid for i in tagging_list(dataset, user=user, stratum=stratum, status=status, mine=mine)]
+    qids = [i.qid for i in tagging_list(dataset, user=user, stratum=stratum, status=status, mine=mine, stale=stale)]
     if step > 0:
         later = [q for q in qids if q > qid]
         return later[0] if later else None

@@ -212,7 +212,10 @@ def corpus_import(*, path: str | Path, max_chars: int = DEFAULT_MAX_CHARS) -> Co
                 search.index_remove(batch)
             retired = len(to_retire)
         for start in range(0, len(to_create), BATCH):
-            batch = Chunk.objects.bulk_create(to_create[start : start + BATCH])
-            search.index_add(batch)
+            created = Chunk.objects.bulk_create(to_create[start : start + BATCH])
+            # auto_now_add stamps each row as it is written; the import's one time is what names the
+            # corpus state it made (annotation.selectors.stale_history).
+            Chunk.objects.filter(pk__in=[c.pk for c in created]).update(created_at=now)
+            search.index_add(created)
         added_chunks = len(to_create)
     return CorpusImportResult(documents=len(docs), chunks=added_chunks, retired=retired)

@@ -9,6 +9,8 @@ from annotation.selectors.datasets import (
     versions_partition,
     working_edits,
 )
+from annotation.selectors.stale_history import dataset_stale_summary
+from annotation.stale_chart import stale_chart
 from evalapp.errors import ServiceError
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, role_required
 
@@ -22,7 +24,8 @@ def dataset_list(request):
 
 @role_required(EXPERT, ENGINEER, ADJUDICATOR)
 def dataset_detail(request, name):
-    """A dataset's versions with hashes and counts, its strata budget, and a diff between two versions."""
+    """A dataset's versions with hashes and counts, its strata budget, the stale-gold share over time, and
+    a diff between two versions."""
     dataset = dataset_get(name)
     versions = list(dataset.versions.select_related("created_by"))
     diff = error = None
@@ -33,6 +36,7 @@ def dataset_detail(request, name):
         except ServiceError as exc:
             error = str(exc)
     pending = working_edits(dataset).count()
+    stale, retag_count = dataset_stale_summary(dataset)
     return render(
         request,
         "annotation/dataset_detail.html",
@@ -42,6 +46,9 @@ def dataset_detail(request, name):
             "diff": diff,
             "error": error,
             "pending": pending,
+            "stale": stale,
+            "retag_count": retag_count,
+            "chart": stale_chart(stale["history"]) if stale else None,
             "old": old or (versions[1].dataset_hash if len(versions) > 1 else ""),
             "new": new or (versions[0].dataset_hash if versions else ""),
         },

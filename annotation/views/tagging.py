@@ -21,6 +21,7 @@ from annotation.selectors import tagging as tagging_selectors
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.selectors.datasets import dataset_get, latest_version, working_edits
 from annotation.selectors.label_time import tagging_time
+from annotation.selectors.stale_history import retag_qids
 from annotation.services.datasets import GRADINGS, dataset_publish
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, EXPERT, role_required
@@ -36,13 +37,15 @@ def _filters(request) -> dict:
         "stratum": request.GET.get("stratum", ""),
         "status": status if status in tagging_selectors.STATUSES else "",
         "mine": request.GET.get("mine") == "1",
+        "stale": request.GET.get("stale") == "1",
     }
 
 
 def _filter_query(filters: dict) -> str:
     params = {k: v for k, v in (("stratum", filters["stratum"]), ("status", filters["status"])) if v}
-    if filters["mine"]:
-        params["mine"] = "1"
+    for flag in ("mine", "stale"):
+        if filters[flag]:
+            params[flag] = "1"
     return urlencode(params)
 
 
@@ -61,7 +64,15 @@ def tagging_list_page(request, name):
     dataset = dataset_get(name)
     filters = _filters(request)
     everything = tagging_selectors.tagging_list(dataset, user=request.user)
-    shown = tagging_selectors.filter_tagging_list(everything, user=request.user, **filters)
+    retag = retag_qids(dataset)
+    shown = tagging_selectors.filter_tagging_list(
+        everything,
+        user=request.user,
+        stratum=filters["stratum"],
+        status=filters["status"],
+        mine=filters["mine"],
+        only=set(retag) if filters["stale"] else None,
+    )
     # A page number out of range or not a number shows the nearest page, as pagination links expect.
     paging = PageNumberForm(request.GET)
     page = (paging.cleaned_data["page"] if paging.is_valid() else None) or 1
@@ -86,6 +97,7 @@ def tagging_list_page(request, name):
             "page": page,
             "pages": pages,
             "pending": working_edits(dataset).count(),
+            "retag_count": len(retag),
             "first_untagged": next((i.qid for i in everything if not i.tagged), None),
         },
     )

@@ -126,6 +126,7 @@ CASES = [
     ("get", "/api/datasets/support/audit/?qid=%00", None, 400, "qid", "NUL character"),
     ("get", "/api/datasets/support/diff/?old=1", None, 400, "new", "query parameter 'new' is required"),
     ("get", "/api/datasets/support/check-labels/?version=%00", None, 400, "version", "NUL character"),
+    ("get", "/api/datasets/support/stale-history/?version=%00", None, 400, "version", "NUL character"),
     ("get", "/api/compare/?a=r1&b=r2&seed=-1", None, 400, "seed", "must be a whole number from 0 to 4294967295"),
     ("get", f"/api/compare/?a=r1&b=r2&seed={2**32}", None, 400, "seed", "must be a whole number from 0 to 4294967295"),
     ("get", f"/api/compare/?a=r1&b=r2&iters={10**9}", None, 400, "iters", "must be a whole number from 1 to 100000"),

@@ -228,6 +228,6 @@ def test_queue_filters_mine_and_stratum(ds):
     assert [i.qid for i in policy] == ["q-2"]
     response = expert.get("/tagging/support/?status=bogus")
     assert (
-        response.context["filters"] == {"stratum": "", "status": "", "mine": False}
+        response.context["filters"] == {"stratum": "", "status": "", "mine": False, "stale": False}
         and len(response.context["items"]) == 4
     )
