@@ -12,6 +12,7 @@ from calibration.models import (
     Judge,
     JudgeVersion,
     Measurement,
+    RepeatVerdict,
     SampleItem,
     Verdict,
 )
@@ -63,6 +64,14 @@ class CalibrationRunAdmin(ReadOnly):
 class VerdictAdmin(ReadOnly):
     blind_run_field = "item__answer__run_id"
     list_display = ["run", "item", "verdict", "human_verdict", "values", "latency_ms", "attempts"]
+    list_filter = ["verdict"]
+
+
+@admin.register(RepeatVerdict)
+class RepeatVerdictAdmin(ReadOnly):
+    # A judge's verdict on an answer: hidden from a staff member labelling that answer blind, as Verdict is.
+    blind_run_field = "item__answer__run_id"
+    list_display = ["run", "item", "repeat", "verdict", "latency_ms", "attempts"]
     list_filter = ["verdict"]
 
 

@@ -320,7 +320,13 @@ def test_the_admin_hides_the_blind_runs_from_staff_but_not_from_superusers(team)
         "annotation/assignment",
         "calibration/sampleitem",
         "calibration/verdict",
+        "calibration/repeatverdict",
     ]
+    from calibration.models import RepeatVerdict, Verdict
+
+    for v in Verdict.objects.filter(item__answer__in=blind_answers)[:3]:
+        RepeatVerdict.objects.create(run_id=v.run_id, item_id=v.item_id, repeat=2, verdict=v.verdict)
+    assert RepeatVerdict.objects.count() == 3
     client = page(eng_ann)
     for path in pages:
         response = client.get(f"/admin/{path}/")
@@ -333,6 +339,7 @@ def test_the_admin_hides_the_blind_runs_from_staff_but_not_from_superusers(team)
     root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-root-123")
     everything = page(root).get("/admin/annotation/answer/")
     assert everything.context["cl"].queryset.count() == 2 * N
+    assert page(root).get("/admin/calibration/repeatverdict/").context["cl"].queryset.count() == 3
     assert (
         page(root)
         .get("/admin/annotation/humanlabel/")

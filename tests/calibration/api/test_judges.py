@@ -215,6 +215,7 @@ def test_admin_lists_calibration_records_read_only(world, run_inline, client):
         "sampleitem",
         "calibrationrun",
         "verdict",
+        "repeatverdict",
         "measurement",
         "importedverdict",
         "gradingrun",
