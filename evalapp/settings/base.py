@@ -1,26 +1,36 @@
 """One settings module for laptops and deployments; the environment decides.
 
-DEBUG defaults to on with embedded services. With DEBUG off, SECRET_KEY must be set: there is
-no secret default in production mode.
+DEBUG is off unless asked for (`make run`, `evalapp run` and the test settings turn it on). With DEBUG off,
+a process that serves (the web server, a Celery worker or beat) refuses to start without SECRET_KEY and
+ALLOWED_HOSTS: there is no secret default in production. A management command (migrate, an import,
+check --deploy) runs without them, with a key generated once in var/secret_key.
 """
 
+import sys
 from datetime import timedelta
 
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
-from evalapp.env import SITE_DIR, VAR_DIR, env, laptop_secret_key
+from evalapp.env import SITE_DIR, VAR_DIR, env, laptop_secret_key, serving
 
-DEBUG = env.bool("DEBUG", default=True)
+DEBUG = env.bool("DEBUG", default=False)
+SERVING = serving(sys.argv)
 
-if DEBUG:
-    SECRET_KEY = env.str("SECRET_KEY", default="") or laptop_secret_key()
-else:
-    SECRET_KEY = env.str("SECRET_KEY", default="")
-    if not SECRET_KEY:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if SERVING and not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off: this process serves requests or runs tasks "
+            "(set DEBUG=true on a laptop)."
+        )
+    SECRET_KEY = laptop_secret_key()
+if SERVING and not DEBUG and not env.str("ALLOWED_HOSTS", default=""):
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set when DEBUG is off: the host names this server answers to, comma-separated "
+        "(e.g. ALLOWED_HOSTS=evalapp.example.com)."
+    )
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 

@@ -1,6 +1,13 @@
 """Test settings: the base settings, with fast password hashing, sign-in lockouts off and a local cache."""
 
-from evalapp.settings.base import *  # noqa: F403
+import os
+
+# The suite runs as a laptop does (plain HTTP, judges on loopback, a generated key), unless the environment
+# says otherwise; the processes it starts (workers, servers, the installed wheel) inherit it. The tests of
+# production settings start their processes with DEBUG=false.
+os.environ.setdefault("DEBUG", "true")
+
+from evalapp.settings.base import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests sign in constantly, and Django's test client signs in without a request, which axes refuses;

@@ -23,9 +23,19 @@ def settings_import(env_extra):
     )
 
 
-def test_production_mode_refuses_to_start_without_a_secret_key(tmp_path):
-    result = settings_import({"DEBUG": "false", "EVALAPP_VAR_DIR": str(tmp_path)})
+def test_production_mode_refuses_to_serve_without_a_secret_key(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    env.update({"DEBUG": "false", "EVALAPP_VAR_DIR": str(tmp_path), "ALLOWED_HOSTS": "evalapp.example.com"})
+    result = subprocess.run(
+        [sys.executable, "manage.py", "runserver", "--noreload", "127.0.0.1:0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0 and "SECRET_KEY must be set when DEBUG is off" in result.stderr
+    assert not (tmp_path / "secret_key").exists()
 
 
 def test_embedded_defaults_need_no_service(tmp_path):
@@ -216,7 +226,7 @@ def test_a_malformed_proxy_ssl_header_is_refused_at_start(tmp_path):
 
 def test_laptop_mode_keeps_plain_http(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SECURE_") and k not in ("SECRET_KEY", "DEBUG")}
-    env["EVALAPP_VAR_DIR"] = str(tmp_path)
+    env.update(EVALAPP_VAR_DIR=str(tmp_path), DEBUG="true")
     code = (
         "import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
         "from django.conf import settings; print(json.dumps([settings.SECURE_HSTS_SECONDS, settings.SECURE_SSL_REDIRECT, "
