@@ -108,19 +108,30 @@ TEMPLATES = [
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'evalapp.sqlite3'}")}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server and the worker read while the other writes; the timeout makes
-    # writers queue instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    )
+# A read replica (optional): the read-only pages and APIs (queue statistics, compare, series, dataset history
+# and diff, exports) read from it; writes, locks and everything else use the primary (evalapp.routers).
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = env.db_url_config(DATABASE_REPLICA_URL)
+DATABASE_REPLICA_READS = bool(DATABASE_REPLICA_URL)
+DATABASE_ROUTERS = ["evalapp.routers.ReplicaRouter"]
+for _db in DATABASES.values():
+    if _db["ENGINE"] == "django.db.backends.sqlite3":
+        # WAL lets the web server and the worker read while the other writes; the timeout makes
+        # writers queue instead of failing with "database is locked".
+        _db.setdefault("OPTIONS", {}).update(
+            {
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            }
+        )
 if env.str("TEST_DATABASE_NAME", default=""):
     # Lets several test runs share one PostgreSQL server without dropping each other's test database.
     DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME")}
+if "replica" in DATABASES:
+    # Tests have no replication: the replica is the test database itself.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

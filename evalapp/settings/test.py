@@ -21,3 +21,8 @@ API_STRICT_OUTPUT = True  # every 2xx API answer is checked against its declared
 # keeps (a thread's transaction left open) fails naming the statement, instead of hanging the suite.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
     DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c lock_timeout=60000"  # noqa: F405
+# The replica is the test database itself (a mirror). Reads go to it only in the tests that turn
+# DATABASE_REPLICA_READS on (tests/evalapp/test_routers.py, with transaction=True): a mirror is another
+# connection, which sees nothing of the transaction every other test runs in.
+DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
+DATABASE_REPLICA_READS = False

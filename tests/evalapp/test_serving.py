@@ -13,12 +13,19 @@ import pytest
 from evalapp import env as evalapp_env
 
 ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = (
+    "import os; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; from django.conf import settings as s; "
+)
 CELERY = str(Path(sys.executable).with_name("celery"))
 
 
 def bare_env(tmp_path, **extra):
     """This environment without what the production checks look at, as a fresh machine has it."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE")
+    }
     env.update({"EVALAPP_VAR_DIR": str(tmp_path), **extra})
     return env
 
@@ -58,13 +65,13 @@ def test_the_wsgi_module_marks_its_process_as_serving(monkeypatch):
 
 
 def test_debug_is_off_unless_asked_for(tmp_path):
-    code = "import os; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; from django.conf import settings as s; print(s.DEBUG, s.SECURE_SSL_REDIRECT)"
+    code = SETTINGS + "print(s.DEBUG, s.SECURE_SSL_REDIRECT)"
     assert run([sys.executable, "-c", code], bare_env(tmp_path)).stdout.split() == ["False", "True"]
     assert run([sys.executable, "-c", code], bare_env(tmp_path, DEBUG="true")).stdout.split() == ["True", "False"]
 
 
 def test_a_management_command_runs_with_a_generated_key_kept_owner_only(tmp_path):
-    code = "import os; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; from django.conf import settings as s; print(s.DEBUG, s.SECRET_KEY)"
+    code = SETTINGS + "print(s.DEBUG, s.SECRET_KEY)"
     first = run([sys.executable, "-c", code], bare_env(tmp_path))
     assert first.returncode == 0, first.stderr
     debug, key = first.stdout.split()
@@ -79,7 +86,7 @@ def test_a_management_command_runs_with_a_generated_key_kept_owner_only(tmp_path
 
 
 def test_a_given_secret_key_writes_no_file(tmp_path):
-    code = "import os; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; from django.conf import settings as s; print(s.SECRET_KEY)"
+    code = SETTINGS + "print(s.SECRET_KEY)"
     done = run([sys.executable, "-c", code], bare_env(tmp_path, SECRET_KEY="given-" + "k" * 50))
     assert done.stdout.strip() == "given-" + "k" * 50 and not (tmp_path / "secret_key").exists()
 
