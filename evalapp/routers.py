@@ -55,8 +55,11 @@ def replica_stream(chunks: Iterable[T]) -> Iterator[T]:
     """A streamed answer's chunks, each read as the view that made the stream read (the replica under
     `use_replica()`, unless `read_primary()` was called): the body of a StreamingHttpResponse is read
     after the view has returned, outside the view's own `use_replica()`."""
-    on = _reading.get()
-    it = iter(chunks)
+    # Read now, in the view: a generator's body would only run once the server reads the first chunk.
+    return _stream(iter(chunks), _reading.get())
+
+
+def _stream(it: Iterator[T], on: bool) -> Iterator[T]:
     while True:
         token = _reading.set(on)
         try:
