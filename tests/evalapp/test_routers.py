@@ -35,7 +35,8 @@ def replica_reads(settings):
 
 def tables(queries) -> set[str]:
     """The first table each SELECT reads from."""
-    return {re.search(r'FROM "(\w+)"', q["sql"]).group(1) for q in queries if q["sql"].startswith("SELECT")}
+    found = (re.search(r'FROM "(\w+)"', q["sql"]) for q in queries if q["sql"].startswith("SELECT"))
+    return {m.group(1) for m in found if m}
 
 
 def writes(queries) -> list[dict]:
