@@ -122,3 +122,25 @@ def test_the_wsgi_app_loads_when_told_its_key_and_hosts(tmp_path):
     done = run([sys.executable, "-c", code], env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False ['evalapp.example.com']"
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "true"), ("false", "false")])
+def test_evalapp_run_turns_debug_on_unless_told_otherwise(monkeypatch, given, expected):
+    """`evalapp run` is the laptop's server: DEBUG on before the settings load, for it and its children."""
+    from evalapp import cli
+
+    if given is None:
+        monkeypatch.delenv("DEBUG", raising=False)
+    else:
+        monkeypatch.setenv("DEBUG", given)
+    seen = []
+    monkeypatch.setattr("django.setup", lambda: None)
+    monkeypatch.setattr("django.core.management.call_command", lambda *args, **kwargs: None)
+
+    def serve(args):
+        seen.append((os.environ.get("DEBUG"), args))
+        return 0
+
+    monkeypatch.setattr("evalapp.serve.main", serve)
+    assert cli.main(["run", "--port", "9"]) == 0
+    assert seen == [(expected, ["--host", "127.0.0.1", "--port", "9"])]
