@@ -248,3 +248,33 @@ def test_each_celery_queue_has_its_own_exchange_and_routing_key():
     }
     assert app.amqp.router.route({}, "calibration.judge_chunk")["queue"].name == "calibration"
     assert app.amqp.router.route({}, "calibration.grade_chunk")["queue"].routing_key == "grading"
+
+
+def test_a_replica_url_adds_the_replica_database_and_turns_its_reads_on(tmp_path):
+    code = (
+        "import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
+        "from django.conf import settings as s; "
+        "print(json.dumps([sorted(s.DATABASES), s.DATABASES.get('replica', {}).get('HOST'), "
+        "s.DATABASES.get('replica', {}).get('TEST'), s.DATABASE_REPLICA_READS, s.DATABASE_ROUTERS]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_REPLICA_URL", "TEST_DATABASE_NAME")}
+    env.update(EVALAPP_VAR_DIR=str(tmp_path), DATABASE_URL="postgres://u@db.example:5432/x")
+    without = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert without.returncode == 0, without.stderr
+    assert __import__("json").loads(without.stdout) == [
+        ["default"],
+        None,
+        None,
+        False,
+        ["evalapp.routers.ReplicaRouter"],
+    ]
+    env["DATABASE_REPLICA_URL"] = "postgres://u@replica.example:5432/x"
+    with_replica = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert with_replica.returncode == 0, with_replica.stderr
+    assert __import__("json").loads(with_replica.stdout) == [
+        ["default", "replica"],
+        "replica.example",
+        {"MIRROR": "default"},
+        True,
+        ["evalapp.routers.ReplicaRouter"],
+    ]
