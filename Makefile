@@ -31,6 +31,9 @@ venv-lint: $(VENV)/.installed-lint
 # The worker embeds beat (--beat; schedule file var/celerybeat-schedule), which runs the stall sweep that
 # resumes calibrations and gradings whose worker died. evalapp/serve.py runs both and stops each once on Ctrl-C;
 # the address and the demo users (seed_demo's listing) are printed after the worker's banner.
+# DEBUG is on for the laptop's server (plain HTTP, a generated key in var/secret_key); `make run DEBUG=false`
+# tries production settings.
+run: export DEBUG ?= true
 run: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0

@@ -18,6 +18,9 @@ def _run(argv: list[str]) -> int:
     parser.add_argument("--port", default="8000")
     parser.add_argument("--demo", action="store_true", help="load the demo data (seed_demo) before serving")
     args = parser.parse_args(argv)
+    # The laptop's server: DEBUG on (plain HTTP, a generated key) unless the environment says otherwise.
+    # Set before the settings load; the web server and the worker (evalapp.serve) inherit it.
+    os.environ.setdefault("DEBUG", "true")
     import django
 
     django.setup()

@@ -59,16 +59,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notice", help="a file whose text is printed, after the address, once the worker is ready")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds a child gets to stop before it is killed")
     args = parser.parse_args(argv)
+    # The laptop's pair: DEBUG on unless the environment says otherwise (`make run` and `evalapp run` set it).
+    env = {"DEBUG": "true", **os.environ}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "evalapp", "worker", "--beat", "--loglevel=INFO", "--concurrency=2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        env=env,
     )
     web = subprocess.Popen(
         [sys.executable, "-m", "evalapp", "runserver", f"{args.host}:{args.port}", "--noreload"],
         start_new_session=True,
+        env=env,
     )
     children: list[subprocess.Popen[Any]] = [worker, web]
     ready = threading.Event()

@@ -33,6 +33,7 @@ from evalapp.api import (
     upload_size,
     uploaded_path,
 )
+from evalapp.routers import replica_stream, use_replica
 
 
 class DatasetListView(DeclaredOutput, generics.ListAPIView):
@@ -100,10 +101,11 @@ class VersionExportView(DeclaredOutput, APIView):
         summary="The version's records as JSON Lines, sorted by qid",
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
     )
+    @use_replica()
     def get(self, request, name, ref):
         version = version_get(dataset_get(name), ref)
         lines = (text + "\n" for _qid, text in version_records(version))
-        response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+        response = StreamingHttpResponse(replica_stream(lines), content_type="application/x-ndjson; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{name}-v{version.number}.jsonl"'
         return response
 

@@ -28,6 +28,7 @@ from evalapp.api import (
     whole_number,
 )
 from evalapp.roles import ENGINEER, has_role
+from evalapp.routers import replica_stream, use_replica
 from evalapp.validation import ID_MAX
 
 
@@ -79,6 +80,7 @@ class LabelExportView(DeclaredOutput, APIView):
         responses={(200, "application/x-ndjson"): s.LabelExportLineSerializer},
         description="JSON Lines: each line is one object of the declared schema.",
     )
+    @use_replica()
     def get(self, request):
         import json
 
@@ -90,4 +92,4 @@ class LabelExportView(DeclaredOutput, APIView):
         # Read the first record here, so a refusal is an HTTP answer rather than a broken stream.
         first = list(itertools.islice(rows, 1))
         lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in itertools.chain(first, rows))
-        return StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+        return StreamingHttpResponse(replica_stream(lines), content_type="application/x-ndjson; charset=utf-8")

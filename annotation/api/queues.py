@@ -28,6 +28,7 @@ from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_
 from evalapp.errors import Problem, ServiceError
 from evalapp.fields import counts, interval, names, number, text
 from evalapp.roles import user_roles
+from evalapp.routers import use_replica
 from evalapp.serializers import AgreementSerializer
 from evalapp.validation import ITERS_MAX
 
@@ -374,6 +375,7 @@ class StatsView(DeclaredOutput, APIView):
         parameters=[FilterSerializer],
         responses={200: QueueStatsSerializer, 400: ErrorSerializer},
     )
+    @use_replica()
     def get(self, request, queue_id):
         policies.check_can_manage_queues(roles=user_roles(request.user))
         q = self.FilterSerializer.parse(request)

@@ -12,6 +12,7 @@ from annotation.models import (
     QueueItem,
 )
 from evalapp.roles import ROLES, user_roles
+from evalapp.routers import read_primary
 
 
 @dataclass(frozen=True)
@@ -89,4 +90,8 @@ def blind_scope(user) -> BlindScope:
     where: dict[int, tuple[str, str]] = {}
     for _queue_id, run_pk, run_id, queue_name in rows:
         where.setdefault(run_pk, (run_id, queue_name))
+    if where:
+        # The scope's answers are filtered by subqueries of the page's own queries: on a replica a moment
+        # behind they could miss an item just opened. A blind viewer's page reads the primary (evalapp.routers).
+        read_primary()
     return BlindScope(user_id=user.pk, roles=frozenset(user_roles(user)), run_ids=frozenset(where), where=where)

@@ -43,6 +43,7 @@ from annotation.views.criterion_controls import criterion_controls, posted_value
 from evalapp.errors import NotFound, ServiceError
 from evalapp.forms import page_text
 from evalapp.roles import ADJUDICATOR, ANNOTATOR, ENGINEER, role_required, user_roles
+from evalapp.routers import use_replica
 
 WORKERS = (ANNOTATOR, ADJUDICATOR, ENGINEER)
 
@@ -349,6 +350,7 @@ def queue_adjudicate_submit(request, queue_id, item_id):
 
 
 @role_required(*MANAGERS)
+@use_replica()
 def queue_stats_page(request, queue_id):
     """Progress, time per label and what is left, human-human agreement (overall, per pair, per stratum),
     confusion matrix, disagreements."""

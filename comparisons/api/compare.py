@@ -10,6 +10,7 @@ from comparisons.api import serializers as s
 from comparisons.selectors.compare import compare_runs, regression_detail
 from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, flag, whole_number
 from evalapp.roles import ENGINEER, HasRole
+from evalapp.routers import use_replica
 from evalapp.validation import ITERS_MAX, SEED_MAX
 
 READERS = HasRole(ENGINEER)
@@ -47,6 +48,7 @@ class CompareView(DeclaredOutput, APIView):
         parameters=[FilterSerializer],
         responses={200: s.CompareSerializer, 403: ErrorSerializer, 409: ErrorSerializer, **ERRORS},
     )
+    @use_replica()
     def get(self, request):
         f = self.FilterSerializer.parse(request)
         return Response(
@@ -75,6 +77,7 @@ class CompareQuestionView(DeclaredOutput, APIView):
         parameters=[FilterSerializer],
         responses={200: s.CompareQuestionSerializer, 403: ErrorSerializer, **ERRORS},
     )
+    @use_replica()
     def get(self, request):
         f = self.FilterSerializer.parse(request)
         return Response(regression_detail(run_a=f["a"], run_b=f["b"], qid=f["qid"], scope=blind_scope(request.user)))

@@ -12,6 +12,7 @@ from comparisons.api import serializers as s
 from comparisons.selectors.diff import dataset_diff
 from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
+from evalapp.routers import use_replica
 
 # The partitions are the curators' too; the runs' movement is read under the viewer's blind scope.
 READERS = HasRole(EXPERT, ENGINEER, ADJUDICATOR)
@@ -30,6 +31,7 @@ class DatasetDiffView(DeclaredOutput, APIView):
         parameters=[FilterSerializer],
         responses={200: s.DatasetDiffSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
+    @use_replica()
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
         scope = blind_scope(request.user)

@@ -11,6 +11,7 @@ from comparisons.api.compare import ERRORS, READERS
 from comparisons.selectors.history import dataset_history
 from comparisons.selectors.series import series
 from evalapp.api import DeclaredOutput, QuerySerializer, flag
+from evalapp.routers import use_replica
 
 
 class SeriesView(DeclaredOutput, APIView):
@@ -38,6 +39,7 @@ class SeriesView(DeclaredOutput, APIView):
         parameters=[FilterSerializer],
         responses={200: s.SeriesSerializer, **ERRORS},
     )
+    @use_replica()
     def get(self, request):
         f = self.FilterSerializer.parse(request)
         systems = [name for name in f["system"] if name.strip()]
@@ -59,5 +61,6 @@ class DatasetHistoryView(DeclaredOutput, APIView):
         summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
         responses={200: s.HistorySerializer, **ERRORS},
     )
+    @use_replica()
     def get(self, request, name):
         return Response(dataset_history(name, scope=blind_scope(request.user)))

@@ -11,11 +11,13 @@ from comparisons.selectors.compare import compare_runs, regression_detail
 from comparisons.selectors.planning import sample_size_plan
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
+from evalapp.routers import use_replica
 from evalapp.views import render_error
 from evalstats.paired import CI_NEWCOMBE
 
 
 @role_required(ENGINEER)
+@use_replica()
 def compare(request):
     """B against A: the gap with its paired interval and the naive one beside it, discordant counts,
     regressions to open one by one, per-stratum gaps, the band verdict and the planner."""
@@ -46,6 +48,7 @@ def compare(request):
 
 
 @role_required(ENGINEER)
+@use_replica()
 def compare_question(request):
     """One regression opened: the question, its gold passage, and both answers (an htmx fragment)."""
     try:

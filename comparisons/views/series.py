@@ -13,10 +13,12 @@ from comparisons.selectors.planning import discordance_for_dataset, sample_size_
 from comparisons.selectors.series import series
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
+from evalapp.routers import use_replica
 from evalapp.views import render_error
 
 
 @role_required(ENGINEER)
+@use_replica()
 def series_page(request):
     """A dataset's scores over time, the line broken where the population or the evaluator changed."""
     datasets = list(Dataset.objects.values_list("name", flat=True))
@@ -39,6 +41,7 @@ def series_page(request):
 
 
 @role_required(ENGINEER)
+@use_replica()
 def dataset_history_page(request, name):
     """A dataset's versions over time: hashes, counts, runs on each, the ceiling for grown sets, and
     the planner for the latest version's size."""

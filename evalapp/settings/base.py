@@ -1,26 +1,36 @@
 """One settings module for laptops and deployments; the environment decides.
 
-DEBUG defaults to on with embedded services. With DEBUG off, SECRET_KEY must be set: there is
-no secret default in production mode.
+DEBUG is off unless asked for (`make run`, `evalapp run` and the test settings turn it on). With DEBUG off,
+a process that serves (the web server, a Celery worker or beat) refuses to start without SECRET_KEY and
+ALLOWED_HOSTS: there is no secret default in production. A management command (migrate, an import,
+check --deploy) runs without them, with a key generated once in var/secret_key.
 """
 
+import sys
 from datetime import timedelta
 
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
-from evalapp.env import SITE_DIR, VAR_DIR, env, laptop_secret_key
+from evalapp.env import SITE_DIR, VAR_DIR, env, laptop_secret_key, serving
 
-DEBUG = env.bool("DEBUG", default=True)
+DEBUG = env.bool("DEBUG", default=False)
+SERVING = serving(sys.argv)
 
-if DEBUG:
-    SECRET_KEY = env.str("SECRET_KEY", default="") or laptop_secret_key()
-else:
-    SECRET_KEY = env.str("SECRET_KEY", default="")
-    if not SECRET_KEY:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if SERVING and not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off: this process serves requests or runs tasks "
+            "(set DEBUG=true on a laptop)."
+        )
+    SECRET_KEY = laptop_secret_key()
+if SERVING and not DEBUG and not env.str("ALLOWED_HOSTS", default=""):
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set when DEBUG is off: the host names this server answers to, comma-separated "
+        "(e.g. ALLOWED_HOSTS=evalapp.example.com)."
+    )
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -99,19 +109,30 @@ TEMPLATES = [
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'evalapp.sqlite3'}")}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server and the worker read while the other writes; the timeout makes
-    # writers queue instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    )
+# A read replica (optional): the read-only pages and APIs (queue statistics, compare, series, dataset history
+# and diff, exports) read from it; writes, locks and everything else use the primary (evalapp.routers).
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = env.db_url_config(DATABASE_REPLICA_URL)
+DATABASE_REPLICA_READS = bool(DATABASE_REPLICA_URL)
+DATABASE_ROUTERS = ["evalapp.routers.ReplicaRouter"]
+for _db in DATABASES.values():
+    if _db["ENGINE"] == "django.db.backends.sqlite3":
+        # WAL lets the web server and the worker read while the other writes; the timeout makes
+        # writers queue instead of failing with "database is locked".
+        _db.setdefault("OPTIONS", {}).update(
+            {
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            }
+        )
 if env.str("TEST_DATABASE_NAME", default=""):
     # Lets several test runs share one PostgreSQL server without dropping each other's test database.
     DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME")}
+if "replica" in DATABASES:
+    # Tests have no replication: the replica is the test database itself.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -1,6 +1,13 @@
 """Test settings: the base settings, with fast password hashing, sign-in lockouts off and a local cache."""
 
-from evalapp.settings.base import *  # noqa: F403
+import os
+
+# The suite runs as a laptop does (plain HTTP, judges on loopback, a generated key), unless the environment
+# says otherwise; the processes it starts (workers, servers, the installed wheel) inherit it. The tests of
+# production settings start their processes with DEBUG=false.
+os.environ.setdefault("DEBUG", "true")
+
+from evalapp.settings.base import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests sign in constantly, and Django's test client signs in without a request, which axes refuses;
@@ -14,3 +21,8 @@ API_STRICT_OUTPUT = True  # every 2xx API answer is checked against its declared
 # keeps (a thread's transaction left open) fails naming the statement, instead of hanging the suite.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
     DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c lock_timeout=60000"  # noqa: F405
+# The replica is the test database itself (a mirror). Reads go to it only in the tests that turn
+# DATABASE_REPLICA_READS on (tests/evalapp/test_routers.py, with transaction=True): a mirror is another
+# connection, which sees nothing of the transaction every other test runs in.
+DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
+DATABASE_REPLICA_READS = False

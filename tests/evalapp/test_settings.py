@@ -23,9 +23,19 @@ def settings_import(env_extra):
     )
 
 
-def test_production_mode_refuses_to_start_without_a_secret_key(tmp_path):
-    result = settings_import({"DEBUG": "false", "EVALAPP_VAR_DIR": str(tmp_path)})
+def test_production_mode_refuses_to_serve_without_a_secret_key(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    env.update({"DEBUG": "false", "EVALAPP_VAR_DIR": str(tmp_path), "ALLOWED_HOSTS": "evalapp.example.com"})
+    result = subprocess.run(
+        [sys.executable, "manage.py", "runserver", "--noreload", "127.0.0.1:0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0 and "SECRET_KEY must be set when DEBUG is off" in result.stderr
+    assert not (tmp_path / "secret_key").exists()
 
 
 def test_embedded_defaults_need_no_service(tmp_path):
@@ -218,7 +228,7 @@ def test_a_malformed_proxy_ssl_header_is_refused_at_start(tmp_path):
 
 def test_laptop_mode_keeps_plain_http(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SECURE_") and k not in ("SECRET_KEY", "DEBUG")}
-    env["EVALAPP_VAR_DIR"] = str(tmp_path)
+    env.update(EVALAPP_VAR_DIR=str(tmp_path), DEBUG="true")
     code = (
         "import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
         "from django.conf import settings; print(json.dumps([settings.SECURE_HSTS_SECONDS, settings.SECURE_SSL_REDIRECT, "
@@ -242,3 +252,33 @@ def test_each_celery_queue_has_its_own_exchange_and_routing_key():
     assert app.amqp.router.route({}, "calibration.grade_chunk")["queue"].routing_key == "grading"
     for task in ("webhooks.deliver_webhook", "webhooks.sweep_webhooks", "calibration.watch_gates"):
         assert app.amqp.router.route({}, task)["queue"].name == "housekeeping"
+
+
+def test_a_replica_url_adds_the_replica_database_and_turns_its_reads_on(tmp_path):
+    code = (
+        "import os, json; os.environ['DJANGO_SETTINGS_MODULE']='evalapp.settings.base'; "
+        "from django.conf import settings as s; "
+        "print(json.dumps([sorted(s.DATABASES), s.DATABASES.get('replica', {}).get('HOST'), "
+        "s.DATABASES.get('replica', {}).get('TEST'), s.DATABASE_REPLICA_READS, s.DATABASE_ROUTERS]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_REPLICA_URL", "TEST_DATABASE_NAME")}
+    env.update(EVALAPP_VAR_DIR=str(tmp_path), DATABASE_URL="postgres://u@db.example:5432/x")
+    without = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert without.returncode == 0, without.stderr
+    assert __import__("json").loads(without.stdout) == [
+        ["default"],
+        None,
+        None,
+        False,
+        ["evalapp.routers.ReplicaRouter"],
+    ]
+    env["DATABASE_REPLICA_URL"] = "postgres://u@replica.example:5432/x"
+    with_replica = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert with_replica.returncode == 0, with_replica.stderr
+    assert __import__("json").loads(with_replica.stdout) == [
+        ["default", "replica"],
+        "replica.example",
+        {"MIRROR": "default"},
+        True,
+        ["evalapp.routers.ReplicaRouter"],
+    ]

@@ -200,7 +200,7 @@ def allow_settings(tmp_path, **env_extra):
 
 def test_the_defaults_are_the_configured_base_url_and_loopback_only_with_debug(tmp_path):
     production = {"DEBUG": "false", "SECRET_KEY": "s" * 60}
-    assert allow_settings(tmp_path, JUDGE_OPENAI_BASE_URL="https://llm.example/v1") == [
+    assert allow_settings(tmp_path, JUDGE_OPENAI_BASE_URL="https://llm.example/v1", DEBUG="true") == [
         ["https://llm.example/v1"],
         True,
     ]
