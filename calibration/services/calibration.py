@@ -27,6 +27,7 @@ from calibration.services.repeats import (
     repeat_verdicts_record,
     self_consistency_measure,
     split_outcomes,
+    verdict_fields,
 )
 from calibration.services.samples import sample_for
 from evalapp.errors import ServiceError
@@ -233,29 +234,12 @@ def _judge_item(item: SampleItem, questions: dict) -> JudgeItem:
     )
 
 
-def _verdict_fields(outcome: Outcome) -> dict:
-    result = outcome.result
-    return {
-        "verdict": result.verdict if result else "error",
-        "raw_output": result.raw_output if result else "",
-        "reason": (result.reason if result else outcome.error)[:5000],
-        "latency_ms": result.latency_ms if result else None,
-        "prompt_tokens": result.prompt_tokens if result else None,
-        "completion_tokens": result.completion_tokens if result else None,
-        "attempts": outcome.attempts,
-        "values": result.values if result else {},
-        "response_format": result.response_format if result else "",
-        "served_model": result.served_model if result else "",
-        "system_fingerprint": result.system_fingerprint if result else "",
-    }
-
-
 @transaction.atomic
 def verdicts_record(*, run: CalibrationRun, outcomes: list[Outcome]) -> int:
     """Write a batch of item verdicts in one transaction, each item exactly once: an existing final verdict
     wins (another worker got there first), an `error` row is replaced. Returns how many rows were written."""
     return engine.outcomes_write(
-        model=Verdict, run_field="run", key_field="item", run=run, outcomes=outcomes, fields=_verdict_fields
+        model=Verdict, run_field="run", key_field="item", run=run, outcomes=outcomes, fields=verdict_fields
     )
 
 

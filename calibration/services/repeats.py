@@ -60,18 +60,32 @@ def missing_slots(run: CalibrationRun, item_ids: list[int]) -> dict[int, list[in
     return out
 
 
-def _repeat_fields(outcome: Outcome) -> dict[str, Any]:
+def verdict_fields(outcome: Outcome) -> dict[str, Any]:
+    """The columns a judgement row keeps of one outcome (an outcome with no result is an `error`)."""
     result = outcome.result
     return {
         "verdict": result.verdict if result else "error",
         "raw_output": result.raw_output if result else "",
         "reason": (result.reason if result else outcome.error)[:5000],
         "latency_ms": result.latency_ms if result else None,
+        "prompt_tokens": result.prompt_tokens if result else None,
+        "completion_tokens": result.completion_tokens if result else None,
         "attempts": outcome.attempts,
         "values": result.values if result else {},
+        "response_format": result.response_format if result else "",
         "served_model": result.served_model if result else "",
         "system_fingerprint": result.system_fingerprint if result else "",
     }
+
+
+# What a repeat keeps: the judgement, not its token counts or response format (the first judgement has them).
+REPEAT_FIELDS = ("verdict", "raw_output", "reason", "latency_ms", "attempts", "values", "served_model",
+                 "system_fingerprint")  # fmt: skip
+
+
+def _repeat_fields(outcome: Outcome) -> dict[str, Any]:
+    fields = verdict_fields(outcome)
+    return {name: fields[name] for name in REPEAT_FIELDS}
 
 
 @transaction.atomic
