@@ -112,6 +112,16 @@ class TrafficAssignForm(PageForm):
         field.error_messages["required"] = "tick at least one question"
 
 
+class TrafficRuleForm(PageForm):
+    """The traffic page's "Add a rule": a keyword, a regular expression or a metadata key=value, its stratum
+    and priority (the service checks the pattern and the stratum)."""
+
+    kind = forms.ChoiceField(choices=[("keyword", "keyword"), ("regex", "regex"), ("metadata", "metadata")])
+    pattern = forms.CharField(max_length=500)
+    stratum = forms.CharField(max_length=100)
+    priority = whole_number(-1_000_000, 1_000_000, required=False)
+
+
 class TrafficProposeForm(PageForm):
     """The traffic page's "Propose K to tag"."""
 

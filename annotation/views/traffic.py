@@ -6,10 +6,10 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.forms import CoverageForm, TrafficAssignForm, TrafficProposeForm
+from annotation.forms import CoverageForm, TrafficAssignForm, TrafficProposeForm, TrafficRuleForm
 from annotation.selectors.datasets import dataset_get
 from annotation.selectors.traffic import coverage_report, traffic_rules, unclassified_traffic
-from annotation.services.traffic import traffic_assign
+from annotation.services.traffic import traffic_assign, traffic_rule_add
 from annotation.services.traffic_proposals import traffic_propose
 from annotation.views.tagging import TAGGERS
 from evalapp.errors import ServiceError
@@ -25,7 +25,7 @@ def _percent(share: float | None) -> float:
 
 @role_required(*TAGGERS)
 def traffic_page(request, name):
-    """GET: the coverage table, the unclassified questions, the rules. POST: assign or propose."""
+    """GET: the coverage table, the unclassified questions, the rules. POST: assign, add a rule or propose."""
     dataset = dataset_get(name)
     unclassified = unclassified_traffic(dataset, limit=UNCLASSIFIED_SHOWN)
     if request.method == "POST":
@@ -77,6 +77,21 @@ def _post(request, name: str, listed: list[int]) -> None:
             f = TrafficAssignForm(request.POST, ids=listed).parsed("the assignment is not valid; nothing was changed")
             n = traffic_assign(dataset_name=name, ids=f["ids"], stratum=f["stratum"])
             messages.success(request, f"{n} question{'s' if n != 1 else ''} assigned to {f['stratum']}.")
+        elif action == "rule":
+            f = TrafficRuleForm(request.POST).parsed("the rule is not valid; nothing was changed")
+            added = traffic_rule_add(
+                dataset_name=name,
+                stratum=f["stratum"],
+                kind=f["kind"],
+                pattern=f["pattern"],
+                priority=f["priority"] if f["priority"] is not None else 0,
+            )
+            moved = added.reclassified
+            messages.success(
+                request,
+                f"Rule added: {f['kind']} {f['pattern']!r} -> {f['stratum']}; "
+                f"{moved} question{'s' if moved != 1 else ''} reclassified.",
+            )
         elif action == "propose":
             f = TrafficProposeForm(request.POST).parsed("the proposal is not valid; nothing was added")
             seed = f["seed"] if f["seed"] is not None else 0

@@ -42,6 +42,15 @@ def test_assign_a_stratum_and_propose_questions(page, live_server, login, screen
     expect(page.locator(".messages")).to_contain_text("1 question assigned to account.")
     expect(page.locator("#unclassified")).not_to_contain_text("Can I change my email address?")
     expect(page.locator("#coverage tr[data-stratum='account']")).to_contain_text("11.1%")
+    # A rule added on the page classifies its matches at once (the regex is case-insensitive by its own flag).
+    page.select_option("#rule-kind", "regex")
+    page.fill("#rule-pattern", "(?i)^why was")
+    page.select_option("#rule-stratum", "billing")
+    with page.expect_navigation():
+        page.click("#rule-form button[type=submit]")
+    expect(page.locator(".messages")).to_contain_text("Rule added: regex '(?i)^why was' -> billing; 1 question")
+    expect(page.locator("#rules")).to_contain_text("(?i)^why was")
+    expect(page.locator("#unclassified")).not_to_contain_text("Why was my card charged twice?")
     page.fill("#propose-form input[name=k]", "3")
     with page.expect_navigation():
         page.click("#propose-form button[type=submit]")

@@ -49,6 +49,24 @@ def test_assign_then_propose_from_the_page(tmp_path, expert):
     assert listing.count('<span class="badge from-traffic">from traffic</span>') == 2
 
 
+def test_a_rule_added_from_the_page_classifies_the_matching_questions_at_once(tmp_path, expert):
+    from annotation.models import TrafficRule
+
+    classified_world(tmp_path)
+    rules = TrafficRule.objects.count()
+    done = expert.post(
+        "/tagging/shop/traffic/",
+        {"action": "rule", "kind": "keyword", "pattern": "discount", "stratum": "other", "priority": "5"},
+        follow=True,
+    ).content.decode()
+    assert "Rule added: keyword &#x27;discount&#x27; -&gt; other; 1 question reclassified." in done
+    rule = TrafficRule.objects.get(pattern="discount")
+    assert (TrafficRule.objects.count(), rule.kind, rule.stratum, rule.priority) == (rules + 1, "keyword", "other", 5)
+    student = TrafficQuestion.objects.get(text="Is there a student discount?")
+    assert (student.stratum, student.stratum_source, student.rule_id) == ("other", "rule", rule.pk)
+    assert "Is there a student discount?" not in expert.get("/tagging/shop/traffic/").content.decode()
+
+
 @pytest.mark.parametrize(
     "body, message",
     [
@@ -56,17 +74,24 @@ def test_assign_then_propose_from_the_page(tmp_path, expert):
         ({"action": "assign", "stratum": "other"}, "tick at least one question"),
         ({"action": "assign", "ids": ["999999"], "stratum": "other"}, "must be questions listed on the page"),
         ({"action": "assign", "ids": ["1"], "stratum": "shipping"}, "outside the dataset"),
+        ({"action": "rule", "kind": "regex", "pattern": "(unclosed", "stratum": "other"}, "pattern"),
+        ({"action": "rule", "kind": "keyword", "pattern": "x", "stratum": "shipping"}, "outside the dataset"),
+        ({"action": "rule", "kind": "glob", "pattern": "x", "stratum": "other"}, "kind"),
     ],
 )
 def test_a_bad_form_says_what_is_wrong_and_changes_nothing(tmp_path, expert, body, message):
     classified_world(tmp_path)
     if body.get("ids") == ["1"]:
         body["ids"] = [str(TrafficQuestion.objects.get(text="hello").pk)]
+    from annotation.models import TrafficRule
+
     before = list(TrafficQuestion.objects.order_by("id").values_list("stratum", "stratum_source", "proposed_qid"))
+    rules = list(TrafficRule.objects.values_list("pk", flat=True))
     page = expert.post("/tagging/shop/traffic/", body, follow=True).content.decode()
     assert message in page
     after = list(TrafficQuestion.objects.order_by("id").values_list("stratum", "stratum_source", "proposed_qid"))
     assert after == before and WorkingExample.objects.count() == 0
+    assert list(TrafficRule.objects.values_list("pk", flat=True)) == rules
 
 
 def test_a_bad_n_is_said_and_the_set_size_is_used(tmp_path, expert):
