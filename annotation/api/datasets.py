@@ -10,6 +10,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api import criterion_serializers as cs
 from annotation.api import serializers as s
 from annotation.api.common import CURATORS, READERS, UPLOAD_PARSERS
 from annotation.api.imports import FORMAT_PARAMETERS, ImportJobSerializer, async_import, import_options
@@ -127,18 +128,18 @@ class CriteriaView(DeclaredOutput, APIView):
     def get_permissions(self):
         return [READERS()] if self.request.method == "GET" else [CURATORS()]
 
-    @extend_schema(summary="The dataset's criteria", responses={200: s.CriterionSerializer(many=True)})
+    @extend_schema(summary="The dataset's criteria", responses={200: cs.CriterionSerializer(many=True)})
     def get(self, request, name):
         history = request.query_params.get("all") in ("1", "true")
-        return Response(s.CriterionSerializer(criteria_list(name, history=history), many=True).data)
+        return Response(cs.CriterionSerializer(criteria_list(name, history=history), many=True).data)
 
     @extend_schema(
         summary="Define a criterion (a change is its next version)",
-        request=s.CriterionInSerializer,
-        responses={200: s.CriterionSetSerializer, 201: s.CriterionSetSerializer, 400: ErrorSerializer},
+        request=cs.CriterionInSerializer,
+        responses={200: cs.CriterionSetSerializer, 201: cs.CriterionSetSerializer, 400: ErrorSerializer},
     )
     def post(self, request, name):
-        data = s.CriterionInSerializer(data=request.data)
+        data = cs.CriterionInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         made, outcome = criterion_set(
@@ -150,7 +151,7 @@ class CriteriaView(DeclaredOutput, APIView):
             guideline=v["guideline"],
             user=request.user,
         )
-        body = s.CriterionSetSerializer({**criterion_row(made), "status": outcome}).data
+        body = cs.CriterionSetSerializer({**criterion_row(made), "status": outcome}).data
         return Response(body, status=status.HTTP_200_OK if outcome == "unchanged" else status.HTTP_201_CREATED)
 
 

@@ -8,6 +8,7 @@ from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api import criterion_serializers as cs
 from annotation.api import serializers as s
 from annotation.api.common import RUN_READERS, UPLOAD_PARSERS
 from annotation.api.imports import FORMAT_PARAMETERS, ImportJobSerializer, async_import, import_options
@@ -90,7 +91,7 @@ class CriterionAgreementView(DeclaredOutput, APIView):
     @extend_schema(
         summary="Agreement between annotators on one criterion",
         parameters=[FilterSerializer],
-        responses={200: s.CriterionAgreementSerializer, 400: ErrorSerializer},
+        responses={200: cs.CriterionAgreementSerializer, 400: ErrorSerializer},
     )
     def get(self, request, run_id, name):
         f = self.FilterSerializer.parse(request)
