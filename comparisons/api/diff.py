@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from annotation.selectors.blind import blind_scope
 from annotation.selectors.datasets import dataset_get
 from annotation.selectors.runs import run_get
-from comparisons.api import serializers as s
+from comparisons.api import history_serializers as hs
 from comparisons.selectors.diff import dataset_diff
 from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer
 from evalapp.roles import ADJUDICATOR, ENGINEER, EXPERT, HasRole
@@ -29,7 +29,7 @@ class DatasetDiffView(DeclaredOutput, APIView):
 
     @extend_schema(
         parameters=[FilterSerializer],
-        responses={200: s.DatasetDiffSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: hs.DatasetDiffSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     @use_replica()
     def get(self, request, name):

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
-from comparisons.api import serializers as s
+from comparisons.api import history_serializers as hs
 from comparisons.api.compare import ERRORS, READERS
 from comparisons.selectors.history import dataset_history
 from comparisons.selectors.series import series
@@ -37,7 +37,7 @@ class SeriesView(DeclaredOutput, APIView):
     @extend_schema(
         summary="Scores over time, broken where the dataset hash or evaluator config hash changes",
         parameters=[FilterSerializer],
-        responses={200: s.SeriesSerializer, **ERRORS},
+        responses={200: hs.SeriesSerializer, **ERRORS},
     )
     @use_replica()
     def get(self, request):
@@ -59,7 +59,7 @@ class DatasetHistoryView(DeclaredOutput, APIView):
 
     @extend_schema(
         summary="A dataset's versions over time with the runs on each and the ceiling for grown sets",
-        responses={200: s.HistorySerializer, **ERRORS},
+        responses={200: hs.HistorySerializer, **ERRORS},
     )
     @use_replica()
     def get(self, request, name):
