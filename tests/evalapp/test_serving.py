@@ -24,7 +24,8 @@ def bare_env(tmp_path, **extra):
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE")
+        # The browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process; a deployment never has it.
+        if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
     }
     env.update({"EVALAPP_VAR_DIR": str(tmp_path), **extra})
     return env
