@@ -12,14 +12,13 @@ item id (`langfuse_item_id`), an answer its trace id and every score (`langfuse_
 `langfuse_scores`), a run its dataset run id (`langfuse_dataset_run_id`).
 """
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from annotation.bridges.foreign import BridgeOptions, Conversion, Item, dig, read_items, text_of
-from annotation.models import PINNED, Answer, Dataset, Run
-from annotation.selectors.datasets import latest_version, version_records
+from annotation.bridges.matching import dataset_records, qids_by_key
+from annotation.models import PINNED, Answer, Run
 from evalapp.errors import Problem, ServiceError
 
 QUESTION_KEYS = ("question", "query")
@@ -129,7 +128,9 @@ def run_from_items(path: Path, options: BridgeOptions) -> Conversion:
     answers = items[1:] if head is not None else items
     record, fields = _run_record(head, answers, options, out)
     out.add(record, (head or answers[0] if answers else items[0]).origin(fields))
-    qids = _qids_by_item_id(record.get("dataset") if isinstance(record.get("dataset"), str) else None)
+    dataset_name = record.get("dataset") if isinstance(record.get("dataset"), str) else None
+    # Langfuse dataset item id -> qid, of the questions imported from Langfuse into the dataset's latest version.
+    qids = qids_by_key(dataset_records(dataset_name), "langfuse_item_id")
     for item in answers:
         _answer(item, qids, out)
     return out
@@ -167,21 +168,6 @@ def _run_record(head: Item | None, answers: list[Item], options: BridgeOptions, 
     if "run_id" not in record:
         out.problems.append(Problem("missing: give --run-id (or the run object's name)", field="--run-id"))
     return record, fields
-
-
-def _qids_by_item_id(dataset_name: str | None) -> dict[str, str]:
-    """Langfuse dataset item id -> qid, of the questions imported from Langfuse into the dataset's latest version."""
-    dataset = Dataset.objects.filter(name=dataset_name).first() if dataset_name else None
-    version = latest_version(dataset) if dataset is not None else None
-    if version is None:
-        return {}
-    found = {}
-    for qid, text in version_records(version):
-        if '"langfuse_item_id"' in text:
-            item_id = json.loads(text).get("langfuse_item_id")
-            if isinstance(item_id, str):
-                found[item_id] = qid
-    return found
 
 
 def _answer(item: Item, qids: dict[str, str], out: Conversion) -> None:
