@@ -2,7 +2,9 @@
 
 from django import forms
 
+from annotation.models import RULE_KINDS
 from annotation.services.queues import DEFAULT_OVERLAP, MAX_OVERLAP
+from annotation.services.traffic import PATTERN_MAX, PRIORITY_MAX
 from evalapp.forms import PageForm, finite_number, whole_number
 from evalapp.validation import (
     ACTIVE_SECONDS_MAX,
@@ -116,10 +118,10 @@ class TrafficRuleForm(PageForm):
     """The traffic page's "Add a rule": a keyword, a regular expression or a metadata key=value, its stratum
     and priority (the service checks the pattern and the stratum)."""
 
-    kind = forms.ChoiceField(choices=[("keyword", "keyword"), ("regex", "regex"), ("metadata", "metadata")])
-    pattern = forms.CharField(max_length=500)
+    kind = forms.ChoiceField(choices=[(k, k) for k in RULE_KINDS])
+    pattern = forms.CharField(max_length=PATTERN_MAX)
     stratum = forms.CharField(max_length=100)
-    priority = whole_number(-1_000_000, 1_000_000, required=False)
+    priority = whole_number(-PRIORITY_MAX, PRIORITY_MAX, required=False)
 
 
 class TrafficProposeForm(PageForm):
