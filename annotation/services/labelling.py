@@ -17,7 +17,7 @@ from annotation.models import (
 )
 from annotation.selectors.queue_criteria import item_criteria, item_disputes, outstanding, own_values
 from annotation.selectors.queues import pool_ids
-from annotation.services.audits import audit_evaluate
+from annotation.services.audit_outcomes import audit_evaluate
 from annotation.services.claims import Conflict, reason_check
 from annotation.services.criterion_values import values_check, values_write
 from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write

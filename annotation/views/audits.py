@@ -6,6 +6,7 @@ from django.shortcuts import redirect, render
 
 from annotation.models import RelabelAudit
 from annotation.selectors.blind import blind_scope
+from annotation.services import audit_outcomes
 from annotation.services import audits as audit_services
 from annotation.views.queues import MANAGERS
 from evalapp.errors import ServiceError
@@ -25,7 +26,7 @@ def audit_detail(request, audit_id):
     audit = audit_services.audit_get(audit_id)
     if request.method == "POST":
         try:
-            audit_services.audit_resolve(audit=audit, user=request.user, note=request.POST.get("note", ""))
+            audit_outcomes.audit_resolve(audit=audit, user=request.user, note=request.POST.get("note", ""))
         except ServiceError as exc:
             messages.error(request, page_text(exc, doing="cannot resolve the audit"))
         return redirect("audit-detail", audit_id=audit.pk)

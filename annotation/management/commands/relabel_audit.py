@@ -1,6 +1,6 @@
 import json
 
-from annotation.services import audits
+from annotation.services import audit_outcomes, audits
 from evalapp.commands import EvalCommand
 from evalapp.jsonl import read_text_file
 
@@ -35,7 +35,7 @@ class Command(EvalCommand):
         if o.get("audit_id"):
             audit = audits.audit_get(o["audit_id"])
             if o.get("resolve"):
-                audits.audit_resolve(audit=audit, user=None, note=o["resolve"])
+                audit_outcomes.audit_resolve(audit=audit, user=None, note=o["resolve"])
             report = audits.audit_report(audit=audit)
             return report, audits.audit_exit_code(report)
         rubric = ""
