@@ -12,15 +12,9 @@ from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import Document
 from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.services.corpus import corpus_import
-from evalapp.api import (
-    DeclaredOutput,
-    ErrorSerializer,
-    QuerySerializer,
-    UploadSerializer,
-    uploaded_path,
-    whole_number,
-)
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_number
 from evalapp.errors import ServiceError
+from evalapp.uploads import UploadSerializer, uploaded_path
 
 
 class ChunkSearchView(DeclaredOutput, APIView):

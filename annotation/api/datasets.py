@@ -26,15 +26,9 @@ from annotation.selectors.stale_history import stale_history
 from annotation.services.criteria import criterion_set
 from annotation.services.datasets import check_dataset_name, dataset_publish, strata_set
 from annotation.services.import_jobs import IMPORTERS
-from evalapp.api import (
-    DeclaredOutput,
-    ErrorSerializer,
-    QuerySerializer,
-    UploadSerializer,
-    upload_size,
-    uploaded_path,
-)
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer
 from evalapp.routers import replica_stream, use_replica
+from evalapp.uploads import UploadSerializer, upload_size, uploaded_path
 
 
 class DatasetListView(DeclaredOutput, generics.ListAPIView):

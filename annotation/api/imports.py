@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 from annotation.api import serializers as s
 from annotation.selectors.import_jobs import import_job_get, import_job_status
 from annotation.services.import_jobs import import_job_folder, import_job_start
-from evalapp.api import DeclaredOutput, ErrorSerializer, save_upload, upload_size
+from evalapp.api import DeclaredOutput, ErrorSerializer
+from evalapp.uploads import save_upload, upload_size
 
 # The body a finished job gives is the one its synchronous import answers with.
 RESULT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {

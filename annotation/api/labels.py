@@ -20,15 +20,10 @@ from annotation.selectors.queues import (
     queue_get,
 )
 from annotation.services.import_jobs import IMPORTERS
-from evalapp.api import (
-    DeclaredOutput,
-    ErrorSerializer,
-    QuerySerializer,
-    uploaded_path,
-    whole_number,
-)
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_number
 from evalapp.roles import ENGINEER, has_role
 from evalapp.routers import replica_stream, use_replica
+from evalapp.uploads import uploaded_path
 from evalapp.validation import ID_MAX
 
 

@@ -17,14 +17,9 @@ from annotation.selectors.blind import blind_scope
 from annotation.selectors.criterion_agreement import WEIGHTS, criterion_agreement
 from annotation.selectors.runs import run_get
 from annotation.services.import_jobs import IMPORTERS
-from evalapp.api import (
-    DeclaredOutput,
-    ErrorSerializer,
-    QuerySerializer,
-    uploaded_path,
-    whole_number,
-)
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, whole_number
 from evalapp.roles import ENGINEER, HasRole
+from evalapp.uploads import uploaded_path
 from evalapp.validation import ITERS_MAX
 
 

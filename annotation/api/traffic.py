@@ -19,7 +19,8 @@ from annotation.services.traffic import (
     traffic_rule_add,
 )
 from annotation.services.traffic_proposals import traffic_propose
-from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer, UploadSerializer, uploaded_path
+from evalapp.api import DeclaredOutput, ErrorSerializer, QuerySerializer
+from evalapp.uploads import UploadSerializer, uploaded_path
 from evalapp.validation import ID_MAX, SAMPLE_MAX, SEED_MAX
 
 

@@ -14,8 +14,9 @@ from calibration.selectors.gates import judge_gate, judge_gates
 from calibration.selectors.judges import judge_version_get
 from calibration.services.judges import judge_version_create
 from calibration.services.verdicts import verdicts_import
-from evalapp.api import DeclaredOutput, ErrorSerializer, JSONLinesParser, JSONParser, UploadSerializer, uploaded_path
+from evalapp.api import DeclaredOutput, ErrorSerializer, JSONLinesParser, JSONParser
 from evalapp.roles import ENGINEER, HasRole
+from evalapp.uploads import UploadSerializer, uploaded_path
 
 # Gates and calibration evidence are the engineers' (adjudicators settle items, blind to judges).
 READERS = HasRole(ENGINEER)
