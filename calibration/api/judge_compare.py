@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
-from calibration.api.serializers import AnnotatorCalibrationSerializer, FamilyBiasSerializer
+from calibration.api.gate_serializers import AnnotatorCalibrationSerializer, FamilyBiasSerializer
 from calibration.selectors.family_bias import family_bias
 from calibration.selectors.gates import latest_measurement
 from calibration.selectors.judge_compare import judges_compare

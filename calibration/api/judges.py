@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from annotation.selectors.blind import blind_scope
 from calibration.api import serializers as s
+from calibration.api.gate_serializers import GateSerializer
 from calibration.models import JudgeVersion
 from calibration.selectors.gates import judge_gate, judge_gates
 from calibration.selectors.judges import judge_version_get
@@ -84,7 +85,7 @@ class JudgeVersionDetailView(_ReadWrite):
 class GateView(_ReadWrite):
     @extend_schema(
         summary="The gate object (HTTP 200 whatever the status)",
-        responses={200: s.GateSerializer, 404: ErrorSerializer},
+        responses={200: GateSerializer, 404: ErrorSerializer},
     )
     def get(self, request, pk):
         return Response(judge_gate(judge_version_get(pk), scope=blind_scope(request.user)))
