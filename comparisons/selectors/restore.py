@@ -2,12 +2,15 @@
 score can be rebuilt from this database alone.
 
 Inside evalapp a run's pins resolve to rows: its dataset hash to a dataset version whose manifest still
-hashes to it, each grading's judge version to a configuration that still hashes to the version's config
-hash, and a corpus state it names to a state of the chunk history. The model snapshot, prompt hash,
+hashes to it and whose records' stored texts still hash to their sha256, each grading's judge version to
+a configuration that still hashes to the version's config hash, and a corpus state it names to a state of
+the chunk history. The model snapshot, prompt hash,
 evaluator, harness commit and retrieval index name things kept outside evalapp: listed, not judged.
 """
 
+import hashlib
 from collections import defaultdict
+from dataclasses import dataclass
 
 from annotation.hashing import dataset_hash
 from annotation.models import PINNED, DatasetVersion, Run, VersionEntry
@@ -19,12 +22,34 @@ from calibration.services.judges import config_hash
 EXTERNAL = PINNED
 
 
-def _manifest_hashes(version_ids: set[int]) -> dict[int, str]:
-    """version id -> the hash its manifest gives now (one statement per version: a manifest is read whole)."""
+@dataclass(frozen=True)
+class ManifestCheck:
+    """A version's manifest as it hashes now, and the qids whose stored record text no longer hashes to the
+    sha256 the manifest names (the record was edited under its content hash)."""
+
+    dataset_hash: str
+    altered: tuple[str, ...]
+
+
+def _manifest_checks(version_ids: set[int]) -> dict[int, ManifestCheck]:
+    """version id -> its ManifestCheck: one streamed statement per version (a manifest is read whole), every
+    record's stored canonical text hashed again."""
     out = {}
     for pk in sorted(version_ids):
-        out[pk] = dataset_hash(VersionEntry.objects.filter(version_id=pk).values_list("qid", "example_id"))
+        manifest, altered = [], []
+        rows = VersionEntry.objects.filter(version_id=pk).values_list("qid", "example_id", "example__canonical")
+        for qid, sha, canonical in rows.iterator(chunk_size=5000):
+            manifest.append((qid, sha))
+            if hashlib.sha256(canonical.encode("utf-8")).hexdigest() != sha:
+                altered.append(qid)
+        out[pk] = ManifestCheck(dataset_hash(manifest), tuple(sorted(altered)))
     return out
+
+
+def _altered_why(version: DatasetVersion, altered: tuple[str, ...]) -> str:
+    shown = ", ".join(altered[:5]) + (f" and {len(altered) - 5} more" if len(altered) > 5 else "")
+    records = "record no longer hashes to its sha256" if len(altered) == 1 else "records no longer hash to their sha256"
+    return f"{version.dataset.name} v{version.number}: {len(altered)} stored {records} ({shown})"
 
 
 def restore_drill() -> dict:
@@ -32,7 +57,8 @@ def restore_drill() -> dict:
     "failing"}: every run, sorted by run id, with each pinned reference that no longer resolves.
 
     A dataset hash resolves when a version of the run's dataset (any dataset's when the run names none)
-    carries it and that version's manifest still hashes to it; the run's own version link must carry the
+    carries it, that version's manifest still hashes to it and every record's stored text still hashes to
+    the sha256 the manifest names; the run's own version link must carry the
     hash the run pinned. A grading's judge version resolves when it still carries the config hash the
     grading was made with and its configuration still hashes to it. A `corpus_state` in the run record must be a state of the chunk history."""
     runs = list(Run.objects.order_by("run_id").select_related("dataset_version__dataset", "dataset"))
@@ -42,7 +68,7 @@ def restore_drill() -> dict:
         by_hash[v.dataset_hash].append(v)
     wanted = {v.pk for r in runs for v in by_hash.get(r.dataset_hash, [])}
     wanted |= {r.dataset_version_id for r in runs if r.dataset_version_id}
-    now_hashes = _manifest_hashes(wanted)
+    checks = _manifest_checks(wanted)
     gradings: dict[int, list[GradingRun]] = defaultdict(list)
     for g in GradingRun.objects.select_related("judge_version__judge").order_by("pk"):
         gradings[g.run_id].append(g)
@@ -59,14 +85,19 @@ def restore_drill() -> dict:
                 problems.append(
                     {"field": "dataset_hash", "value": run.dataset_hash, "why": "no dataset version has this hash"}
                 )
-            elif not any(now_hashes[v.pk] == run.dataset_hash for v in candidates):
+            elif not (same := [v for v in candidates if checks[v.pk].dataset_hash == run.dataset_hash]):
                 v = candidates[0]
                 problems.append(
                     {
                         "field": "dataset_hash",
                         "value": run.dataset_hash,
-                        "why": f"{v.dataset.name} v{v.number}'s manifest now hashes to {now_hashes[v.pk]}",
+                        "why": f"{v.dataset.name} v{v.number}'s manifest now hashes to {checks[v.pk].dataset_hash}",
                     }
+                )
+            elif all(checks[v.pk].altered for v in same):
+                v = same[0]
+                problems.append(
+                    {"field": "dataset_hash", "value": run.dataset_hash, "why": _altered_why(v, checks[v.pk].altered)}
                 )
             else:
                 resolved.append("dataset_hash")

@@ -127,3 +127,28 @@ def test_a_manifest_edited_under_its_hash_and_a_corpus_state_never_reached():
         {"field": "corpus_state", "value": "2:999999999:0", "why": "no corpus state of this name in the chunk history"}
     ]
     assert report["failing"] == 2
+
+
+@pytest.mark.django_db
+def test_a_record_edited_under_its_content_hash_does_not_resolve():
+    from annotation.models import Example, VersionEntry
+
+    v1, _jv = _world()
+    entry = VersionEntry.objects.get(version=v1)
+    stored = Example.objects.get(pk=entry.example_id).canonical
+    Example.objects.filter(pk=entry.example_id).update(canonical=stored.replace("ninety days", "thirty days"))
+    code, out, _ = run_cmd("restore_drill", "--json")
+    assert code == 1
+    a, b = json.loads(out)["runs"]
+    assert a["ok"] is False and b["ok"] is True
+    assert a["problems"] == [
+        {
+            "field": "dataset_hash",
+            "value": v1.dataset_hash,
+            "why": "support v1: 1 stored record no longer hashes to its sha256 (q-1)",
+        }
+    ]
+    assert a["resolved"] == ["dataset_version", "judge_version span-judge v1"]
+    # Put back, it resolves again: the check reads the stored text, nothing else.
+    Example.objects.filter(pk=entry.example_id).update(canonical=stored)
+    assert run_cmd("restore_drill")[0] == 0
