@@ -145,6 +145,13 @@ def through_workers(args) -> None:
     judge.url = url  # type: ignore[attr-defined]
     with tempfile.TemporaryDirectory() as tmp:
         stack = Stack(Path(tmp), broker, judge, database_url)  # type: ignore[arg-type]
+        # As a deployment runs: DEBUG off (no query log in the workers), the judge server allowed by name.
+        stack.env.update(
+            DEBUG="false",
+            SECRET_KEY="judge-bench-" + os.urandom(16).hex(),
+            ALLOWED_HOSTS="localhost",
+            JUDGE_ALLOWED_BASE_URLS=url,
+        )
         try:
             built = time.perf_counter()
             from tests.calibration.world import write_world
@@ -183,6 +190,18 @@ def through_workers(args) -> None:
                 "from calibration_gradedanswer where grading_id = ?",
                 grading,
             )
+            ((mean_ms, p50_ms, p95_ms),) = (
+                stack.sql(
+                    "select avg(latency_ms), percentile_cont(0.5) within group (order by latency_ms), "
+                    "percentile_cont(0.95) within group (order by latency_ms) from calibration_gradedanswer "
+                    "where grading_id = ?",
+                    grading,
+                )
+                if database_url
+                else stack.sql(
+                    "select avg(latency_ms), null, null from calibration_gradedanswer where grading_id = ?", grading
+                )
+            )
             stats = server_stats(url)
             per_second = {int(k): v for k, v in stats["per_second"].items()}
             first, last = _when(created).timestamp(), _when(finished).timestamp()
@@ -216,6 +235,29 @@ def through_workers(args) -> None:
         + f"; ideal rate {ideal_rate:.0f}/s"
     )
     print(f"  chunk tasks   {spread} (received per worker)")
+    if stats.get("first") is not None:
+        # Where the time beyond the ideal goes: before the first call reaches the judge (the command's
+        # commit, the dispatch task, the first chunks' reads), between the first and the last call (calls
+        # sent below the ideal rate: per-call overhead, the rate limiter, idle slots between chunks), and
+        # after the last call (its answer, the last writes, the close).
+        ramp = stats["first"] - first
+        body = stats["last"] - stats["first"]
+        tail = last - stats["last"]
+        print(
+            f"  beyond ideal  {wall - ideal:9.2f} s = ramp {ramp:.2f} s (created -> first call) + body "
+            f"{body - ideal:.2f} s (first -> last call {body:.2f} s at {stats['requests'] / max(body, 1e-9):.0f}/s) "
+            f"+ tail {tail:.2f} s (last call -> closed)"
+        )
+    if mean_ms is not None:
+        # The judge's own time as the client sees it (the server's 50 ms, its scheduling on a busy machine,
+        # the socket and the HTTP parsing): an engine with no overhead at all takes answers x this / slots.
+        print(
+            f"  call latency  mean {mean_ms:.1f} ms"
+            + (f", p50 {p50_ms:.1f}, p95 {p95_ms:.1f}" if p50_ms else "")
+            + f" (request sent -> answer read); answers x mean / slots = "
+            f"{args.answers * mean_ms / 1000 / total_concurrency:.2f} s"
+        )
+    print(f"  load average  {Path('/proc/loadavg').read_text().strip()}")
     if rows != args.answers or distinct != args.answers or status != "done":
         raise SystemExit("not every answer got exactly one verdict")
 

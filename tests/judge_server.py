@@ -12,7 +12,8 @@ answer to grade. Behaviour is configurable while it runs (the attributes are rea
     stamps         (read) time.monotonic() at the arrival of every request, to check a rate limit
     per_second     (read) requests that arrived in each wall-clock second (epoch seconds -> count); also
                    served as JSON by `GET /stats` (and cleared by `POST /stats/reset`), for a server run
-                   in another process (bench/judge_bench.py)
+                   in another process (bench/judge_bench.py), with the epoch times of the first and the
+                   last request (`first_arrival`, `last_arrival`: "first", "last")
     markers        answers containing "[[GARBAGE]]" get a reply with no JSON in it, "[[MALFORMED]]" a
                    body that is not a chat completion at all, "[[FLIP]]" the opposite verdict,
                    "[[BADCRIT]]" a reply whose first criterion is missing and whose others are out of range
@@ -72,6 +73,8 @@ class JudgeServer:
         self.requests = 0
         self.stamps: list[float] = []
         self.per_second: dict[int, int] = {}
+        self.first_arrival: float | None = None  # epoch seconds of the first and the last request
+        self.last_arrival: float | None = None
         self.completions = 0
         self.lock = threading.Lock()
         self.auth_headers: list[str] = []
@@ -111,7 +114,12 @@ class JudgeServer:
                 if self.path != "/stats":
                     return self._send(404, b'{"error": "not found"}')
                 with server.lock:
-                    stats = {"requests": server.requests, "per_second": dict(server.per_second)}
+                    stats = {
+                        "requests": server.requests,
+                        "per_second": dict(server.per_second),
+                        "first": server.first_arrival,
+                        "last": server.last_arrival,
+                    }
                 return self._send(200, json.dumps(stats).encode())
 
             def do_POST(self):
@@ -120,6 +128,7 @@ class JudgeServer:
                 if self.path == "/stats/reset":
                     with server.lock:
                         server.requests, server.per_second = 0, {}
+                        server.first_arrival = server.last_arrival = None
                         server.stamps.clear()
                     return self._send(200, b"{}")
                 if not self.path.endswith("/chat/completions"):
@@ -127,7 +136,11 @@ class JudgeServer:
                 with server.lock:
                     server.requests += 1
                     server.stamps.append(time.monotonic())
-                    second = int(time.time())
+                    now = time.time()
+                    second = int(now)
+                    if server.first_arrival is None:
+                        server.first_arrival = now
+                    server.last_arrival = now
                     server.per_second[second] = server.per_second.get(second, 0) + 1
                     server.auth_headers.append(self.headers.get("Authorization", ""))
                     if server.fail_429 > 0:

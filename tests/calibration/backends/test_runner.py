@@ -1,5 +1,6 @@
 """Retries, backoff and rate limits of the judging runner (no database)."""
 
+import bisect
 import itertools
 import random
 import socket
@@ -92,6 +93,44 @@ def test_redis_rate_limiter_holds_every_window_to_the_rate_across_threads():
         t.join()
     assert len(windows) == 12
     assert max(windows.count(w) for w in set(windows)) <= 5
+
+
+def test_a_fast_redis_rate_limit_reserves_slots_in_blocks_and_holds_every_second():
+    """At hundreds of calls a second, one Redis round trip per call is a hop on every call's path: the
+    limiter reserves a few consecutive slots at once, and still no sliding second holds more than the rate."""
+    client = _redis()
+    key = f"test-{time.time_ns()}"
+    rate = 400
+    limiters = [RedisRateLimiter(client, key, rate) for _ in range(2)]  # two worker processes
+    reserves = []
+    for limiter in limiters:
+        script = limiter.reserve
+
+        def counted(*args, _script=script, **kwargs):
+            reserves.append(1)
+            return _script(*args, **kwargs)
+
+        limiter.reserve = counted
+    stamps: list[float] = []
+    lock = threading.Lock()
+    end = time.monotonic() + 1.6
+
+    def work(limiter):
+        while time.monotonic() < end:
+            limiter.acquire()
+            with lock:
+                stamps.append(time.monotonic())
+
+    threads = [threading.Thread(target=work, args=(lim,)) for lim in limiters for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stamps.sort()
+    busiest = max(bisect.bisect_left(stamps, s + 1.0) - i for i, s in enumerate(stamps))
+    assert busiest <= rate, busiest
+    assert len(stamps) > rate  # the limit, not the threads, held them back
+    assert len(reserves) * 3 <= len(stamps), (len(reserves), len(stamps))
 
 
 class Broken(Backend):
