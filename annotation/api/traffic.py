@@ -1,21 +1,24 @@
 """REST endpoints of production traffic (engineers and experts): the coverage report and proposing
 traffic to tag, uploading traffic, listing it, its rules, and assigning a stratum by hand."""
 
+from pathlib import Path
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.common import CURATORS, UPLOAD_PARSERS
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import RULE_KINDS, STRATUM_SOURCES
 from annotation.selectors.datasets import dataset_get
 from annotation.selectors.traffic import coverage_report, rule_row, traffic_list, traffic_rules
+from annotation.services.import_jobs import IMPORTERS
 from annotation.services.traffic import (
     PATTERN_MAX,
     PRIORITY_MAX,
     SOURCE_MAX,
     traffic_assign,
-    traffic_import,
     traffic_rule_add,
 )
 from annotation.services.traffic_proposals import traffic_propose
@@ -171,13 +174,17 @@ class TrafficView(DeclaredOutput, APIView):
         summary="Upload traffic (JSON Lines: question, asked_at, source, metadata)",
         request={"multipart/form-data": UploadSerializer},
         parameters=[UploadOptionsSerializer],
-        responses={201: TrafficImportSerializer, 400: ErrorSerializer},
+        responses={201: TrafficImportSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     def post(self, request, name):
-        options = self.UploadOptionsSerializer.parse(request)
+        options = {"dataset": name, "source": self.UploadOptionsSerializer.parse(request)["source"]}
+        dataset_get(name)  # an unknown dataset is 404 before anything is queued
+        queued = async_import(request, kind="traffic", options=options)
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
-            result = traffic_import(path=path, dataset_name=name, source=options["source"])
-        return Response(TrafficImportSerializer(result.as_dict()).data, status=201)
+            body, code = IMPORTERS["traffic"](Path(path), options, request.user)
+        return Response(TrafficImportSerializer(body).data, status=code)
 
 
 class RulesView(DeclaredOutput, APIView):
