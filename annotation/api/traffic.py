@@ -4,7 +4,7 @@ traffic to tag, uploading traffic, listing it, its rules, and assigning a stratu
 from pathlib import Path
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,7 +12,7 @@ from annotation.api.common import CURATORS, UPLOAD_PARSERS
 from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import RULE_KINDS, STRATUM_SOURCES
 from annotation.selectors.datasets import dataset_get
-from annotation.selectors.traffic import coverage_report, rule_row, traffic_list, traffic_rules
+from annotation.selectors.traffic import coverage_report, rule_row, traffic_questions, traffic_row, traffic_rules
 from annotation.services.import_jobs import IMPORTERS
 from annotation.services.traffic import (
     PATTERN_MAX,
@@ -148,7 +148,10 @@ class ProposeView(DeclaredOutput, APIView):
         return Response(CoverageSerializer(report).data)
 
 
-class TrafficView(DeclaredOutput, APIView):
+class TrafficView(DeclaredOutput, generics.GenericAPIView):
+    """The traffic questions, paged as the other API lists are (limit/offset, or keyset with page_size and
+    cursor), and the upload."""
+
     permission_classes = [CURATORS]
     parser_classes = UPLOAD_PARSERS
 
@@ -167,8 +170,8 @@ class TrafficView(DeclaredOutput, APIView):
     )
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
-        rows = traffic_list(dataset_get(name), unclassified=f["unclassified"])
-        return Response(TrafficQuestionSerializer(rows, many=True).data)
+        page = self.paginate_queryset(traffic_questions(dataset_get(name), unclassified=f["unclassified"]))
+        return self.get_paginated_response(TrafficQuestionSerializer([traffic_row(q) for q in page], many=True).data)
 
     @extend_schema(
         summary="Upload traffic (JSON Lines: question, asked_at, source, metadata)",

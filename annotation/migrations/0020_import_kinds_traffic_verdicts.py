@@ -4,15 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0019_traffic'),
+        ("annotation", "0019_traffic"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='importjob',
-            name='kind',
-            field=models.CharField(choices=[('corpus', 'corpus'), ('questions', 'questions'), ('run', 'run'), ('labels', 'labels'), ('traffic', 'traffic'), ('verdicts', 'verdicts')], max_length=20),
+            model_name="importjob",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("corpus", "corpus"),
+                    ("questions", "questions"),
+                    ("run", "run"),
+                    ("labels", "labels"),
+                    ("traffic", "traffic"),
+                    ("verdicts", "verdicts"),
+                ],
+                max_length=20,
+            ),
         ),
     ]
