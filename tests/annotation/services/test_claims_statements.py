@@ -33,3 +33,41 @@ def test_next_item_and_its_payload_in_a_fixed_number_of_statements(
 
     assert claim.item.taken == 2  # fill before opening: a half-labelled item, now with its second claim
     assert payload["item_id"] == claim.item.key and payload["question"].startswith("How long does plan ")
+
+
+# Lock the item with its answer and run (membership rides on it), the annotator's assignment with their
+# label's id, the assignment marked done, the label, its LabelEvent, the item's counts; plus the test's
+# savepoint pair.
+SUBMIT_BOUND = 8
+# ...and on the label that completes the item: the verdicts of its labels, the answer's final label read in
+# one statement, and its update.
+COMPLETING_SUBMIT_BOUND = SUBMIT_BOUND + 3
+
+
+@pytest.mark.parametrize("size", [12, 80])
+def test_submit_in_a_fixed_number_of_statements(make_queue, pool, size, django_assert_max_num_queries):
+    from annotation.models import Answer, HumanLabel, LabelEvent, QueueItem
+
+    queue = make_queue(size, annotators=("ann1", "ann2", "ann3"))
+    for user in ("ann1", "ann2"):
+        for _ in range(3):
+            claim = queue_next(queue=queue, annotator=pool[user])
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[user], verdict="correct")
+
+    first = queue_next(queue=queue, annotator=pool["ann3"])
+    assert first.item.taken == 1
+    with django_assert_max_num_queries(SUBMIT_BOUND):
+        _, outcome = label_submit(queue=queue, item_id=first.item.pk, annotator=pool["ann3"], verdict="correct")
+    assert outcome == "created"
+    assert LabelEvent.objects.filter(answer_id=first.item.answer_id, annotator=pool["ann3"]).count() == 1
+
+    second = queue_next(queue=queue, annotator=pool["ann1"])
+    with django_assert_max_num_queries(COMPLETING_SUBMIT_BOUND):
+        label_submit(queue=queue, item_id=second.item.pk, annotator=pool["ann1"], verdict="correct")
+    item = QueueItem.objects.get(pk=second.item.pk)
+    assert (item.status, item.done, item.taken) == (QueueItem.AGREED, 2, 2)
+    assert Answer.objects.values_list("final_verdict", "final_source").get(pk=item.answer_id) == (
+        "correct",
+        "agreement",
+    )
+    assert HumanLabel.objects.filter(answer_id=item.answer_id).count() == 2
