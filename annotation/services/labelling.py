@@ -96,7 +96,8 @@ def _adjudication_waiting_emit(queue: Queue, item: QueueItem) -> None:
 def label_submit(
     *,
     queue: Queue,
-    item_id: int,
+    item_id: int | None = None,
+    item_key: str | None = None,
     annotator,
     verdict: str,
     rationale: str = "",
@@ -105,7 +106,8 @@ def label_submit(
     now: datetime | None = None,
     values: dict[str, str] | None = None,
 ) -> tuple[HumanLabel, str]:
-    """Record the annotator's verdict on an item they hold; through label_write, so history is kept.
+    """Record the annotator's verdict on an item they hold (named by `item_id`, or by `item_key` as the API
+    names it, so the key is not looked up in a statement of its own); history is kept as label_write keeps it.
 
     A queue that grades criteria needs `values`, one of each criterion's values by name; they are written
     (CriterionLabel, history in CriterionLabelEvent) in the same transaction as the verdict, and a bad or
@@ -126,15 +128,20 @@ def label_submit(
     now = now or timezone.now()
     # Whether the annotator is in the pool rides on the lock's statement; their assignment and label are
     # read in the next one, after the lock is held, so they are what the transaction that held it left.
+    by_key = item_id is None
+    if by_key and not (isinstance(item_key, str) and item_key):
+        raise NotFound(f"queue {queue.pk} has no item {item_key!r}")
     item = (
         QueueItem.objects.select_for_update(of=("self", "answer"))
         .select_related("answer__run")
         .annotate(member=Exists(QueueMember.objects.filter(queue=queue, user_id=annotator.pk)))
-        .filter(queue=queue, pk=item_id)
+        .filter(queue=queue, **({"key": item_key} if by_key else {"pk": item_id}))
         .first()
     )
     if item is None:
-        raise NotFound(f"queue {queue.pk} has no item {item_id}")
+        raise NotFound(
+            f"queue {queue.pk} has no item {item_key!r}" if by_key else f"queue {queue.pk} has no item {item_id}"
+        )
     policies.check_can_label(user_id=annotator.pk, pool_ids={annotator.pk} if item.member else set())
     criteria = item_criteria(queue, item)
     problems = values_check(criteria, values)
