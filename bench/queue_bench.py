@@ -26,7 +26,7 @@ created by the real service (timed). Then:
 
     .venv/bin/python bench/queue_bench.py [--items 100000] [--annotators 50] [--clients 20]
         [--sequential 2000] [--api 300] [--submits 4000] [--think 1.0] [--duration 60]
-        [--via http|services] [--workers 2] [--conn-max-age 60] [--database-url postgres://...] [--reuse]
+        [--via http|services] [--workers 2] [--threads 1] [--conn-max-age 60] [--database-url postgres://...] [--reuse]
 """
 
 import argparse
@@ -37,6 +37,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -198,7 +199,7 @@ class Server:
     no HTTPS redirect), `workers` sync worker processes, each keeping its database connection between
     requests for `conn_max_age` seconds (DATABASE_URL's option; 0 opens one per request)."""
 
-    def __init__(self, url: str, workers: int, conn_max_age: int, port: int = 18713):
+    def __init__(self, url: str, workers: int, conn_max_age: int, threads: int = 1, port: int = 18713):
         import subprocess
 
         self.base = f"http://127.0.0.1:{port}"
@@ -214,6 +215,8 @@ class Server:
         }
         command = [sys.executable, "-m", "gunicorn", "evalapp.wsgi", "--bind", f"127.0.0.1:{port}"]
         command += ["--workers", str(workers), "--log-level", "warning"]
+        if threads > 1:
+            command += ["--threads", str(threads)]  # gthread: a worker serves others while one waits
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env)
         import httpx
 
@@ -246,7 +249,7 @@ def concurrent(queue, users, clients, *, per_cycles, think, url, duration=None, 
     import random
     import zlib
 
-    from django.db import connection
+    from django.db import connection, transaction
 
     from annotation.selectors.queues import next_payload
     from annotation.services.claims import Conflict, queue_next
@@ -257,12 +260,20 @@ def concurrent(queue, users, clients, *, per_cycles, think, url, duration=None, 
     def cycle_services(user, i, local):
         t = time.perf_counter()
         claim = queue_next(queue=queue, annotator=user)
+        assert claim is not None, "the queue ran out of items"
         next_payload(claim)
         t2 = time.perf_counter()
-        with contextlib.suppress(Conflict):
+        # The submit's own transaction, opened here so that its COMMIT (a label waits for the disk; a claim
+        # does not) is timed apart.
+        t3 = None
+        with contextlib.suppress(Conflict), transaction.atomic():
             label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict(claim.item.pk, user.pk))
+            t3 = time.perf_counter()
+        t4 = time.perf_counter()
         local["next"].append((t2 - t) * 1000)
-        local["submit"].append((time.perf_counter() - t2) * 1000)
+        local["submit"].append((t4 - t2) * 1000)
+        if t3 is not None:
+            local["commit"].append((t4 - t3) * 1000)
 
     def cycle_http(http, user, i, local):
         auth = {"Authorization": f"Token {tokens[user.pk]}"}
@@ -294,8 +305,8 @@ def concurrent(queue, users, clients, *, per_cycles, think, url, duration=None, 
         with httpx.Client(base_url=server.base, timeout=60) as http:
             user = users[0]
             for _ in range(4 * len(server.workers)):
-                local: dict[str, list] = {"next": [], "submit": [], "healthz": []}
-                cycle_http(http, user, 0, local)
+                warm: dict[str, list] = {"next": [], "submit": [], "healthz": []}
+                cycle_http(http, user, 0, warm)
     ctx = multiprocessing.get_context("fork")
     results = ctx.Queue()
     start, done = ctx.Event(), ctx.Event()
@@ -305,7 +316,7 @@ def concurrent(queue, users, clients, *, per_cycles, think, url, duration=None, 
         connection.close()
         rng = random.Random(k)
         mine = users[k::clients]
-        local = {"next": [], "submit": [], "ping": [], "healthz": [], "errors": []}
+        local: dict[str, Any] = {"next": [], "submit": [], "commit": [], "ping": [], "healthz": [], "errors": []}
         http = None
         if server is not None:
             import httpx
@@ -347,7 +358,7 @@ def concurrent(queue, users, clients, *, per_cycles, think, url, duration=None, 
     work0 = sum(process_cpu(pid) for pid in workers)
     t = time.perf_counter()
     start.set()
-    out = {"next": [], "submit": [], "ping": [], "healthz": [], "errors": [], "cpu": 0.0}
+    out: dict[str, Any] = {"next": [], "submit": [], "commit": [], "ping": [], "healthz": [], "errors": [], "cpu": 0.0}
     for _ in procs:
         local = results.get()
         for key in out:
@@ -391,6 +402,8 @@ def report(result, clients, how):
     print(f"{clients} clients, {how}:")
     print(summary("  next", next_ms))
     print(summary("  submit", result["submit"]))
+    if result["commit"]:
+        print(summary("    of which its COMMIT", result["commit"]))
     print(summary("  SELECT 1", ping_ms))
     if result["healthz"]:
         print(summary("  GET /healthz", result["healthz"]))
@@ -424,6 +437,7 @@ def main():
     parser.add_argument("--duration", type=float, default=60.0, help="seconds the paced run lasts")
     parser.add_argument("--via", choices=["http", "services"], default="http", help="how the paced run's clients call")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes serving the paced run")
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker (above 1: gunicorn's gthread)")
     parser.add_argument(
         "--conn-max-age", type=int, default=60, help="seconds a worker keeps its database connection (0: per request)"
     )
@@ -526,7 +540,7 @@ def main():
     report(closed, args.clients, "in process, closed loop (no think time)")
     print(cpu_line(closed, None) + ": CPU-bound" if closed["busy"] > 0.9 else cpu_line(closed, None))
     if args.think > 0:
-        server = Server(url, args.workers, args.conn_max_age) if args.via == "http" else None
+        server = Server(url, args.workers, args.conn_max_age, args.threads) if args.via == "http" else None
         try:
             paced = concurrent(
                 queue,
@@ -542,7 +556,9 @@ def main():
             if server is not None:
                 server.stop()
         how = (
-            f"HTTP API (gunicorn, {args.workers} workers, conn_max_age={args.conn_max_age})" if server else "in process"
+            f"HTTP API (gunicorn, {args.workers} workers x {args.threads} threads, conn_max_age={args.conn_max_age})"
+            if server
+            else "in process"
         )
         report(paced, args.clients, f"{how}, think time exponential with mean {args.think:g} s")
         print(cpu_line(paced, server))

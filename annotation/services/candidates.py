@@ -166,7 +166,7 @@ def claim_write(assignment: Assignment, item: QueueItem) -> None:
     quote = connection.ops.quote_name
     values = [f.get_db_prep_save(f.pre_save(assignment, True), connection) for f in fields]
     sql = (
-        f"WITH a AS (INSERT INTO {quote(Assignment._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
+        f"WITH a AS (INSERT INTO {quote(Assignment._meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)})"
         f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id)"
         f" UPDATE {quote(QueueItem._meta.db_table)} SET taken = %s WHERE id = %s RETURNING (SELECT id FROM a)"
     )

@@ -53,9 +53,12 @@ def test_submit_in_a_fixed_number_of_statements(make_queue, pool, size, django_a
     for user in ("ann1", "ann2"):
         for _ in range(3):
             claim = queue_next(queue=queue, annotator=pool[user])
+            assert claim is not None
             label_submit(queue=queue, item_id=claim.item.pk, annotator=pool[user], verdict="correct")
 
     first = queue_next(queue=queue, annotator=pool["ann3"])
+
+    assert first is not None
     assert first.item.taken == 1
     with django_assert_max_num_queries(SUBMIT_BOUND):
         _, outcome = label_submit(queue=queue, item_id=first.item.pk, annotator=pool["ann3"], verdict="correct")
@@ -63,6 +66,8 @@ def test_submit_in_a_fixed_number_of_statements(make_queue, pool, size, django_a
     assert LabelEvent.objects.filter(answer_id=first.item.answer_id, annotator=pool["ann3"]).count() == 1
 
     second = queue_next(queue=queue, annotator=pool["ann1"])
+
+    assert second is not None
     with django_assert_max_num_queries(COMPLETING_SUBMIT_BOUND):
         label_submit(queue=queue, item_id=second.item.pk, annotator=pool["ann1"], verdict="correct")
     item = QueueItem.objects.get(pk=second.item.pk)
@@ -84,6 +89,7 @@ def test_the_claim_row_and_the_items_count_are_written_in_full(make_queue, pool)
     queue = make_queue(5, annotators=("ann1", "ann2"))
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     claim = queue_next(queue=queue, annotator=pool["ann1"], now=now)
+    assert claim is not None
     row = Assignment.objects.get(item=claim.item, annotator=pool["ann1"])
     assert (row.pk, row.queue_id, row.state, row.claimed_at, row.lease_expires_at) == (
         Assignment.objects.get().pk,
@@ -103,6 +109,7 @@ def test_the_claim_row_and_the_items_count_are_written_in_full(make_queue, pool)
     assert QueueItem.objects.values_list("taken", flat=True).get(pk=claim.item.pk) == 1 == claim.item.taken
     # The same annotator asking again gets the same claim back, renewed, and nothing more is counted.
     again = queue_next(queue=queue, annotator=pool["ann1"], now=now + timedelta(seconds=5))
+    assert again is not None
     assert (again.item.pk, again.renewed) == (claim.item.pk, True)
     assert QueueItem.objects.values_list("taken", flat=True).get(pk=claim.item.pk) == 1
     assert Assignment.objects.count() == 1
