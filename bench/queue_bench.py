@@ -512,10 +512,11 @@ def main():
         db.append(db_ms[0])
         queries.append(count[0])
         label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict(claim.item.pk, user.pk))
-    print(summary("next, sequential (service)", ms))
-    print(summary("  of which PostgreSQL", db))
-    print(summary("  of which app CPU", cpu))
-    print(f"  statements per next-item    p50={pct(queries, 50):.0f}  max={max(queries)}")
+    if ms:  # --sequential 0 skips it
+        print(summary("next, sequential (service)", ms))
+        print(summary("  of which PostgreSQL", db))
+        print(summary("  of which app CPU", cpu))
+        print(f"  statements per next-item    p50={pct(queries, 50):.0f}  max={max(queries)}")
 
     from rest_framework.test import APIClient
 
@@ -531,14 +532,16 @@ def main():
         # The answer names the item by its key; the service takes the pk.
         item_pk = QueueItem.objects.values_list("pk", flat=True).get(queue=queue, key=response.json()["item_id"])
         label_submit(queue=queue, item_id=item_pk, annotator=user, verdict=verdict(item_pk, user.pk))
-    print(summary("next, sequential (API)", ms))
+    if ms:
+        print(summary("next, sequential (API)", ms))
 
     # Concurrent clients: separate processes (like web server workers: no shared GIL), each acting for its
     # own annotators (round robin over 50), all starting together. First closed loop (no time between items:
     # what the machine can serve at most), then with think time (what annotators offer).
-    closed = concurrent(queue, users, args.clients, per_cycles=args.submits // args.clients, think=0.0, url=url)
-    report(closed, args.clients, "in process, closed loop (no think time)")
-    print(cpu_line(closed, None) + ": CPU-bound" if closed["busy"] > 0.9 else cpu_line(closed, None))
+    if args.submits:  # --submits 0 skips the closed loop
+        closed = concurrent(queue, users, args.clients, per_cycles=args.submits // args.clients, think=0.0, url=url)
+        report(closed, args.clients, "in process, closed loop (no think time)")
+        print(cpu_line(closed, None) + ": CPU-bound" if closed["busy"] > 0.9 else cpu_line(closed, None))
     if args.think > 0:
         server = Server(url, args.workers, args.conn_max_age, args.threads) if args.via == "http" else None
         try:
