@@ -216,7 +216,10 @@ class Server:
         command = [sys.executable, "-m", "gunicorn", "evalapp.wsgi", "--bind", f"127.0.0.1:{port}"]
         command += ["--workers", str(workers), "--log-level", "warning"]
         if threads > 1:
-            command += ["--threads", str(threads)]  # gthread: a worker serves others while one waits
+            # gthread: a worker serves others while one waits. It keeps connections open between requests
+            # (sync workers close each), so longer than any think time: a client reusing one the server
+            # had just closed would fail its request.
+            command += ["--threads", str(threads), "--keep-alive", "300"]
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env)
         import httpx
 
