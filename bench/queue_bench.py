@@ -10,14 +10,23 @@ created by the real service (timed). Then:
                       every claim is then labelled so the queue moves on as in real use
   next (API)          the same through DRF's POST /api/queues/{id}/next/ in process (adds auth, routing,
                       rendering), for a smaller count
-  concurrent          20 client processes, each acting for its own annotators, loop next -> label for a fixed
-                      number of submits; prints submits per second and the next-item percentiles under load,
-                      then checks that no item has more than 2 labels or a repeated annotator; each cycle
-                      also times a bare SELECT 1 (one round trip under the same load, timed alike), the
-                      yardstick next-item's p95 is divided by
+  closed loop         20 client processes, each acting for its own annotators, loop next -> label with no
+                      time between items for a fixed number of submits, in process: the most the machine
+                      serves. Twenty such clients saturate 2 cores, so their latency is mostly waiting for
+                      CPU; it prints the CPU each cycle costs (the clients', PostgreSQL's backends') and
+                      how busy the cores were
+  paced               20 clients with a think time between items (exponential, mean --think seconds: the
+                      reading and labelling an annotator does, which takes seconds; the default 1 s offers
+                      several times what 20 people would) for --duration seconds, through the HTTP API of
+                      the app served by gunicorn (--workers, on 127.0.0.1, token auth) or in process
+                      (--via services); prints the offered and the served rate
+                      Both print next-item p50/p95 against the 30 ms target and against a bare SELECT 1 on
+                      the client's own connection (and over HTTP GET /healthz), timed alike under the same
+                      load; at the end no item may have more than 2 labels or a repeated annotator
 
     .venv/bin/python bench/queue_bench.py [--items 100000] [--annotators 50] [--clients 20]
-        [--sequential 2000] [--api 300] [--submits 4000] [--database-url postgres://...] [--keep]
+        [--sequential 2000] [--api 300] [--submits 4000] [--think 1.0] [--duration 60]
+        [--via http|services] [--workers 2] [--threads 1] [--conn-max-age 60] [--database-url postgres://...] [--reuse]
 """
 
 import argparse
@@ -28,6 +37,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,6 +154,275 @@ def verdict(item_id, user_id):
     return "correct" if (item_id * 31 + user_id) % 4 else "incorrect"
 
 
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) seconds of all cores since boot, from /proc/stat."""
+    fields = [float(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - idle) / hz, sum(fields) / hz
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (float(fields[11]) + float(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+def backends(url: str) -> dict[int, float]:
+    """pid -> CPU seconds of the PostgreSQL backends connected to the bench's database (a server on this
+    machine: /proc shows them), read from a connection of its own to another database."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        pids = [row[0] for row in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [name])]
+    return {pid: process_cpu(pid) for pid in pids}
+
+
+class Server:
+    """The app under gunicorn on 127.0.0.1 as a deployment runs it (DEBUG off, plain HTTP behind no proxy, so
+    no HTTPS redirect), `workers` sync worker processes, each keeping its database connection between
+    requests for `conn_max_age` seconds (DATABASE_URL's option; 0 opens one per request)."""
+
+    def __init__(self, url: str, workers: int, conn_max_age: int, threads: int = 1, port: int = 18713):
+        import subprocess
+
+        self.base = f"http://127.0.0.1:{port}"
+        sep = "&" if "?" in url else "?"
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"{url}{sep}conn_max_age={conn_max_age}",
+            "DEBUG": "false",
+            "SECRET_KEY": "queue-bench-" + "x" * 40,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "false",
+            "LOG_LEVEL": "ERROR",
+        }
+        command = [sys.executable, "-m", "gunicorn", "evalapp.wsgi", "--bind", f"127.0.0.1:{port}"]
+        command += ["--workers", str(workers), "--log-level", "warning"]
+        if threads > 1:
+            # gthread: a worker serves others while one waits. It keeps connections open between requests
+            # (sync workers close each), so longer than any think time: a client reusing one the server
+            # had just closed would fail its request.
+            command += ["--threads", str(threads), "--keep-alive", "300"]
+        self.proc = subprocess.Popen(command, cwd=ROOT, env=env)
+        import httpx
+
+        for _ in range(200):
+            try:
+                if httpx.get(self.base + "/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        else:
+            self.stop()
+            raise SystemExit("the server did not answer /healthz within 20 s")
+        self.workers = children(self.proc.pid)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def concurrent(queue, users, clients, *, per_cycles, think, url, duration=None, server=None):
+    """`clients` processes each looping next -> label for its own annotators, `per_cycles` times each or for
+    `duration` seconds, sleeping an exponential think time of mean `think` seconds before each next (the
+    reading and labelling an annotator does; 0: a closed loop). In process through the services, or with
+    `server` through its HTTP API (token auth, as scripts use it). Every cycle also times a bare SELECT 1
+    on the client's own connection (one round trip that does no work) and, over HTTP, GET /healthz (a
+    request that does no work), both under the same load, timed alike. CPU is summed per process: the
+    clients (in process: the app's share), the server's workers, the PostgreSQL backends on the database."""
+    import multiprocessing
+    import random
+    import zlib
+
+    from django.db import connection, transaction
+
+    from annotation.selectors.queues import next_payload
+    from annotation.services.claims import Conflict, queue_next
+    from annotation.services.labelling import label_submit
+
+    connection.close()
+
+    def cycle_services(user, i, local):
+        t = time.perf_counter()
+        claim = queue_next(queue=queue, annotator=user)
+        assert claim is not None, "the queue ran out of items"
+        next_payload(claim)
+        t2 = time.perf_counter()
+        # The submit's own transaction, opened here so that its COMMIT (a label waits for the disk; a claim
+        # does not) is timed apart.
+        t3 = None
+        with contextlib.suppress(Conflict), transaction.atomic():
+            label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict(claim.item.pk, user.pk))
+            t3 = time.perf_counter()
+        t4 = time.perf_counter()
+        local["next"].append((t2 - t) * 1000)
+        local["submit"].append((t4 - t2) * 1000)
+        if t3 is not None:
+            local["commit"].append((t4 - t3) * 1000)
+
+    def cycle_http(http, user, i, local):
+        auth = {"Authorization": f"Token {tokens[user.pk]}"}
+        t = time.perf_counter()
+        response = http.post(f"/api/queues/{queue.pk}/next/", headers=auth)
+        t2 = time.perf_counter()
+        if response.status_code != 200:
+            raise RuntimeError(f"next: HTTP {response.status_code} {response.text[:200]}")
+        key = response.json()["item_id"]
+        label = "correct" if zlib.crc32(f"{key}{user.pk}".encode()) % 4 else "incorrect"
+        response = http.post(f"/api/queues/{queue.pk}/items/{key}/label/", headers=auth, json={"verdict": label})
+        t3 = time.perf_counter()
+        if response.status_code not in (201, 409):
+            raise RuntimeError(f"label: HTTP {response.status_code} {response.text[:200]}")
+        local["next"].append((t2 - t) * 1000)
+        local["submit"].append((t3 - t2) * 1000)
+        t4 = time.perf_counter()
+        http.get("/healthz")
+        local["healthz"].append((time.perf_counter() - t4) * 1000)
+
+    tokens = {}
+    if server is not None:
+        from rest_framework.authtoken.models import Token
+
+        tokens = {u.pk: Token.objects.get_or_create(user=u)[0].key for u in users}
+        import httpx
+
+        # Each worker's first requests load the views and compile what they use: not what is measured.
+        with httpx.Client(base_url=server.base, timeout=60) as http:
+            user = users[0]
+            for _ in range(4 * len(server.workers)):
+                warm: dict[str, list] = {"next": [], "submit": [], "healthz": []}
+                cycle_http(http, user, 0, warm)
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    start, done = ctx.Event(), ctx.Event()
+    connection.close()
+
+    def client(k):
+        connection.close()
+        rng = random.Random(k)
+        mine = users[k::clients]
+        local: dict[str, Any] = {"next": [], "submit": [], "commit": [], "ping": [], "healthz": [], "errors": []}
+        http = None
+        if server is not None:
+            import httpx
+
+            http = httpx.Client(base_url=server.base, timeout=60)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")  # connected before the clock starts, as a server's workers are
+        start.wait()
+        t0, c0 = time.perf_counter(), time.process_time()
+        deadline = t0 + duration if duration else None
+        i = 0
+        try:
+            while (per_cycles is None or i < per_cycles) and (deadline is None or time.perf_counter() < deadline):
+                if think:
+                    time.sleep(rng.expovariate(1 / think))
+                user = mine[i % len(mine)]
+                i += 1
+                if http is None:
+                    cycle_services(user, i, local)
+                else:
+                    cycle_http(http, user, i, local)
+                t3 = time.perf_counter()
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT 1")
+                local["ping"].append((time.perf_counter() - t3) * 1000)
+        except Exception as exc:  # noqa: BLE001  reported by the parent
+            local["errors"].append(repr(exc))
+        local["cpu"] = time.process_time() - c0
+        results.put(local)
+        done.wait()
+        connection.close()
+
+    procs = [ctx.Process(target=client, args=(k,)) for k in range(clients)]
+    for proc in procs:
+        proc.start()
+    time.sleep(2.0)
+    workers = server.workers if server else []
+    pg0, busy0, total0 = backends(url), *machine_cpu()
+    work0 = sum(process_cpu(pid) for pid in workers)
+    t = time.perf_counter()
+    start.set()
+    out: dict[str, Any] = {"next": [], "submit": [], "commit": [], "ping": [], "healthz": [], "errors": [], "cpu": 0.0}
+    for _ in procs:
+        local = results.get()
+        for key in out:
+            out[key] += local[key]
+    elapsed = time.perf_counter() - t
+    pg1, (busy1, total1) = backends(url), machine_cpu()
+    work1 = sum(process_cpu(pid) for pid in workers)
+    done.set()
+    for proc in procs:
+        proc.join()
+    cycles = max(1, len(out["submit"]))
+    # A backend that came and went during the run is missed: with connections kept (the clients', the
+    # workers' with conn_max_age) there are none.
+    pg = sum(cpu - pg0.get(pid, 0.0) for pid, cpu in pg1.items())
+    out.update(
+        elapsed=elapsed,
+        rate=len(out["submit"]) / elapsed,
+        client_cpu_ms=out["cpu"] / cycles * 1000,
+        worker_cpu_ms=(work1 - work0) / cycles * 1000,
+        pg_cpu_ms=pg / cycles * 1000,
+        machine_cpu_ms=(busy1 - busy0) / cycles * 1000,
+        busy=(busy1 - busy0) / max(1e-9, total1 - total0),
+        cores=os.cpu_count() or 1,
+    )
+    return out
+
+
+def cpu_line(result, server) -> str:
+    app = result["worker_cpu_ms"] if server else result["client_cpu_ms"]
+    ours = app + result["pg_cpu_ms"] + (result["client_cpu_ms"] if server else 0.0)
+    return (
+        f"  CPU per cycle: app {app:.1f} ms{' (server workers)' if server else ''}, PostgreSQL {result['pg_cpu_ms']:.1f} ms"
+        + (f", HTTP clients {result['client_cpu_ms']:.1f} ms" if server else "")
+        + f"; whole machine {result['machine_cpu_ms']:.1f} ms (other than ours: "
+        f"{result['machine_cpu_ms'] - ours:.1f}); {result['cores']} cores busy {result['busy']:.0%} of the time"
+    )
+
+
+def report(result, clients, how):
+    next_ms, ping_ms = result["next"], result["ping"]
+    print(f"{clients} clients, {how}:")
+    print(summary("  next", next_ms))
+    print(summary("  submit", result["submit"]))
+    if result["commit"]:
+        print(summary("    of which its COMMIT", result["commit"]))
+    print(summary("  SELECT 1", ping_ms))
+    if result["healthz"]:
+        print(summary("  GET /healthz", result["healthz"]))
+    print(
+        f"  next p95 / target 30 ms = {pct(next_ms, 95) / 30:.2f}; next p95 / SELECT 1 p95 = "
+        f"{pct(next_ms, 95) / pct(ping_ms, 95):.1f} round trips' worth (the machine's load, measured alike)"
+        + (f"; / GET /healthz p95 = {pct(next_ms, 95) / pct(result['healthz'], 95):.1f}" if result["healthz"] else "")
+    )
+    print(
+        f"  throughput {result['rate']:7.1f} next+submit cycles/s ({len(result['submit'])} in "
+        f"{result['elapsed']:.1f} s)"
+    )
+    if result["errors"]:
+        print("  errors:", result["errors"][:5])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=100_000)
@@ -152,6 +431,19 @@ def main():
     parser.add_argument("--sequential", type=int, default=2000)
     parser.add_argument("--api", type=int, default=300)
     parser.add_argument("--submits", type=int, default=4000)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=1.0,
+        help="mean seconds between an annotator's items (exponential) in the paced run; 0 skips that run",
+    )
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds the paced run lasts")
+    parser.add_argument("--via", choices=["http", "services"], default="http", help="how the paced run's clients call")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes serving the paced run")
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker (above 1: gunicorn's gthread)")
+    parser.add_argument(
+        "--conn-max-age", type=int, default=60, help="seconds a worker keeps its database connection (0: per request)"
+    )
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/evalapp_queue_bench")
     parser.add_argument("--reuse", action="store_true", help="keep the database of the last run (skip the build)")
     args = parser.parse_args()
@@ -159,11 +451,12 @@ def main():
     if not args.reuse:
         fresh_database(args.database_url)
     setup_django(args.database_url)
+    url = args.database_url
     from django.db import connection
 
     from annotation.models import Assignment, QueueItem
     from annotation.selectors.queues import next_payload
-    from annotation.services.claims import Conflict, queue_next
+    from annotation.services.claims import queue_next
     from annotation.services.labelling import label_submit
     from annotation.services.queues import queue_create
 
@@ -222,10 +515,11 @@ def main():
         db.append(db_ms[0])
         queries.append(count[0])
         label_submit(queue=queue, item_id=claim.item.pk, annotator=user, verdict=verdict(claim.item.pk, user.pk))
-    print(summary("next, sequential (service)", ms))
-    print(summary("  of which PostgreSQL", db))
-    print(summary("  of which app CPU", cpu))
-    print(f"  statements per next-item    p50={pct(queries, 50):.0f}  max={max(queries)}")
+    if ms:  # --sequential 0 skips it
+        print(summary("next, sequential (service)", ms))
+        print(summary("  of which PostgreSQL", db))
+        print(summary("  of which app CPU", cpu))
+        print(f"  statements per next-item    p50={pct(queries, 50):.0f}  max={max(queries)}")
 
     from rest_framework.test import APIClient
 
@@ -235,85 +529,49 @@ def main():
         user = users[i % len(users)]
         api.force_authenticate(user)
         t = time.perf_counter()
-        response = api.post(f"/api/queues/{queue.pk}/next/")
+        response = api.post(f"/api/queues/{queue.pk}/next/", secure=True)
         ms.append((time.perf_counter() - t) * 1000)
         assert response.status_code == 200, response.status_code
         # The answer names the item by its key; the service takes the pk.
         item_pk = QueueItem.objects.values_list("pk", flat=True).get(queue=queue, key=response.json()["item_id"])
         label_submit(queue=queue, item_id=item_pk, annotator=user, verdict=verdict(item_pk, user.pk))
-    print(summary("next, sequential (API)", ms))
+    if ms:
+        print(summary("next, sequential (API)", ms))
 
     # Concurrent clients: separate processes (like web server workers: no shared GIL), each acting for its
-    # own annotators (round robin over 50), all starting together.
-    import multiprocessing
-
-    per_client = args.submits // args.clients
-    ctx = multiprocessing.get_context("fork")
-    results = ctx.Queue()
-    start = ctx.Event()
-    connection.close()
-
-    def client(k):
-        connection.close()
-        mine = users[k :: args.clients]
-        local_next, local_submit, local_ping, errors = [], [], [], []
-        start.wait()
-        t0 = time.perf_counter()
+    # own annotators (round robin over 50), all starting together. First closed loop (no time between items:
+    # what the machine can serve at most), then with think time (what annotators offer).
+    if args.submits:  # --submits 0 skips the closed loop
+        closed = concurrent(queue, users, args.clients, per_cycles=args.submits // args.clients, think=0.0, url=url)
+        report(closed, args.clients, "in process, closed loop (no think time)")
+        print(cpu_line(closed, None) + ": CPU-bound" if closed["busy"] > 0.9 else cpu_line(closed, None))
+    if args.think > 0:
+        server = Server(url, args.workers, args.conn_max_age, args.threads) if args.via == "http" else None
         try:
-            for i in range(per_client):
-                user = mine[i % len(mine)]
-                t = time.perf_counter()
-                claim = queue_next(queue=queue, annotator=user)
-                next_payload(claim)
-                t2 = time.perf_counter()
-                with contextlib.suppress(Conflict):
-                    label_submit(
-                        queue=queue,
-                        item_id=claim.item.pk,
-                        annotator=user,
-                        verdict=verdict(claim.item.pk, user.pk),
-                    )
-                t3 = time.perf_counter()
-                # The yardstick, timed alike under the same load: one round trip that does no work.
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT 1")
-                local_ping.append((time.perf_counter() - t3) * 1000)
-                local_next.append((t2 - t) * 1000)
-                local_submit.append((t3 - t2) * 1000)
-        except Exception as exc:  # noqa: BLE001  reported by the parent
-            errors.append(repr(exc))
-        results.put((local_next, local_submit, local_ping, errors, time.perf_counter() - t0))
-        connection.close()
-
-    procs = [ctx.Process(target=client, args=(k,)) for k in range(args.clients)]
-    for proc in procs:
-        proc.start()
-    time.sleep(1.0)
-    t = time.perf_counter()
-    start.set()
-    next_ms, submit_ms, ping_ms, errors = [], [], [], []
-    for _ in procs:
-        n, sub, ping, err, _secs = results.get()
-        next_ms += n
-        submit_ms += sub
-        ping_ms += ping
-        errors += err
-    elapsed = time.perf_counter() - t
-    for proc in procs:
-        proc.join()
-    print(summary(f"next, {args.clients} clients", next_ms))
-    print(summary(f"submit, {args.clients} clients", submit_ms))
-    print(summary(f"SELECT 1, {args.clients} clients", ping_ms))
-    print(
-        f"  next p95 / target 30 ms = {pct(next_ms, 95) / 30:.2f}; next p95 / SELECT 1 p95 = "
-        f"{pct(next_ms, 95) / pct(ping_ms, 95):.1f} round trips' worth (the machine's load, measured alike)"
-    )
-    print(
-        f"throughput, {args.clients} clients      {len(submit_ms) / elapsed:7.1f} next+submit cycles/s "
-        f"({len(submit_ms)} in {elapsed:.1f} s)"
-    )
-    if errors:
-        print("errors:", errors[:5])
+            paced = concurrent(
+                queue,
+                users,
+                args.clients,
+                per_cycles=None,
+                think=args.think,
+                url=url,
+                duration=args.duration,
+                server=server,
+            )
+        finally:
+            if server is not None:
+                server.stop()
+        how = (
+            f"HTTP API (gunicorn, {args.workers} workers x {args.threads} threads, conn_max_age={args.conn_max_age})"
+            if server
+            else "in process"
+        )
+        report(paced, args.clients, f"{how}, think time exponential with mean {args.think:g} s")
+        print(cpu_line(paced, server))
+        print(
+            f"  offered at most {args.clients / args.think:.1f} cycles/s ({args.clients} clients / "
+            f"{args.think:g} s mean think, were service instant), served {paced['rate']:.1f} cycles/s"
+        )
     from django.db.models import Count
 
     over = QueueItem.objects.filter(queue=queue, done__gt=2).count()

@@ -238,7 +238,7 @@ class LabelView(DeclaredOutput, APIView):
         data = _valid(LabelInSerializer, request)
         label, outcome = label_submit(
             queue=queue,
-            item_id=item_get(queue, item_id).pk,
+            item_key=item_id,
             annotator=request.user,
             verdict=data["verdict"],
             rationale=data["rationale"],

@@ -35,7 +35,14 @@ from annotation.models import (
     QueueItem,
     QueueMember,
 )
-from annotation.services.candidates import BLOCKING, candidate_rows, candidates_by_level, level_ids, lock_first
+from annotation.services.candidates import (
+    BLOCKING,
+    candidate_rows,
+    candidates_by_level,
+    claim_write,
+    level_ids,
+    lock_first,
+)
 from annotation.services.queues import _digest
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.validation import TEXT_MAX, raise_problems, text_problem
@@ -146,18 +153,22 @@ def _claim(queue: Queue, annotator, now: datetime) -> tuple[Claim | None, bool]:
         )
         if taken_up != 1:
             raise IntegrityError("the annotator's lapsed claim changed meanwhile")
+        item.taken += 1
+        item.save(update_fields=["taken"])
     else:
-        Assignment.objects.create(
-            queue=queue,
-            item=item,
-            annotator=annotator,
-            state=Assignment.CLAIMED,
-            claimed_at=now,
-            lease_expires_at=lease,
-            rubric_version=queue.rubric_version,
+        item.taken += 1
+        claim_write(
+            Assignment(
+                queue=queue,
+                item=item,
+                annotator=annotator,
+                state=Assignment.CLAIMED,
+                claimed_at=now,
+                lease_expires_at=lease,
+                rubric_version=queue.rubric_version,
+            ),
+            item,
         )
-    item.taken += 1
-    item.save(update_fields=["taken"])
     item.queue = queue  # the payload reads the queue's criteria without another statement
     return Claim(item=item, lease_expires_at=lease, renewed=False), False
 

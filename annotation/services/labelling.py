@@ -4,6 +4,7 @@ adjudication of an item whose labels disagree."""
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from annotation import policies
@@ -13,14 +14,21 @@ from annotation.models import (
     HumanLabel,
     Queue,
     QueueItem,
+    QueueMember,
     RelabelAudit,
 )
 from annotation.selectors.queue_criteria import item_criteria, item_disputes, outstanding, own_values
-from annotation.selectors.queues import pool_ids
 from annotation.services.audit_outcomes import audit_evaluate
 from annotation.services.claims import Conflict, reason_check
 from annotation.services.criterion_values import values_check, values_write
-from annotation.services.labels import VERDICT_VALUES, adjudication_record, final_label_refresh, label_write
+from annotation.services.labels import (
+    VERDICT_VALUES,
+    adjudication_record,
+    answer_final_refresh,
+    final_label_refresh,
+    label_record,
+    label_write,
+)
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (
@@ -55,14 +63,19 @@ class ChangeNeeded(Conflict):
             super().__init__(f"you labelled this {old}; change to {new}?")
 
 
-def _complete(item: QueueItem, queue: Queue, now: datetime) -> None:
+def _complete(item: QueueItem, queue: Queue, now: datetime, *, locked_answer: bool = False) -> None:
     """The item's status once all its labels are in: disputed when the verdicts differ or the values of
-    one of the queue's criteria disagree (beyond its tolerance), agreed otherwise."""
+    one of the queue's criteria disagree (beyond its tolerance), agreed otherwise. `locked_answer`: the
+    caller locked the item's answer row and read it under that lock, so its final label is refreshed from
+    that row without reading it again."""
     verdict_disputed, disputed = item_disputes(queue, item)
     was = item.status
     item.status = QueueItem.DISPUTED if verdict_disputed or disputed else QueueItem.AGREED
     item.completed_at = now
-    final_label_refresh(answer_ids=[item.answer_id])
+    if locked_answer:
+        answer_final_refresh(answer=item.answer)
+    else:
+        final_label_refresh(answer_ids=[item.answer_id])
     if item.status == QueueItem.DISPUTED and was != QueueItem.DISPUTED:
         _adjudication_waiting_emit(queue, item)
 
@@ -83,7 +96,8 @@ def _adjudication_waiting_emit(queue: Queue, item: QueueItem) -> None:
 def label_submit(
     *,
     queue: Queue,
-    item_id: int,
+    item_id: int | None = None,
+    item_key: str | None = None,
     annotator,
     verdict: str,
     rationale: str = "",
@@ -92,7 +106,8 @@ def label_submit(
     now: datetime | None = None,
     values: dict[str, str] | None = None,
 ) -> tuple[HumanLabel, str]:
-    """Record the annotator's verdict on an item they hold; through label_write, so history is kept.
+    """Record the annotator's verdict on an item they hold (named by `item_id`, or by `item_key` as the API
+    names it, so the key is not looked up in a statement of its own); history is kept as label_write keeps it.
 
     A queue that grades criteria needs `values`, one of each criterion's values by name; they are written
     (CriterionLabel, history in CriterionLabelEvent) in the same transaction as the verdict, and a bad or
@@ -111,21 +126,35 @@ def label_submit(
         seconds_problem(active_seconds),
     )
     now = now or timezone.now()
+    # Whether the annotator is in the pool rides on the lock's statement; their assignment and label are
+    # read in the next one, after the lock is held, so they are what the transaction that held it left.
+    by_key = item_id is None
+    if by_key and not (isinstance(item_key, str) and item_key):
+        raise NotFound(f"queue {queue.pk} has no item {item_key!r}")
     item = (
         QueueItem.objects.select_for_update(of=("self", "answer"))
         .select_related("answer__run")
-        .filter(queue=queue, pk=item_id)
+        .annotate(member=Exists(QueueMember.objects.filter(queue=queue, user_id=annotator.pk)))
+        .filter(queue=queue, **({"key": item_key} if by_key else {"pk": item_id}))
         .first()
     )
     if item is None:
-        raise NotFound(f"queue {queue.pk} has no item {item_id}")
-    policies.check_can_label(user_id=annotator.pk, pool_ids=pool_ids(queue))
+        raise NotFound(
+            f"queue {queue.pk} has no item {item_key!r}" if by_key else f"queue {queue.pk} has no item {item_id}"
+        )
+    policies.check_can_label(user_id=annotator.pk, pool_ids={annotator.pk} if item.member else set())
     criteria = item_criteria(queue, item)
     problems = values_check(criteria, values)
     if problems:
         raise ServiceError("the label was not recorded: criterion values are missing or not allowed", problems)
     values = values or {}
-    mine = Assignment.objects.filter(item=item, annotator=annotator).first()
+    mine = (
+        Assignment.objects.filter(item=item, annotator=annotator)
+        .annotate(
+            label_id=Subquery(HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).values("pk")[:1])
+        )
+        .first()
+    )
     if mine is None:
         raise Conflict("you have not been handed this item; ask for the next item")
     if item.status != QueueItem.OPEN:
@@ -166,20 +195,22 @@ def label_submit(
         item.taken += 1  # the slot is still free: take it back
     mine.state, mine.submitted_at = Assignment.DONE, now
     mine.save(update_fields=["state", "submitted_at"])
-    result = label_write(
+    # A label of theirs on the answer is there only in a rework queue (or from an import since the claim).
+    current = None if mine.label_id is None else HumanLabel.objects.select_for_update().get(pk=mine.label_id)
+    result = label_record(
         answer=item.answer,
         annotator=annotator,
+        label=current,
         verdict=verdict,
         rationale=rationale or "",
         source="queue",
         labelled_at=now,
         active_seconds=active_seconds,
-        refresh_final=False,
     )
     values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values, at=now)
     item.done += 1
     if item.done >= queue.overlap:
-        _complete(item, queue, now)
+        _complete(item, queue, now, locked_answer=True)
     item.save(update_fields=["taken", "done", "status", "completed_at"])
     if queue.kind == Queue.KIND_AUDIT and item.status != QueueItem.OPEN:
         # The last blind label in decides the audit now (and sends a drifted batch back for rework).

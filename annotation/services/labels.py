@@ -5,7 +5,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
-from django.db.models import Count, Max, Min, QuerySet
+from django.db.models import Count, Max, Min, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from annotation.models import (
@@ -91,13 +91,7 @@ def _finals_refresh(answers: QuerySet[Answer], now) -> int:
     }
     changes: dict[tuple[str, str], list[int]] = {}
     for pk, was in current.items():
-        n, lowest, highest = tallies.get(pk, (0, "", ""))
-        if pk in adjudicated:
-            final = (adjudicated[pk], "adjudication")
-        elif n and n >= needs.get(pk, 1) and lowest == highest:
-            final = (lowest, "agreement" if n >= 2 else "single")
-        else:
-            final = ("", "")
+        final = _final(adjudicated.get(pk), needs.get(pk), *tallies.get(pk, (0, "", "")))
         if final != was:
             changes.setdefault(final, []).append(pk)
     # One statement per outcome (at most seven: two verdicts by three sources, and none), whatever the count.
@@ -105,6 +99,51 @@ def _finals_refresh(answers: QuerySet[Answer], now) -> int:
         update_ids(Answer, ids, {"final_verdict": verdict, "final_source": source, "final_changed_at": now})
         for (verdict, source), ids in sorted(changes.items())
     )
+
+
+def _final(adjudicated: str | None, needs: int | None, n: int, lowest: str, highest: str) -> tuple[str, str]:
+    """(verdict, source) of an answer's final label from its latest adjudication, the labels it needs
+    (None: in no labelling queue, so one) and the tally of its labels."""
+    if adjudicated is not None:
+        return adjudicated, "adjudication"
+    if n and n >= (needs or 1) and lowest == highest:
+        return lowest, "agreement" if n >= 2 else "single"
+    return "", ""
+
+
+def answer_final_refresh(*, answer: Answer) -> bool:
+    """final_label_refresh for one answer whose row the caller locked and read under that lock (a submit
+    that completes an item): the rule's three reads in one statement, and the update only on a change.
+    Returns whether the final label changed (the instance is updated too)."""
+    mine = OuterRef("pk")
+    tally = HumanLabel.objects.filter(answer_id=mine).order_by().values("answer_id")
+    needs, adjudicated, n, lowest, highest = (
+        Answer.objects.filter(pk=answer.pk)
+        .annotate(
+            needs=Subquery(
+                QueueItem.objects.filter(answer_id=mine, queue__kind=Queue.KIND_LABELLING)
+                .order_by()
+                .values("answer_id")
+                .annotate(n=Max("queue__overlap"))
+                .values("n")
+            ),
+            adjudicated=Subquery(
+                Adjudication.objects.filter(answer_id=mine).order_by("-at", "-id").values("verdict")[:1]
+            ),
+            n=Subquery(tally.annotate(c=Count("id")).values("c")),
+            lowest=Subquery(tally.annotate(v=Min("verdict")).values("v")),
+            highest=Subquery(tally.annotate(v=Max("verdict")).values("v")),
+        )
+        .values_list("needs", "adjudicated", "n", "lowest", "highest")
+        .get()
+    )
+    final = _final(adjudicated, needs, n or 0, lowest or "", highest or "")
+    if final == (answer.final_verdict, answer.final_source):
+        return False
+    now = timezone.now()
+    Answer.objects.filter(pk=answer.pk).update(final_verdict=final[0], final_source=final[1], final_changed_at=now)
+    answer.final_verdict, answer.final_source, answer.final_changed_at = final[0], final[1], now
+    return True
 
 
 def annotator_get_or_create(username: str):
@@ -118,38 +157,25 @@ def annotator_get_or_create(username: str):
     return user
 
 
-@transaction.atomic
-def label_write(
+def label_record(
     *,
     answer: Answer,
     annotator,
+    label: HumanLabel | None,
     verdict: str,
     rationale: str = "",
     source: str = "app",
     labelled_at: datetime | None = None,
     active_seconds: float | None = None,
     round: int = 1,
-    refresh_final: bool = True,
     reason: str = "",
     by=None,
 ) -> tuple[HumanLabel, str]:
-    """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent, with
-    `reason` and `by` when someone other than the annotator replaces it (an import with --replace).
-
-    Returns (label, outcome) where outcome is "created", "changed" or "unchanged".
-    """
-    if verdict not in VERDICT_VALUES:
-        raise ServiceError(
-            f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
-            [Problem("unknown verdict", field="verdict")],
-        )
-    raise_problems(
-        "the label is not valid; nothing was written",
-        text_problem(rationale or "", "rationale", max_length=TEXT_MAX),
-        seconds_problem(active_seconds),
-    )
+    """label_write's writes in the caller's transaction, for a verdict and rationale already checked: `label`
+    is the annotator's current label on the answer as read under a lock, or None when they have none (then a
+    label made meanwhile by someone else's transaction fails the unique constraint, nothing is overwritten).
+    The label and its LabelEvent; the final label is the caller's to refresh."""
     labelled_at = labelled_at or timezone.now()
-    label = HumanLabel.objects.select_for_update().filter(answer=answer, annotator=annotator).first()
     if label is not None and label.verdict == verdict and label.rationale == (rationale or label.rationale):
         return label, "unchanged"
     old = label.verdict if label else ""
@@ -183,7 +209,54 @@ def label_write(
         reason=reason if outcome == "changed" else "",
         by=by if outcome == "changed" else None,
     )
-    if refresh_final:
+    return label, outcome
+
+
+@transaction.atomic
+def label_write(
+    *,
+    answer: Answer,
+    annotator,
+    verdict: str,
+    rationale: str = "",
+    source: str = "app",
+    labelled_at: datetime | None = None,
+    active_seconds: float | None = None,
+    round: int = 1,
+    refresh_final: bool = True,
+    reason: str = "",
+    by=None,
+) -> tuple[HumanLabel, str]:
+    """Write an annotator's verdict on an answer; a change keeps the old verdict in LabelEvent, with
+    `reason` and `by` when someone other than the annotator replaces it (an import with --replace).
+
+    Returns (label, outcome) where outcome is "created", "changed" or "unchanged".
+    """
+    if verdict not in VERDICT_VALUES:
+        raise ServiceError(
+            f"verdict must be one of {', '.join(VERDICT_VALUES)}, not {verdict!r}",
+            [Problem("unknown verdict", field="verdict")],
+        )
+    raise_problems(
+        "the label is not valid; nothing was written",
+        text_problem(rationale or "", "rationale", max_length=TEXT_MAX),
+        seconds_problem(active_seconds),
+    )
+    label = HumanLabel.objects.select_for_update().filter(answer=answer, annotator=annotator).first()
+    label, outcome = label_record(
+        answer=answer,
+        annotator=annotator,
+        label=label,
+        verdict=verdict,
+        rationale=rationale,
+        source=source,
+        labelled_at=labelled_at,
+        active_seconds=active_seconds,
+        round=round,
+        reason=reason,
+        by=by,
+    )
+    if refresh_final and outcome != "unchanged":
         final_label_refresh(answer_ids=[answer.pk])
     return label, outcome
 
