@@ -170,7 +170,7 @@ class TrafficView(DeclaredOutput, generics.GenericAPIView):
     )
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
-        page = self.paginate_queryset(traffic_questions(dataset_get(name), unclassified=f["unclassified"]))
+        page = self.paginate_queryset(traffic_questions(dataset_get(name), unclassified=f["unclassified"])) or []
         return self.get_paginated_response(TrafficQuestionSerializer([traffic_row(q) for q in page], many=True).data)
 
     @extend_schema(

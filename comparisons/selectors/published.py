@@ -109,7 +109,7 @@ def published_figures(
         "dataset_id", "system", "started_at", "imported_at", "evaluator_config_hash"
     )
     # Each system's runs on each dataset: (when, config), so a figure reads only its own system's runs.
-    later: dict[tuple[int, str], list[tuple]] = defaultdict(list)
+    later: dict[tuple[int | None, str], list[tuple]] = defaultdict(list)
     for ds, system, at, imported, cfg in runs:
         later[(ds, system)].append((at or imported, cfg))
     diffs: dict[tuple[int, int], ManifestDiff] = {}

@@ -34,7 +34,7 @@ def test_one_question_is_the_list_s_entry_read_in_statements_that_do_not_grow_wi
     from tests import factories as f
 
     api = api_client_for("alice", "expert")
-    dataset = f.DatasetFactory(name="grown")
+    dataset = f.DatasetFactory.create(name="grown")
     f.version(dataset, [f.record(f"q-{k:03d}") for k in range(size)])
     url = "/api/datasets/grown/working/"
     assert (

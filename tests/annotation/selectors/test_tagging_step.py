@@ -3,6 +3,8 @@ starts at, and lands where the whole filtered queue (tagging_list) says it shoul
 directions, every filter, over pending edits that change, add and remove questions, with qids whose code
 point order is not a locale's order."""
 
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -15,7 +17,7 @@ from tests import factories as f
 
 # Upper and lower case, punctuation and digits: a locale collation would order these otherwise.
 QIDS = ["Q-7", "q-1", "q-10", "q-2", "q.3", "q_4", "q-20", "qa", "qB", "r-1", "Zeta", "é-1", "q-11", "q-12"]
-FILTERS = [
+FILTERS: list[dict[str, Any]] = [
     {},
     {"status": "untagged"},
     {"status": "tagged"},
@@ -32,7 +34,7 @@ def world(db):
     eve = get_user_model().objects.get(username="eve")
     document = f.DocumentFactory(doc_id="kb", text="Refunds take five days.")
     chunk = f.ChunkFactory(document=document, ordinal=0, text="Refunds take five days.")
-    dataset = f.DatasetFactory(name="steps")
+    dataset = f.DatasetFactory.create(name="steps")
     records = []
     for k, qid in enumerate(QIDS):
         record = f.record(qid, stratum="policy" if k % 3 else "billing")
@@ -45,17 +47,17 @@ def world(db):
         records.append(record)
     latest = f.version(dataset, records)
     # Pending edits: one question tagged, one untagged, one removed, two added (between and after).
-    edits = {
+    edits: dict[str, dict | None] = {
         "q-10": {**f.record("q-10", stratum="policy"), "ambiguous": True, "labelled_by": "eve"},
         "q-1": f.record("q-1", stratum="billing"),
         "q.3": None,
         "q-15": f.record("q-15", stratum="billing"),
         "zz-new": {**f.record("zz-new", stratum="policy"), "labelled_by": "eve"},
     }
-    for qid, record in edits.items():
-        WorkingExample.objects.create(dataset=dataset, qid=qid, base_version=latest, record=record, updated_by=eve)
+    for qid, edited in edits.items():
+        WorkingExample.objects.create(dataset=dataset, qid=qid, base_version=latest, record=edited, updated_by=eve)
     # An edit on an older base is not pending: it must not count.
-    older = f.version(f.DatasetFactory(name="other"), [f.record("q-1")])
+    older = f.version(f.DatasetFactory.create(name="other"), [f.record("q-1")])
     WorkingExample.objects.create(dataset=dataset, qid="q-2", base_version=older, record=None)
     return dataset, eve
 
@@ -81,14 +83,16 @@ def test_every_step_lands_where_the_whole_queue_says(world, window, monkeypatch)
                 checked += 1
     assert checked == len(FILTERS) * len(starts) * 2
     # The walk covers the queue: from before the first question to past the last, every question in order.
-    walked, at = [], ""
-    while (at := ts.neighbour_qid(dataset, at, user=eve)) is not None:
+    walked: list[str] = []
+    at = ts.neighbour_qid(dataset, "", user=eve)
+    while at is not None:
         walked.append(at)
+        at = ts.neighbour_qid(dataset, at, user=eve)
     assert walked == sorted([*(set(QIDS) - {"q.3"}), "q-15", "zz-new"])
 
 
 def test_a_step_reads_one_window_not_the_whole_set(db, monkeypatch):
-    dataset = f.DatasetFactory(name="big")
+    dataset = f.DatasetFactory.create(name="big")
     f.version(dataset, [f.record(f"q-{k:05d}") for k in range(3000)])
     monkeypatch.setattr(ts, "STEP_WINDOW", 50)
     with CaptureQueriesContext(connection) as ctx:

@@ -16,12 +16,12 @@ def runs_world(n: int):
     """A dataset in two versions (the second adds a question) and n harness-scored runs of two systems on
     each, with the same pinned fields, each run's score shown once; an engineer to read them."""
     engineer = f.UserFactory(username="eng", roles=("engineer",))
-    dataset = f.DatasetFactory(name="grown")
+    dataset = f.DatasetFactory.create(name="grown")
     v1 = f.version(dataset, [f.record(q) for q in QIDS[:-1]])
     v2 = f.version(dataset, [f.record(q) for q in QIDS], parent=v1)
     for i in range(n):
         for version in (v1, v2):
-            run = f.RunFactory(
+            run = f.RunFactory.create(
                 run_id=f"run-{version.number}-{i}",
                 system=f"sys-{i % 2}",
                 dataset=dataset,
