@@ -300,7 +300,21 @@ def build(args) -> dict:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(f"  setup (bulk rows)                     {time.perf_counter() - t:7.1f} s", flush=True)
+    keep_counts(ids["queue"])
     return ids
+
+
+def keep_counts(queue_id: int) -> None:
+    """The bulk rows went around the services: count the queue's pairs and label seconds once from its labels
+    (what the migration does for the queues a deployment already has, and `queue_counts --repair`)."""
+    from annotation.models import Queue
+    from annotation.services.queue_counts import queue_counts_check
+
+    if Queue.objects.filter(pk=queue_id, counts_kept=True).exists():
+        return
+    t = time.perf_counter()
+    queue_counts_check(queue_ids=[queue_id], repair=True)
+    print(f"  queue counts kept (one-off rebuild)   {time.perf_counter() - t:7.1f} s", flush=True)
 
 
 def pages(ids: dict) -> list[tuple[str, str]]:
@@ -404,6 +418,9 @@ def run_one(label: str, url: str, args) -> None:
             db.unlink(missing_ok=True)
     setup_django(url)
     if args.reuse:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
         from annotation.models import Queue
         from calibration.models import JudgeVersion
 
@@ -412,6 +429,7 @@ def run_one(label: str, url: str, args) -> None:
             "queue": Queue.objects.get(name="bench queue").pk,
         }
         print("  reusing the world of the last run (its sizes, whatever the options say)")
+        keep_counts(ids["queue"])
     else:
         ids = build(args)
     from django.contrib.auth import get_user_model
