@@ -257,6 +257,29 @@ def build_queue(n: int, users) -> int:
     return queue.pk
 
 
+def blind_viewer(queue_id: int, n: int = 1000):
+    """An engineer who also labels, in the pool of a second queue whose n open items hold answers of the
+    bench queue's first n items: the statistics must leave those n out for them (the blind path). Made once
+    in a world (--reuse keeps it)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from annotation.models import Queue, QueueItem, QueueMember
+
+    user, _ = get_user_model().objects.get_or_create(username="blind-engineer")
+    for role in ("engineer", "annotator"):
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    if not Queue.objects.filter(name="bench blind queue").exists():
+        blind = Queue.objects.create(name="bench blind queue", overlap=2, size=n, counts_kept=True)
+        QueueMember.objects.create(queue=blind, user=user)
+        answers = QueueItem.objects.filter(queue_id=queue_id).order_by("position").values_list("answer_id", flat=True)
+        QueueItem.objects.bulk_create(
+            QueueItem(queue=blind, key=f"blind{i:08d}", answer_id=a, position=i, status=QueueItem.OPEN)
+            for i, a in enumerate(answers[:n])
+        )
+    return user
+
+
 def build_runs(n_runs: int, per_run: int = 200) -> None:
     """n_runs harness-scored runs of two systems over two versions of the dataset `history`."""
     from annotation.models import Answer, Dataset, Run
@@ -453,6 +476,21 @@ def run_one(label: str, url: str, args) -> None:
             f"  {name:<28} {n:>5} {ms:>8.1f} {cpu:>7.1f} {limit:>9.1f} {ms / limit:>6.2f}  {status}{times_floor}",
             flush=True,
         )
+    if not args.pages or any(p in "queue stats, blind" for p in args.pages.split(",")):
+        # The same two pages read by an engineer blind to 1,000 of the queue's answers.
+        blind = Client()
+        blind.force_login(blind_viewer(ids["queue"]))
+        q = ids["queue"]
+        for name, path in (
+            ("queue stats page, blind", f"/queues/{q}/stats/"),
+            ("queue stats API, blind", f"/api/queues/{q}/stats/"),
+        ):
+            ms, n, bare, status, cpu = measure(blind, path, args.repeat)
+            limit = trivial + bare
+            print(
+                f"  {name:<28} {n:>5} {ms:>8.1f} {cpu:>7.1f} {limit:>9.1f} {ms / limit:>6.2f}  {status}  {ms / floor:7.1f}",
+                flush=True,
+            )
     print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
