@@ -213,3 +213,29 @@ def test_the_check_command_finds_drift_and_repairs_it(make_queue, pool, capsys):
         call_command("queue_counts", "--queue", str(queue.pk))
     call_command("queue_counts", "--repair", "--queue", str(queue.pk))
     assert_in_step(queue)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size", [3, 12])
+def test_keeping_the_counts_costs_a_submit_the_same_statements_at_any_size(
+    size, make_queue, pool, django_assert_max_num_queries
+):
+    """The counts around a submit are read by answer (four reads) and added by one upsert a table."""
+    queue = make_queue(size)
+    for _ in range(size - 1):
+        item_id = submit(queue, pool, "ann1", "correct", 2.0)
+        submit(queue, pool, "ann2", "incorrect", 3.0, item_id=item_id)
+    first = queue_next(queue=queue, annotator=pool["ann1"])
+    assert first is not None
+    with django_assert_max_num_queries(SUBMIT_STATEMENTS):
+        label_submit(queue=queue, item_id=first.item.pk, annotator=pool["ann1"], verdict="correct", active_seconds=1.0)
+    second = queue_next(queue=queue, annotator=pool["ann2"])
+    assert second is not None and second.item.pk == first.item.pk
+    with django_assert_max_num_queries(SUBMIT_STATEMENTS):
+        label_submit(queue=queue, item_id=second.item.pk, annotator=pool["ann2"], verdict="correct", active_seconds=1.0)
+    assert_in_step(queue)
+
+
+# The label that completes an item, the most: 24 on SQLite, of which the counts take four reads and two
+# upserts (a first label 17: nothing is paired yet, so one upsert).
+SUBMIT_STATEMENTS = 24
