@@ -11,3 +11,8 @@ class AnnotationConfig(AppConfig):
         from evalapp.metrics import register_source
 
         register_source(queue_depth)
+
+        from annotation.api.imports import register_result_serializer
+        from annotation.api.traffic import TrafficImportSerializer
+
+        register_result_serializer("traffic", TrafficImportSerializer)

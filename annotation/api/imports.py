@@ -25,9 +25,14 @@ RESULT_SERIALIZERS: dict[str, type[serializers.Serializer[Any]]] = {
 }
 
 
+def register_result_serializer(kind: str, serializer: type[serializers.Serializer[Any]]) -> None:
+    """The output serializer of a kind's finished job (an app above this one registers its kind's)."""
+    RESULT_SERIALIZERS[kind] = serializer
+
+
 class ImportJobSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
-    kind = serializers.CharField(help_text="corpus, questions, run or labels")
+    kind = serializers.CharField(help_text="corpus, questions, run, labels, traffic or verdicts")
     status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
     upload_name = serializers.CharField()
     upload_bytes = serializers.IntegerField()

@@ -1,21 +1,24 @@
 """REST endpoints of production traffic (engineers and experts): the coverage report and proposing
 traffic to tag, uploading traffic, listing it, its rules, and assigning a stratum by hand."""
 
+from pathlib import Path
+
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.common import CURATORS, UPLOAD_PARSERS
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.models import RULE_KINDS, STRATUM_SOURCES
 from annotation.selectors.datasets import dataset_get
-from annotation.selectors.traffic import coverage_report, rule_row, traffic_list, traffic_rules
+from annotation.selectors.traffic import coverage_report, rule_row, traffic_questions, traffic_row, traffic_rules
+from annotation.services.import_jobs import IMPORTERS
 from annotation.services.traffic import (
     PATTERN_MAX,
     PRIORITY_MAX,
     SOURCE_MAX,
     traffic_assign,
-    traffic_import,
     traffic_rule_add,
 )
 from annotation.services.traffic_proposals import traffic_propose
@@ -145,7 +148,10 @@ class ProposeView(DeclaredOutput, APIView):
         return Response(CoverageSerializer(report).data)
 
 
-class TrafficView(DeclaredOutput, APIView):
+class TrafficView(DeclaredOutput, generics.GenericAPIView):
+    """The traffic questions, paged as the other API lists are (limit/offset, or keyset with page_size and
+    cursor), and the upload."""
+
     permission_classes = [CURATORS]
     parser_classes = UPLOAD_PARSERS
 
@@ -164,20 +170,24 @@ class TrafficView(DeclaredOutput, APIView):
     )
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
-        rows = traffic_list(dataset_get(name), unclassified=f["unclassified"])
-        return Response(TrafficQuestionSerializer(rows, many=True).data)
+        page = self.paginate_queryset(traffic_questions(dataset_get(name), unclassified=f["unclassified"]))
+        return self.get_paginated_response(TrafficQuestionSerializer([traffic_row(q) for q in page], many=True).data)
 
     @extend_schema(
         summary="Upload traffic (JSON Lines: question, asked_at, source, metadata)",
         request={"multipart/form-data": UploadSerializer},
         parameters=[UploadOptionsSerializer],
-        responses={201: TrafficImportSerializer, 400: ErrorSerializer},
+        responses={201: TrafficImportSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     def post(self, request, name):
-        options = self.UploadOptionsSerializer.parse(request)
+        options = {"dataset": name, "source": self.UploadOptionsSerializer.parse(request)["source"]}
+        dataset_get(name)  # an unknown dataset is 404 before anything is queued
+        queued = async_import(request, kind="traffic", options=options)
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
-            result = traffic_import(path=path, dataset_name=name, source=options["source"])
-        return Response(TrafficImportSerializer(result.as_dict()).data, status=201)
+            body, code = IMPORTERS["traffic"](Path(path), options, request.user)
+        return Response(TrafficImportSerializer(body).data, status=code)
 
 
 class RulesView(DeclaredOutput, APIView):

@@ -12,6 +12,7 @@ from annotation.selectors.datasets import (
     dataset_get,
     working_records,
 )
+from annotation.selectors.tagging import working_item
 from annotation.services.working import working_edit
 from evalapp.api import (
     DeclaredOutput,
@@ -34,10 +35,10 @@ class WorkingItemView(DeclaredOutput, APIView):
 
     @extend_schema(responses=s.WorkingItemSerializer)
     def get(self, request, name, qid):
-        for item in working_records(dataset_get(name)):
-            if item["qid"] == qid:
-                return Response(s.WorkingItemSerializer(item).data)
-        raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
+        item = working_item(dataset_get(name), qid)
+        if item is None:
+            raise ServiceError(f"unknown question {qid!r} in dataset {name!r}", status=404)
+        return Response(s.WorkingItemSerializer(item).data)
 
     @extend_schema(
         request=s.WorkingEditInSerializer,

@@ -1,7 +1,15 @@
 from django.conf import settings
 from django.db import models
 
-IMPORT_KINDS = [("corpus", "corpus"), ("questions", "questions"), ("run", "run"), ("labels", "labels")]
+# "verdicts" is calibration's (a replay judge's verdicts), run through the importer it registers.
+IMPORT_KINDS = [
+    ("corpus", "corpus"),
+    ("questions", "questions"),
+    ("run", "run"),
+    ("labels", "labels"),
+    ("traffic", "traffic"),
+    ("verdicts", "verdicts"),
+]
 
 
 IMPORT_STATUSES = [("queued", "queued"), ("running", "running"), ("done", "done"), ("failed", "failed")]

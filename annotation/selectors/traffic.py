@@ -3,7 +3,7 @@ of the labelled set and of the budget), the rules, and the questions no rule or 
 
 import json
 
-from django.db.models import Count, Sum
+from django.db.models import Count, QuerySet, Sum
 
 from annotation.models import Dataset, TrafficQuestion, TrafficRule
 from annotation.selectors.datasets import latest_version, version_strata_counts
@@ -122,12 +122,13 @@ def traffic_row(q: TrafficQuestion) -> dict:
     }
 
 
-def traffic_list(dataset: Dataset, *, unclassified: bool = False) -> list[dict]:
-    """The dataset's traffic questions in import order; with `unclassified`, only those with no stratum."""
+def traffic_questions(dataset: Dataset, *, unclassified: bool = False) -> QuerySet[TrafficQuestion]:
+    """The dataset's traffic questions in import order (id), to page; with `unclassified`, only those with
+    no stratum. `traffic_row` turns one into what the API and the page show."""
     rows = TrafficQuestion.objects.filter(dataset=dataset).order_by("id")
     if unclassified:
         rows = rows.filter(stratum__isnull=True)
-    return [traffic_row(q) for q in rows]
+    return rows
 
 
 def unclassified_traffic(dataset: Dataset, *, limit: int = 100) -> list[dict]:

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import ImportJob
+from annotation.models.imports import IMPORT_KINDS
 from annotation.selectors.import_jobs import progress_path
 from annotation.tasks import run_import_job
 from evalapp.errors import ServiceError
@@ -89,13 +90,31 @@ def _labels(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, A
     return bridged_import(kind="labels", fmt=options.get("format"), path=path, options=bridge, write=write), 201
 
 
-# What each kind of job calls: the service of the synchronous import, with the same arguments.
-IMPORTERS: dict[str, Callable[[Path, dict[str, Any], Any], tuple[dict[str, Any], int]]] = {
+def _traffic(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, Any], int]:
+    from annotation.services.traffic import traffic_import
+
+    return traffic_import(path=path, dataset_name=options["dataset"], source=options.get("source", "")).as_dict(), 201
+
+
+Importer = Callable[[Path, dict[str, Any], Any], tuple[dict[str, Any], int]]
+
+# What each kind of job calls: the service of the synchronous import, with the same arguments. An app above
+# this one adds its own kinds with register_importer (its AppConfig.ready), so the job runs its service
+# without annotation importing it.
+IMPORTERS: dict[str, Importer] = {
     "corpus": _corpus,
     "questions": _questions,
     "run": _run,
     "labels": _labels,
+    "traffic": _traffic,
 }
+
+
+def register_importer(kind: str, importer: Importer) -> None:
+    """Let a job of `kind` run `importer` (path, options, user) -> (result body, HTTP status)."""
+    if kind not in {k for k, _ in IMPORT_KINDS}:
+        raise ValueError(f"{kind!r} is not one of ImportJob's kinds")
+    IMPORTERS[kind] = importer
 
 
 def import_job_folder() -> tuple[Path, str]:

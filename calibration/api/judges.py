@@ -1,12 +1,15 @@
 """REST endpoints of judges: judge versions (list, create, one), the gate, and verdicts imported from
 outside."""
 
+from pathlib import Path
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.imports import ImportJobSerializer, async_import
 from annotation.selectors.blind import blind_scope
 from calibration.api import serializers as s
 from calibration.api.gate_serializers import GateSerializer
@@ -14,7 +17,7 @@ from calibration.models import JudgeVersion
 from calibration.selectors.gates import judge_gate, judge_gates
 from calibration.selectors.judges import judge_version_get
 from calibration.services.judges import judge_version_create
-from calibration.services.verdicts import verdicts_import
+from calibration.services.verdicts import verdicts_import_job
 from evalapp.api import DeclaredOutput, ErrorSerializer, JSONLinesParser, JSONParser
 from evalapp.roles import ENGINEER, HasRole
 from evalapp.uploads import UploadSerializer, uploaded_path
@@ -97,10 +100,14 @@ class VerdictImportView(_ReadWrite):
     @extend_schema(
         summary="Import a replay judge's verdicts (JSONL run_id, qid, verdict)",
         request={"multipart/form-data": UploadSerializer},
-        responses={201: s.VerdictImportResultSerializer, 400: ErrorSerializer},
+        responses={201: s.VerdictImportResultSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     def post(self, request, pk):
         judge_version_get(pk)  # an unknown version is 404 before the upload is looked at
+        options = {"judge_version": pk}
+        queued = async_import(request, kind="verdicts", options=options)
+        if queued is not None:
+            return queued
         with uploaded_path(request) as path:
-            result = verdicts_import(path=path, judge_version_id=pk)
-        return Response(s.VerdictImportResultSerializer(result.as_dict()).data, status=status.HTTP_201_CREATED)
+            body, code = verdicts_import_job(Path(path), options, request.user)
+        return Response(s.VerdictImportResultSerializer(body).data, status=code)

@@ -32,6 +32,12 @@ class VerdictImportResult:
         }
 
 
+def verdicts_import_job(path: Path, options: dict[str, Any], user: Any) -> tuple[dict[str, Any], int]:
+    """``verdicts_import`` as an API import calls it, in the request or as a queued job (annotation's import
+    jobs): the options carry the judge version; the result body and its HTTP status."""
+    return verdicts_import(path=path, judge_version_id=options["judge_version"]).as_dict(), 201
+
+
 def verdicts_import(*, path: str | Path, judge_version_id) -> VerdictImportResult:
     """Import a replay judge's verdicts; every bad line is named and nothing is written unless all are good.
 

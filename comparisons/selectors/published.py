@@ -9,11 +9,13 @@ re-scored on the latest version (series.rescore_on_version), recorded in a Corre
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 
 from annotation.models import Correction, DatasetVersion, PublishedFigure, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
 from annotation.selectors.datasets import version_diff
+from evalstats.manifest import ManifestDiff
 
 
 def _correction_dict(c: Correction) -> dict:
@@ -46,16 +48,25 @@ def correction_words(c: dict) -> str:
 
 
 def population_changes(
-    figure: PublishedFigure, *, versions: dict[str, DatasetVersion], latest: DatasetVersion | None, later_configs: set
+    figure: PublishedFigure,
+    *,
+    versions: dict[str, DatasetVersion],
+    latest: DatasetVersion | None,
+    later_configs: set,
+    diffs: dict[tuple[int, int], ManifestDiff],
 ) -> list[str]:
-    """What makes a later number non-comparable with the figure, in words (empty: still comparable)."""
+    """What makes a later number non-comparable with the figure, in words (empty: still comparable).
+    `diffs` keeps each (published version, latest version) diff worked out, for the figures after it."""
     causes = []
     own = versions.get(figure.dataset_hash)
     if latest is not None and latest.dataset_hash != figure.dataset_hash:
         if own is None:
             causes.append(f"the dataset is now v{latest.number}; the version the figure was computed on is not stored")
         else:
-            d = version_diff(own, latest)
+            key = (own.pk, latest.pk)
+            if key not in diffs:
+                diffs[key] = version_diff(own, latest)
+            d = diffs[key]
             if d.added or d.removed or d.modified:
                 causes.append(
                     f"dataset v{own.number} → v{latest.number}: +{len(d.added)} added, −{len(d.removed)} removed, "
@@ -97,17 +108,19 @@ def published_figures(
     runs = Run.objects.filter(dataset_id__in=dataset_ids, system__in={f.run.system for f in rows}).values_list(
         "dataset_id", "system", "started_at", "imported_at", "evaluator_config_hash"
     )
-    later: list[tuple] = list(runs)
+    # Each system's runs on each dataset: (when, config), so a figure reads only its own system's runs.
+    later: dict[tuple[int, str], list[tuple]] = defaultdict(list)
+    for ds, system, at, imported, cfg in runs:
+        later[(ds, system)].append((at or imported, cfg))
+    diffs: dict[tuple[int, int], ManifestDiff] = {}
     out = []
     for f in rows:
         started = f.run.started_at or f.run.imported_at
-        configs = {
-            cfg
-            for ds, system, at, imported, cfg in later
-            if ds == f.run.dataset_id and system == f.run.system and (at or imported) > started
-        } - {f.evaluator_config_hash}
+        configs = {cfg for at, cfg in later[(f.run.dataset_id, f.run.system)] if at > started} - {
+            f.evaluator_config_hash
+        }
         newest = latest.get(f.run.dataset_id) if f.run.dataset_id is not None else None
-        causes = population_changes(f, versions=by_hash, latest=newest, later_configs=configs)
+        causes = population_changes(f, versions=by_hash, latest=newest, later_configs=configs, diffs=diffs)
         out.append(
             {
                 "id": f.pk,

@@ -95,3 +95,44 @@ def test_a_small_upload_keeps_the_synchronous_path(loaded, api_client_for):
     res = api.post("/api/runs/", data=jsonl([run_record(), *ANSWERS]), content_type="application/x-ndjson")
     assert res.status_code == 201 and res.json()["answers"] == 3
     assert ImportJob.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_large_traffic_upload_is_queued_then_polled_to_the_synchronous_body(tmp_path, api_client_for, small_limit):
+    from annotation.models import TrafficQuestion
+    from tests.annotation.traffic_world import TRAFFIC, traffic_world
+
+    traffic_world(tmp_path)
+    api = api_client_for("eve", "expert")
+    res = api.post("/api/datasets/shop/traffic/?source=web", data=jsonl(TRAFFIC), content_type="application/x-ndjson")
+    assert res.status_code == 202, res.content
+    job = ImportJob.objects.get()
+    assert (job.kind, job.options, res.json()["total_lines"]) == ("traffic", {"dataset": "shop", "source": "web"}, 10)
+    assert TrafficQuestion.objects.count() == 0
+    run_import_job(job.pk)
+    polled = api.get(res["Location"]).json()
+    assert (polled["status"], polled["http_status"], polled["lines_read"]) == ("done", 201, 10)
+    assert {k: polled["result"][k] for k in ("dataset", "lines", "added", "repeats", "in_set", "unclassified")} == {
+        "dataset": "shop", "lines": 10, "added": 7, "repeats": 2, "in_set": 1, "unclassified": 7,
+    }  # fmt: skip
+    assert TrafficQuestion.objects.count() == 7
+
+
+@pytest.mark.django_db
+def test_a_large_bad_traffic_upload_fails_naming_the_line_and_stores_nothing(tmp_path, api_client_for, small_limit):
+    from annotation.models import TrafficQuestion
+    from tests.annotation.traffic_world import traffic_world
+
+    traffic_world(tmp_path)
+    api = api_client_for("eve", "expert")
+    body = jsonl([{"question": f"fine question number {i}"} for i in range(8)] + [{"question": "q", "asked_at": "x"}])
+    res = api.post("/api/datasets/shop/traffic/", data=body, content_type="application/x-ndjson")
+    assert res.status_code == 202
+    run_import_job(ImportJob.objects.get().pk)
+    polled = api.get(res["Location"]).json()
+    assert (polled["status"], polled["http_status"], polled["result"]) == ("failed", 400, None)
+    assert [(p["line"], p["field"]) for p in polled["error"]["problems"]] == [(9, "asked_at")]
+    assert TrafficQuestion.objects.count() == 0
+    # An unknown dataset is refused at once, nothing queued.
+    unknown = api.post("/api/datasets/nope/traffic/", data=body, content_type="application/x-ndjson")
+    assert unknown.status_code == 404 and ImportJob.objects.count() == 1

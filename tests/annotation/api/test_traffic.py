@@ -29,7 +29,7 @@ def test_upload_then_coverage_rules_assign_and_propose(tmp_path, api_client_for)
     hello = TrafficQuestion.objects.get(text="hello")
     assigned = api.post("/api/datasets/shop/traffic/assign/", {"ids": [hello.pk], "stratum": "other"}, format="json")
     assert assigned.json() == {"dataset": "shop", "stratum": "other", "assigned": 1}
-    unclassified = api.get("/api/datasets/shop/traffic/?unclassified=true").json()
+    unclassified = api.get("/api/datasets/shop/traffic/?unclassified=true").json()["results"]
     assert len(unclassified) == 4 and all(q["stratum"] is None for q in unclassified)
     cov = api.get("/api/datasets/shop/coverage/?n=9").json()
     # 9 askings: billing 4 (refund x3, refund window), other 1 (hello), unclassified 4.
@@ -102,3 +102,42 @@ def test_annotators_and_adjudicators_see_no_traffic(tmp_path, api_client_for, cl
     client.force_login(make_user("viewer", role))
     assert client.get("/tagging/shop/traffic/").status_code == 403
     assert WorkingExample.objects.count() == 0
+
+
+@pytest.mark.parametrize("size", [3, 30])
+def test_the_traffic_list_pages_with_the_other_api_lists(size, tmp_path, api_client_for, django_assert_max_num_queries):
+    import hashlib
+
+    dataset, _ = traffic_world(tmp_path)
+    for i in range(size):
+        text = f"question {i}"
+        TrafficQuestion.objects.create(
+            dataset=dataset,
+            text=text,
+            normalized_text=text,
+            text_key=hashlib.sha256(text.encode()).hexdigest(),
+            stratum="billing" if i % 3 == 0 else None,
+        )
+    api = api_client_for("eve", "expert")
+    url = "/api/datasets/shop/traffic/"
+    api.get(url)
+    with django_assert_max_num_queries(6):
+        first = api.get(f"{url}?limit=2").json()
+    assert (first["count"], [q["text"] for q in first["results"]]) == (size, ["question 0", "question 1"])
+    assert first["next"].endswith("limit=2&offset=2") and first["previous"] is None
+    unclassified = api.get(f"{url}?unclassified=true&page_size=2").json()
+    assert unclassified["count"] == size - (size + 2) // 3
+    assert [q["text"] for q in unclassified["results"]] == ["question 1", "question 2"]
+    walked, page = [], unclassified
+    while True:
+        walked += [q["text"] for q in page["results"]]
+        if page["next"] is None:
+            break
+        page = api.get(page["next"]).json()
+    assert walked == [f"question {i}" for i in range(size) if i % 3]
+    everything = api.get(f"{url}?limit=1000").json()
+    assert [q["id"] for q in everything["results"]] == list(
+        TrafficQuestion.objects.filter(dataset=dataset).order_by("id").values_list("id", flat=True)
+    )
+    bad = api.get(f"{url}?limit=0")
+    assert bad.status_code == 400 and bad.json()["problems"][0]["field"] == "limit"

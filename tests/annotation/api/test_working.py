@@ -24,3 +24,38 @@ def test_working_copy_api_conflicts_and_publish(loaded, api_client_for):
     export = alice.get("/api/datasets/support/versions/2/export/")
     lines = b"".join(export.streaming_content).decode().splitlines()
     assert json.loads(lines[0])["expected"] == "thirty days"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size", [3, 40])
+def test_one_question_is_the_list_s_entry_read_in_statements_that_do_not_grow_with_the_set(
+    size, api_client_for, django_assert_max_num_queries
+):
+    from tests import factories as f
+
+    api = api_client_for("alice", "expert")
+    dataset = f.DatasetFactory(name="grown")
+    f.version(dataset, [f.record(f"q-{k:03d}") for k in range(size)])
+    url = "/api/datasets/grown/working/"
+    assert (
+        api.patch(f"{url}q-001/", {"changes": {"expected": "edited"}, "base_revision": 0}, format="json").status_code
+        == 200
+    )
+    # A question removed in the working copy (the record null), as a tagging session's removal leaves it.
+    from annotation.models import WorkingExample
+
+    WorkingExample.objects.create(dataset=dataset, qid="q-002", base_version=dataset.versions.get(), record=None)
+    listed = {item["qid"]: item for item in api.get(url).json()}
+    assert len(listed) == size - 1 and "q-002" not in listed
+    for qid in ("q-000", "q-001"):
+        api.get(f"{url}{qid}/")
+        with django_assert_max_num_queries(9):
+            one = api.get(f"{url}{qid}/")
+        assert one.json() == listed[qid]
+    assert (listed["q-001"]["edited"], listed["q-001"]["revision"], listed["q-001"]["record"]["expected"]) == (
+        True,
+        1,
+        "edited",
+    )
+    removed = api.get(f"{url}q-002/")
+    assert (removed.status_code, removed.json()["error"]) == (404, "unknown question 'q-002' in dataset 'grown'")

@@ -225,3 +225,46 @@ def test_admin_lists_calibration_records_read_only(world, run_inline, client):
     version = JudgeVersion.objects.get()
     page = client.get(f"/admin/calibration/judgeversion/{version.pk}/change/")
     assert page.status_code == 200 and b'name="_save"' not in page.content
+
+
+def test_a_large_verdict_upload_is_queued_then_polled_to_the_synchronous_body(world, api_client_for, settings):
+    from annotation.models import ImportJob
+    from annotation.tasks import run_import_job
+
+    settings.EVALAPP_ASYNC_IMPORT_BYTES = 200
+    api = api_client_for("eng", "engineer")
+    v, _ = judge_version_create(judge_name="external", backend="replay")
+    body = "".join(json.dumps({"run_id": "run-a", "qid": f"q-{i:04d}", "verdict": "correct"}) + "\n" for i in range(5))
+    assert len(body) > 200
+    res = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data=body, content_type="application/x-ndjson")
+    assert res.status_code == 202, res.content
+    job = ImportJob.objects.get()
+    assert (job.kind, job.options, ImportedVerdict.objects.count()) == ("verdicts", {"judge_version": v.pk}, 0)
+    run_import_job(job.pk)
+    polled = api.get(res["Location"]).json()
+    assert (polled["status"], polled["http_status"], polled["lines_read"]) == ("done", 201, 5)
+    assert polled["result"]["created"] == 5 and ImportedVerdict.objects.count() == 5
+    # A bad line fails the job, naming it, and writes nothing.
+    bad = body.replace('"verdict": "correct"}\n', '"verdict": "maybe"}\n', 1)
+    res = api.post(f"/api/judge-versions/{v.pk}/verdicts/import/", data=bad, content_type="application/x-ndjson")
+    assert res.status_code == 202
+    run_import_job(ImportJob.objects.get(pk=res.json()["id"]).pk)
+    failed = api.get(res["Location"]).json()
+    assert (failed["status"], failed["http_status"]) == ("failed", 400)
+    assert [(p["line"], p["field"], p["message"]) for p in failed["error"]["problems"]] == [
+        (1, "verdict", "verdict must be 'correct' or 'incorrect', not 'maybe'"),
+        (
+            1,
+            "verdict",
+            "run-a/q-0000 was imported as 'correct'; imported verdicts never change (make a new judge version)",
+        ),
+    ]
+    assert ImportedVerdict.objects.count() == 5
+    # An unknown version is a 404 before the upload is looked at; nothing queued.
+    assert (
+        api.post(
+            "/api/judge-versions/999999/verdicts/import/", data=body, content_type="application/x-ndjson"
+        ).status_code
+        == 404
+    )
+    assert ImportJob.objects.count() == 2

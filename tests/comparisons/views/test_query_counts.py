@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 
+from annotation.models import PublishedFigure
 from tests import factories as f
 
 SIZES = [3, 12]
@@ -13,7 +14,7 @@ QIDS = [f"q-{k:03d}" for k in range(6)]
 
 def runs_world(n: int):
     """A dataset in two versions (the second adds a question) and n harness-scored runs of two systems on
-    each, with the same pinned fields; an engineer to read them."""
+    each, with the same pinned fields, each run's score shown once; an engineer to read them."""
     engineer = f.UserFactory(username="eng", roles=("engineer",))
     dataset = f.DatasetFactory(name="grown")
     v1 = f.version(dataset, [f.record(q) for q in QIDS[:-1]])
@@ -31,6 +32,10 @@ def runs_world(n: int):
             )
             for k, qid in enumerate(QIDS[: version.examples]):
                 f.AnswerFactory(run=run, qid=qid, correct=(k + i) % 3 != 0)
+            PublishedFigure.objects.create(
+                run=run, score=0.5, n=version.examples, dataset_hash=version.dataset_hash, shown_to="board",
+                shown_at=run.started_at,
+            )  # fmt: skip
     return engineer
 
 
@@ -40,15 +45,22 @@ PAGES = {
     "series page": "/series/?dataset=grown",
     "series API": "/api/series/?dataset=grown",
     "runs page": "/runs/",
+    "run page": "/runs/run-2-0/",
+    "run failures API": "/api/runs/run-2-0/failures/",
+    "published API": "/api/published/",
 }
 # Statements each page may issue, at every size.
 BOUNDS = {
     "dataset history page": 38,
     "dataset history API": 31,
-    # One more each since the series carries the dataset's published figures (one statement when none).
-    "series page": 15,
-    "series API": 13,
+    # The series carries the dataset's published figures: the figures and their corrections, the versions, the
+    # systems' runs and one diff per (published version, latest version), however many figures rest on it.
+    "series page": 20,
+    "series API": 18,
     "runs page": 6,
+    "run page": 19,
+    "run failures API": 9,
+    "published API": 10,
 }
 
 
