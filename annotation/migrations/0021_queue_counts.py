@@ -38,7 +38,7 @@ def build_counts(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0019_traffic"),
+        ("annotation", "0020_import_kinds_traffic_verdicts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
