@@ -14,6 +14,7 @@ from annotation.models.datasets import (
 )
 from annotation.models.imports import IMPORT_KINDS, IMPORT_STATUSES, ImportJob
 from annotation.models.published import Correction, PublishedFigure
+from annotation.models.queue_counts import QueueLabelSeconds, QueuePairCount
 from annotation.models.queues import (
     Assignment,
     Queue,
@@ -66,7 +67,9 @@ __all__ = [
     "PublishedFigure",
     "Queue",
     "QueueItem",
+    "QueueLabelSeconds",
     "QueueMember",
+    "QueuePairCount",
     "QueueRubric",
     "RelabelAudit",
     "RelabelAuditItem",

@@ -52,6 +52,9 @@ class Queue(models.Model):
     criteria = models.JSONField(default=list, blank=True)
     # {criterion name: rank difference}: two values of an ordinal criterion within it agree (absent: 0).
     tolerance = models.JSONField(default=dict, blank=True)
+    # The pair counts and label seconds (queue_counts) are kept in step with the labels since the queue was
+    # made or last rebuilt; false (a queue written around the services) reads them live.
+    counts_kept = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -13,11 +13,11 @@ queue_stats must leave out the answers in the viewer's blind scope.
 """
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import F, Sum
 
-from annotation.models import Assignment, Dataset, HumanLabel, Queue, QueueItem
+from annotation.models import Dataset, Queue, QueueItem
 from annotation.selectors.datasets import working_records
+from annotation.selectors.queue_counts import kept_seconds, live_seconds
 from annotation.selectors.queues import pool_usernames
 from annotation.selectors.tagging import gold_state, tagged_seconds
 from evalapp.validation import raise_problems, seconds_problem
@@ -147,18 +147,15 @@ def queue_label_time(queue: Queue, *, min_seconds: float = 0.0) -> dict:
 
     Every pool member has a row, with no figure until they label."""
     _check(min_seconds)
-    # Each done assignment's label seconds (none without a label), counted by annotator and value in one
-    # grouped join: as many rows as distinct figures, not one a label.
-    assignment, item, label = (m._meta.db_table for m in (Assignment, QueueItem, HumanLabel))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT a.annotator_id, l.active_seconds, COUNT(*) FROM {assignment} a"
-            f" JOIN {item} qi ON qi.id = a.item_id"
-            f" LEFT JOIN {label} l ON l.answer_id = qi.answer_id AND l.annotator_id = a.annotator_id"
-            " WHERE a.queue_id = %s AND a.state = %s GROUP BY a.annotator_id, l.active_seconds",
-            (queue.pk, Assignment.DONE),
+    # Each done assignment's label seconds (none without a label), counted by annotator and value: kept
+    # beside the pair counts, else one grouped join; as many rows as distinct figures, not one a label.
+    # In value order, so both give the same sums to the last bit.
+    counted = [
+        (annotator_id, seconds if timed else None, n)
+        for (_q, annotator_id, timed, seconds), n in sorted(
+            (kept_seconds(queue.pk) if queue.counts_kept else live_seconds(queue_id=queue.pk)).items()
         )
-        counted = cursor.fetchall()
+    ]
     names = dict(get_user_model().objects.filter(pk__in={r[0] for r in counted}).values_list("pk", "username"))
     per_person: dict[str, list[float | None]] = {name: [] for name in pool_usernames(queue)}
     for annotator_id, seconds, n in counted:

@@ -11,6 +11,7 @@ from django.db import connection
 
 from annotation.models import Assignment, HumanLabel, QueueItem
 from annotation.selectors.blind import BlindScope
+from annotation.selectors.queue_counts import kept_pairs, pairs_params, pairs_sql
 from evalapp.errors import Problem, ServiceError
 
 # (stratum, first annotator id, second annotator id, first verdict, second verdict, pairs)
@@ -36,26 +37,15 @@ def _blind_clause(scope: BlindScope, column: str) -> tuple[str, tuple]:
 
 
 def _pairs_sql(queue_id: int, scope: BlindScope, select: str, group: str = "") -> tuple[str, tuple]:
-    """Every pair of submitted labels on one complete item of the queue, the first label in (submit time,
-    then annotator id) as `a1`/`l1` and the later as `a2`/`l2`: the pairs `combinations` makes of the
-    item's labels in submit order, joined and filtered by the database."""
-    assignment, item, label = _tables()
+    """Every pair of submitted labels on one complete item of the queue outside the viewer's blind scope
+    (queue_counts.pairs_sql), joined and filtered by the database."""
     blind, params = _blind_clause(scope, "qi.answer_id")
-    sql = (
-        f"SELECT {select} FROM {assignment} a1"
-        f" JOIN {assignment} a2 ON a2.item_id = a1.item_id AND a2.state = %s AND (a1.submitted_at < a2.submitted_at"
-        " OR (a1.submitted_at = a2.submitted_at AND a1.annotator_id < a2.annotator_id))"
-        f" JOIN {item} qi ON qi.id = a1.item_id"
-        f" JOIN {label} l1 ON l1.answer_id = qi.answer_id AND l1.annotator_id = a1.annotator_id"
-        f" JOIN {label} l2 ON l2.answer_id = qi.answer_id AND l2.annotator_id = a2.annotator_id"
-        f" WHERE a1.queue_id = %s AND a1.state = %s AND qi.status <> %s{blind}{group}"
-    )
-    return sql, (Assignment.DONE, queue_id, Assignment.DONE, QueueItem.OPEN, *params)
+    sql = pairs_sql(select, f" AND qi.queue_id = %s{blind}", group)
+    return sql, (*pairs_params(), queue_id, *params)
 
 
-def pair_counts(queue, scope: BlindScope) -> list[PairCount]:
-    """(stratum, first annotator id, second annotator id, first verdict, second verdict, pairs) over the
-    queue's complete items outside the viewer's blind `scope`: one grouped query, whatever the size."""
+def pair_counts_live(queue, scope: BlindScope) -> list[PairCount]:
+    """pair_counts as the labels give them now: one grouped self-join of the queue's labels."""
     sql, params = _pairs_sql(
         queue.pk,
         scope,
@@ -65,6 +55,37 @@ def pair_counts(queue, scope: BlindScope) -> list[PairCount]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [tuple(row) for row in cursor.fetchall()]
+
+
+def _blind_pairs(queue, scope: BlindScope) -> list[PairCount]:
+    """The pairs on the queue's complete items whose answer is in the viewer's blind scope: what the kept
+    counts hold that this viewer must not be shown (answers open in another queue of theirs)."""
+    sql, params = scope.answer_ids_query().query.sql_with_params()
+    query = pairs_sql(
+        "qi.stratum, a1.annotator_id, a2.annotator_id, l1.verdict, l2.verdict, COUNT(*)",
+        f" AND qi.queue_id = %s AND qi.answer_id IN ({sql})",
+        " GROUP BY qi.stratum, a1.annotator_id, a2.annotator_id, l1.verdict, l2.verdict",
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(query, (*pairs_params(), queue.pk, *params))
+        return [tuple(row) for row in cursor.fetchall()]
+
+
+def pair_counts(queue, scope: BlindScope) -> list[PairCount]:
+    """(stratum, first annotator id, second annotator id, first verdict, second verdict, pairs) over the
+    queue's complete items outside the viewer's blind `scope`.
+
+    A queue whose counts are kept reads its few hundred QueuePairCount rows; for a viewer blind to some
+    answers, the pairs on the queue's items over those answers are counted live and taken off (the same
+    figures the live query's exclusion gives, at the cost of those items alone). A queue not kept is
+    counted live, one grouped query whatever the size."""
+    if not queue.counts_kept:
+        return pair_counts_live(queue, scope)
+    counts: dict[tuple, int] = {key[1:]: n for key, n in kept_pairs(queue.pk).items()}
+    if scope.blind:
+        for stratum, a, b, va, vb, n in _blind_pairs(queue, scope):
+            counts[(stratum, a, b, va, vb)] -= n
+    return [(*key, n) for key, n in counts.items() if n]
 
 
 def _disagreeing_sql(queue_id: int, scope: BlindScope, *, stratum: str | None, after_id: int | None):

@@ -29,6 +29,7 @@ from annotation.services.labels import (
     label_record,
     label_write,
 )
+from annotation.services.queue_counts import counts_kept
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (
@@ -174,16 +175,18 @@ def label_submit(
                 same_verdict=same_verdict,
                 other_values=not same_values and (not rationale or rationale == current.rationale),
             )
-        # Changing one's own label before the item is complete: same slot, history in LabelEvent.
-        label, outcome = label_write(
-            answer=item.answer,
-            annotator=annotator,
-            verdict=verdict,
-            rationale=rationale or "",
-            source="queue",
-            active_seconds=active_seconds,
-            refresh_final=False,
-        )
+        # Changing one's own label before the item is complete: same slot, history in LabelEvent. Another
+        # queue's complete item may pair this label (and its seconds), so the counts follow.
+        with counts_kept([item.answer_id]):
+            label, outcome = label_write(
+                answer=item.answer,
+                annotator=annotator,
+                verdict=verdict,
+                rationale=rationale or "",
+                source="queue",
+                active_seconds=active_seconds,
+                refresh_final=False,
+            )
         written = values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values)
         return label, "changed" if written and outcome == "unchanged" else outcome
     if mine.state == Assignment.EXPIRED:
@@ -193,25 +196,26 @@ def label_submit(
                 "handed to another annotator; your label was not recorded"
             )
         item.taken += 1  # the slot is still free: take it back
-    mine.state, mine.submitted_at = Assignment.DONE, now
-    mine.save(update_fields=["state", "submitted_at"])
-    # A label of theirs on the answer is there only in a rework queue (or from an import since the claim).
-    current = None if mine.label_id is None else HumanLabel.objects.select_for_update().get(pk=mine.label_id)
-    result = label_record(
-        answer=item.answer,
-        annotator=annotator,
-        label=current,
-        verdict=verdict,
-        rationale=rationale or "",
-        source="queue",
-        labelled_at=now,
-        active_seconds=active_seconds,
-    )
-    values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values, at=now)
-    item.done += 1
-    if item.done >= queue.overlap:
-        _complete(item, queue, now, locked_answer=True)
-    item.save(update_fields=["taken", "done", "status", "completed_at"])
+    with counts_kept([item.answer_id]):
+        mine.state, mine.submitted_at = Assignment.DONE, now
+        mine.save(update_fields=["state", "submitted_at"])
+        # A label of theirs on the answer is there only in a rework queue (or from an import since the claim).
+        current = None if mine.label_id is None else HumanLabel.objects.select_for_update().get(pk=mine.label_id)
+        result = label_record(
+            answer=item.answer,
+            annotator=annotator,
+            label=current,
+            verdict=verdict,
+            rationale=rationale or "",
+            source="queue",
+            labelled_at=now,
+            active_seconds=active_seconds,
+        )
+        values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values, at=now)
+        item.done += 1
+        if item.done >= queue.overlap:
+            _complete(item, queue, now, locked_answer=True)
+        item.save(update_fields=["taken", "done", "status", "completed_at"])
     if queue.kind == Queue.KIND_AUDIT and item.status != QueueItem.OPEN:
         # The last blind label in decides the audit now (and sends a drifted batch back for rework).
         audit = RelabelAudit.objects.filter(queue=queue).first()
@@ -237,7 +241,13 @@ def label_revise(
     raise_problems(
         "the label is not valid; nothing was written", text_problem(rationale, "rationale", max_length=TEXT_MAX)
     )
-    item = QueueItem.objects.select_for_update().select_related("answer").filter(queue=queue, pk=item_id).first()
+    # The answer too: the kept counts of every queue holding it are counted around the change.
+    item = (
+        QueueItem.objects.select_for_update(of=("self", "answer"))
+        .select_related("answer")
+        .filter(queue=queue, pk=item_id)
+        .first()
+    )
     if item is None:
         raise NotFound(f"queue {queue.pk} has no item {item_id}")
     criteria = item_criteria(queue, item) if values is not None else []
@@ -250,15 +260,16 @@ def label_revise(
     if item.status == QueueItem.OPEN:
         raise Conflict("the item is not complete yet: change your label with the label call instead")
     current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
-    result = label_write(
-        answer=item.answer,
-        annotator=annotator,
-        verdict=verdict,
-        rationale=rationale.strip(),
-        source="queue",
-        round=(current.round if current else 1) + 1,
-        refresh_final=False,
-    )
+    with counts_kept([item.answer_id]):
+        result = label_write(
+            answer=item.answer,
+            annotator=annotator,
+            verdict=verdict,
+            rationale=rationale.strip(),
+            source="queue",
+            round=(current.round if current else 1) + 1,
+            refresh_final=False,
+        )
     if isinstance(values, dict) and criteria:
         values_write(answer_id=item.answer_id, annotator=annotator, criteria=criteria, values=values)
     if item.status != QueueItem.ADJUDICATED:

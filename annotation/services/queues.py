@@ -252,6 +252,8 @@ def queue_create(
             created_by=created_by,
             criteria=criteria,
             tolerance=tolerance,
+            # Its items are open: nothing is paired or timed yet, and the submits keep the counts from here.
+            counts_kept=True,
         )
         QueueRubric.objects.create(queue=queue, number=1, text=rubric, created_by=created_by)
         QueueMember.objects.bulk_create([QueueMember(queue=queue, user=u) for u in pool])

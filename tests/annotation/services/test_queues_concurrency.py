@@ -15,6 +15,7 @@ from django.db import close_old_connections, connection
 from annotation.models import Assignment, HumanLabel, LabelEvent, QueueItem
 from annotation.services.claims import Conflict, queue_next
 from annotation.services.labelling import label_submit
+from annotation.services.queue_counts import queue_counts_check
 from annotation.services.queues import queue_create
 
 
@@ -80,6 +81,8 @@ def assert_exact(queue, n_items: int, overlap: int, created: Counter):
     assert HumanLabel.objects.count() == n_items * overlap == sum(created.values())
     assert LabelEvent.objects.filter(old_verdict="").count() == n_items * overlap
     assert Assignment.objects.filter(queue=queue, state="claimed").count() == 0
+    # The kept pair counts and label seconds took every submit's change: none lost to a race.
+    assert [c.in_step for c in queue_counts_check(queue_ids=[queue.pk])] == [True]
 
 
 @pytest.mark.postgres
