@@ -197,6 +197,23 @@ class AssignmentAdmin(ReadOnlyAdmin):
     list_filter = ["queue", "state"]
 
 
+@admin.register(m.QueuePairCount)
+class QueuePairCountAdmin(ReadOnlyAdmin):
+    """Derived counts (queue_counts rebuilds them). A queue holding any answer of a run the staff member
+    labels blind is hidden whole: its pair counts move with the other annotator's verdict."""
+
+    blind_run_field = "queue__items__answer__run_id"
+    list_display = ["queue", "stratum", "annotator_a", "annotator_b", "verdict_a", "verdict_b", "n"]
+    list_filter = ["queue"]
+
+
+@admin.register(m.QueueLabelSeconds)
+class QueueLabelSecondsAdmin(ReadOnlyAdmin):
+    blind_run_field = "queue__items__answer__run_id"
+    list_display = ["queue", "annotator", "timed", "seconds", "n"]
+    list_filter = ["queue"]
+
+
 @admin.register(m.RelabelAudit)
 class RelabelAuditAdmin(ReadOnlyAdmin):
     list_display = ["name", "source", "batch_size", "sample_size", "status", "created_at"]

@@ -318,6 +318,8 @@ def test_the_admin_hides_the_blind_runs_from_staff_but_not_from_superusers(team)
         "annotation/run",
         "annotation/queueitem",
         "annotation/assignment",
+        "annotation/queuepaircount",
+        "annotation/queuelabelseconds",
         "calibration/sampleitem",
         "calibration/verdict",
         "calibration/repeatverdict",
@@ -340,6 +342,11 @@ def test_the_admin_hides_the_blind_runs_from_staff_but_not_from_superusers(team)
     everything = page(root).get("/admin/annotation/answer/")
     assert everything.context["cl"].queryset.count() == 2 * N
     assert page(root).get("/admin/calibration/repeatverdict/").context["cl"].queryset.count() == 3
+    from annotation.models import QueueLabelSeconds, QueuePairCount
+
+    for path, model in (("queuepaircount", QueuePairCount), ("queuelabelseconds", QueueLabelSeconds)):
+        listed = page(root).get(f"/admin/annotation/{path}/").context["cl"].queryset
+        assert listed.count() == model.objects.count() > 0, path
     assert (
         page(root)
         .get("/admin/annotation/humanlabel/")

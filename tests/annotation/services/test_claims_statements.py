@@ -37,12 +37,13 @@ def test_next_item_and_its_payload_in_a_fixed_number_of_statements(
 
 
 # Lock the item with its answer and run (membership rides on it), the annotator's assignment with their
-# label's id, the assignment marked done, the label, its LabelEvent, the item's counts; plus the test's
-# savepoint pair.
-SUBMIT_BOUND = 8
+# label's id, the assignment marked done, the label, its LabelEvent, the item's counts; the kept queue counts
+# (the answer's label pairs and label seconds read before and after the write, and the seconds' upsert);
+# plus the test's savepoint pair.
+SUBMIT_BOUND = 13
 # ...and on the label that completes the item: the verdicts of its labels, the answer's final label read in
-# one statement, and its update.
-COMPLETING_SUBMIT_BOUND = SUBMIT_BOUND + 3
+# one statement, its update, and the pairs' upsert.
+COMPLETING_SUBMIT_BOUND = SUBMIT_BOUND + 4
 
 
 @pytest.mark.parametrize("size", [12, 80])
