@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -21,8 +22,8 @@ import numpy.typing as npt
 DUPLICATE = "qids must be distinct: each question is compared once"
 
 
-def _strictly_increasing(arr: npt.NDArray[np.generic]) -> bool:
-    return arr.shape[0] < 2 or bool(np.all(arr[1:] > arr[:-1]))
+def _strictly_increasing(arr: npt.NDArray[Any]) -> bool:
+    return arr.shape[0] < 2 or bool(np.all(np.greater(arr[1:], arr[:-1])))
 
 
 @dataclass(frozen=True, eq=False)
