@@ -21,7 +21,8 @@ Paired comparison, per n:
     per version and not per comparison;
   * its 10,000-replicate count bootstrap alone (paired_bootstrap_ci), and the ratio
     paired_diff / bootstrap (the share of the time the qid work takes; target: under 5x at 10^6);
-    every row is the median of --repeats calls, the bootstrap timed the same way in the same loop;
+    every row is the median of --repeats calls, the four paths and the bootstrap called in turn in each
+    round (so a change of load falls on both sides of each ratio alike);
   * naive = a numpy row-resampling loop of the paired difference, scaled to 10,000; ratio naive / ours.
 Figures are wall-clock medians on this machine; they are printed, never asserted.
 """
@@ -60,6 +61,18 @@ def median_time(fn, repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def median_times(fns: dict, repeats: int) -> dict:
+    """The median wall-clock seconds of each fn, the calls taken in turn (round r calls every fn once), so
+    a change in the machine's load while they run falls on every side of a ratio alike."""
+    times: dict = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def ms(seconds: float) -> str:
@@ -147,15 +160,22 @@ def main() -> None:
         a_ok = rng.random(n) < 0.71
         b_ok = np.where(rng.random(n) < 0.85, a_ok, rng.random(n) < 0.79)
         index = QidIndex.of(qid_array)
-        t_index = median_time(lambda: paired_diff(index, a_ok, b_ok, iters=ITERS, seed=0), repeats)
-        t_build_array = median_time(lambda: QidIndex.of(qid_array), repeats)
-        t_build_list = median_time(lambda: QidIndex.of(qid_list), repeats)
-        t_array = median_time(lambda: paired_diff(qid_array, a_ok, b_ok, iters=ITERS, seed=0), repeats)
-        t_sorted = median_time(lambda: paired_diff(sorted_array, a_ok, b_ok, iters=ITERS, seed=0), repeats)
-        t_list = median_time(lambda: paired_diff(qid_list, a_ok, b_ok, iters=ITERS, seed=0), repeats)
         b_only = int(np.count_nonzero(b_ok & ~a_ok))
         a_only = int(np.count_nonzero(a_ok & ~b_ok))
-        t_boot = median_time(lambda: paired_bootstrap_ci(b_only, a_only, n, iters=ITERS), repeats)
+        # Every path and the bootstrap alone, called in turn in each round, so load falls on all alike.
+        t = median_times(
+            {
+                "index": lambda: paired_diff(index, a_ok, b_ok, iters=ITERS, seed=0),
+                "boot": lambda: paired_bootstrap_ci(b_only, a_only, n, iters=ITERS),
+                "sorted": lambda: paired_diff(sorted_array, a_ok, b_ok, iters=ITERS, seed=0),
+                "array": lambda: paired_diff(qid_array, a_ok, b_ok, iters=ITERS, seed=0),
+                "list": lambda: paired_diff(qid_list, a_ok, b_ok, iters=ITERS, seed=0),
+            },
+            repeats,
+        )
+        t_index, t_boot, t_sorted, t_array, t_list = (t[k] for k in ("index", "boot", "sorted", "array", "list"))
+        t_build_array = median_time(lambda: QidIndex.of(qid_array), repeats)
+        t_build_list = median_time(lambda: QidIndex.of(qid_list), repeats)
         reps = naive_reps[n]
         t_naive = median_time(lambda: naive_paired_bootstrap(a_ok, b_ok, reps, np.random.default_rng(1)), repeats)
         t_naive_scaled = t_naive / reps * ITERS

@@ -257,7 +257,7 @@ def paired_diff(
         raise ValueError(
             f"qids, a_correct and b_correct must have the same length, got {n_qids}, {a.shape[0]}, {b.shape[0]}"
         )
-    a_only = a & ~b
+    a_only = np.greater(a, b)  # a and not b, in one pass with no temporary
     regressions = pick(a_only)
     n = n_qids
     if n == 0:

@@ -38,7 +38,7 @@ class QidIndex:
 
     # The qids in Python's str order, and each position's place in that order.
     sorted_qids: npt.NDArray[np.generic]
-    rank: npt.NDArray[np.intp]
+    rank: npt.NDArray[np.signedinteger[Any]]
 
     @classmethod
     def of(cls, qids: Sequence[str] | npt.NDArray[np.generic]) -> QidIndex:
@@ -58,15 +58,18 @@ class QidIndex:
             else:
                 arr = np.array(as_str, dtype=str) if as_str else np.array([], dtype="U1")
         n = arr.shape[0]
+        # 32-bit ranks where they fit: picking a comparison's regressions reads every rank under its mask.
+        dtype = np.int32 if n < 2**31 else np.int64
+        rank: npt.NDArray[np.signedinteger[Any]]
         if arr.dtype.kind == "U" and _strictly_increasing(arr):
-            ordered, rank = arr.copy(), np.arange(n, dtype=np.intp)
+            ordered, rank = arr.copy(), np.arange(n, dtype=dtype)
         else:
             order = np.argsort(arr, kind="stable")
             ordered = arr[order]
             if n > 1 and bool(np.any(ordered[1:] == ordered[:-1])):
                 raise ValueError(DUPLICATE)
-            rank = np.empty(n, dtype=np.intp)
-            rank[order] = np.arange(n, dtype=np.intp)
+            rank = np.empty(n, dtype=dtype)
+            rank[order] = np.arange(n, dtype=dtype)
         ordered.setflags(write=False)
         rank.setflags(write=False)
         return cls(sorted_qids=ordered, rank=rank)
