@@ -44,7 +44,7 @@ def test_joined_values_are_the_column_and_survive_a_value_holding_the_separator(
 
 def test_in_values_finds_exactly_the_values_whatever_characters_they_hold():
     from annotation.models import Dataset
-    from evalapp.keyset import ids_in, in_values
+    from evalapp.keyset import filter_in_values, ids_in, in_values
 
     awkward = [
         "plain",
@@ -68,3 +68,7 @@ def test_in_values_finds_exactly_the_values_whatever_characters_they_hold():
     assert list(Dataset.objects.filter(name__in=in_values([])).values_list("name", flat=True)) == []
     by_id = Dataset.objects.filter(pk__in=ids_in([made["plain"], made["NULL"], 10**9]))
     assert sorted(by_id.values_list("name", flat=True)) == ["NULL", "plain"]
+    # The same rows by filter_in_values, which PostgreSQL reads as `= ANY(ARRAY(...))`.
+    for wanted in ([*awkward, "absent"], ["plain"], [], ["absent"]):
+        got = filter_in_values(Dataset.objects.exclude(name="plain\x1f"), "name", wanted)
+        assert sorted(got.values_list("name", flat=True)) == sorted(set(wanted) & set(awkward))
