@@ -14,10 +14,17 @@ Agreement, per n:
   * headline ratio naive / ours, ours WITH its counting step; the ratio after counting beside it.
 Paired comparison, per n:
   * paired_diff end to end from the per-question arrays (validating and counting the flags, the qid
-    work: distinctness and the sorted regressions, and the bootstrap), with the qids as a numpy str
-    array (its fast path) and as a Python list;
+    work: distinctness and the sorted regressions, and the bootstrap), with the qids as a QidIndex
+    (checked distinct when built, once per dataset version, and reused: each call touches only its
+    regressions), a sorted numpy str array, a shuffled one and a shuffled Python list; the QidIndex
+    build (QidIndex.of over the shuffled array and over the list) is timed apart, as it is paid once
+    per version and not per comparison;
   * its 10,000-replicate count bootstrap alone (paired_bootstrap_ci), and the ratio
     paired_diff / bootstrap (the share of the time the qid work takes; target: under 5x at 10^6);
+    every row is the median of --repeats calls, each path and the bootstrap called in turn in each
+    round (so a change of load falls on both sides of each ratio alike): the QidIndex path first in turn
+    with the bootstrap alone (a caller reusing one index), then again in turn with all the other paths,
+    where it follows a sort of a million strings and finds its arrays out of the caches;
   * naive = a numpy row-resampling loop of the paired difference, scaled to 10,000; ratio naive / ours.
 Figures are wall-clock medians on this machine; they are printed, never asserted.
 """
@@ -37,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sklearn.metrics import cohen_kappa_score
 
 from evalstats import (
+    QidIndex,
     agreement_from_counts,
     bootstrap_kappa_ci,
     confusion_matrix,
@@ -55,6 +63,18 @@ def median_time(fn, repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def median_times(fns: dict, repeats: int) -> dict:
+    """The median wall-clock seconds of each fn, the calls taken in turn (round r calls every fn once), so
+    a change in the machine's load while they run falls on every side of a ratio alike."""
+    times: dict = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def ms(seconds: float) -> str:
@@ -141,20 +161,47 @@ def main() -> None:
         sorted_array = np.sort(qid_array)
         a_ok = rng.random(n) < 0.71
         b_ok = np.where(rng.random(n) < 0.85, a_ok, rng.random(n) < 0.79)
-        t_array = median_time(lambda: paired_diff(qid_array, a_ok, b_ok, iters=ITERS, seed=0), repeats)
-        t_sorted = median_time(lambda: paired_diff(sorted_array, a_ok, b_ok, iters=ITERS, seed=0), repeats)
-        t_list = median_time(lambda: paired_diff(qid_list, a_ok, b_ok, iters=ITERS, seed=0), repeats)
+        index = QidIndex.of(qid_array)
         b_only = int(np.count_nonzero(b_ok & ~a_ok))
         a_only = int(np.count_nonzero(a_ok & ~b_ok))
-        t_boot = median_time(lambda: paired_bootstrap_ci(b_only, a_only, n, iters=ITERS), repeats)
+
+        # The paths and the bootstrap alone, called in turn in each round, so load falls on all alike.
+        # First the index path with the bootstrap, as a caller comparing runs over one version calls it
+        # again and again; then every path together, where the index path runs after a sort of a
+        # million strings has pushed its arrays out of the caches.
+        def index_path():
+            paired_diff(index, a_ok, b_ok, iters=ITERS, seed=0)
+
+        def bootstrap():
+            paired_bootstrap_ci(b_only, a_only, n, iters=ITERS)
+
+        warm = median_times({"index": index_path, "boot": bootstrap}, repeats)
+        t = median_times(
+            {
+                "index": index_path,
+                "boot": bootstrap,
+                "sorted": lambda: paired_diff(sorted_array, a_ok, b_ok, iters=ITERS, seed=0),
+                "array": lambda: paired_diff(qid_array, a_ok, b_ok, iters=ITERS, seed=0),
+                "list": lambda: paired_diff(qid_list, a_ok, b_ok, iters=ITERS, seed=0),
+            },
+            repeats,
+        )
+        t_index, t_boot, t_sorted, t_array, t_list = (t[k] for k in ("index", "boot", "sorted", "array", "list"))
+        t_build_array = median_time(lambda: QidIndex.of(qid_array), repeats)
+        t_build_list = median_time(lambda: QidIndex.of(qid_list), repeats)
         reps = naive_reps[n]
         t_naive = median_time(lambda: naive_paired_bootstrap(a_ok, b_ok, reps, np.random.default_rng(1)), repeats)
         t_naive_scaled = t_naive / reps * ITERS
         print(f"n = {n:>9,}  ({a_only:,} regressions, {b_only:,} improvements)")
+        ratio_warm = warm["index"] / warm["boot"]
+        print(f"  paired_diff, qids a QidIndex        {ms(warm['index'])}   {ratio_warm:8.1f}x its bootstrap   <- 5x")
+        print(f"    its bootstrap, in turn with it    {ms(warm['boot'])}")
+        print(f"    in turn with the other paths      {ms(t_index)}   {t_index / t_boot:8.1f}x its bootstrap")
         print(f"  paired_diff, qids a sorted array    {ms(t_sorted)}   {t_sorted / t_boot:8.1f}x its bootstrap")
         print(f"  paired_diff, qids a shuffled array  {ms(t_array)}   {t_array / t_boot:8.1f}x its bootstrap")
         print(f"  paired_diff, qids a shuffled list   {ms(t_list)}   {t_list / t_boot:8.1f}x its bootstrap")
         print(f"  its {ITERS:,} count bootstrap alone    {ms(t_boot)}")
+        print(f"  QidIndex.of, once per version: shuffled array {ms(t_build_array)}, list {ms(t_build_list)}")
         print(f"  naive numpy row loop, scaled        {ms(t_naive_scaled)}  ({reps} reps timed)")
         print(f"  ratio naive / paired_diff (array)   {t_naive_scaled / t_array:12,.0f}x")
 

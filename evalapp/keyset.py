@@ -2,13 +2,19 @@
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from django.db import connections
+from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 
 def _one_parameter(keys: list[str] | list[int], sql_type: str, using: str) -> RawSQL:
     if connections[using].vendor == "postgresql":
+        if sql_type == "text":
+            # One JSON text, written by json.dumps in C: psycopg's array dumper quotes value by value in
+            # Python (at 100,000 hashes, most of a second).
+            return RawSQL("SELECT json_array_elements_text(%s::json)", (json.dumps(keys),))
         return RawSQL(f"SELECT unnest(%s::{sql_type}[])", (keys,))
     return RawSQL("SELECT value FROM json_each(%s)", (json.dumps(keys),))
 
@@ -19,6 +25,21 @@ def in_values(values: Iterable[str], *, using: str = "default") -> RawSQL:
     statement count does not grow with the set and no database's limit on bound parameters is reached,
     where `field__in=[...]` would need a statement per few hundred values."""
     return _one_parameter(sorted(set(values)), "text", using)
+
+
+def filter_in_values(qs: QuerySet[Any], field: str, values: Iterable[str]) -> QuerySet[Any]:
+    """`qs.filter(field__in=in_values(values))`, and on PostgreSQL written `field = ANY(ARRAY(...))`:
+    then the index is probed in the values' sorted order, where `IN (SELECT ...)` becomes a semi-join
+    probing it in a hash table's order (at a million examples, the 100,000 hashes of a diff's modified
+    records: 1.2-2.9 s against 2.1-3.5 s for the same statement, six alternating runs under load)."""
+    connection = connections[qs.db]
+    if connection.vendor != "postgresql":
+        return qs.filter(**{f"{field}__in": in_values(values, using=qs.db)})
+    model_field = qs.model._meta.get_field(field)
+    column = f"{connection.ops.quote_name(qs.model._meta.db_table)}.{connection.ops.quote_name(model_field.column)}"
+    keys = json.dumps(sorted(set(values)))
+    sql = f"{column} = ANY(ARRAY(SELECT json_array_elements_text(%s::json)))"
+    return qs.filter(RawSQL(sql, (keys,), output_field=BooleanField()))
 
 
 def ids_in(ids: Iterable[int], *, using: str = "default") -> RawSQL:

@@ -39,6 +39,7 @@ from evalstats.paired import (
     paired_diff,
     resolvable_gap,
 )
+from evalstats.qids import QidIndex
 from evalstats.report import (
     LineError,
     agreement_report,
@@ -60,6 +61,7 @@ __all__ = [
     "ManifestDiff",
     "MultiRaterAgreement",
     "PairedComparison",
+    "QidIndex",
     "StratifiedBootstrapCI",
     "StratumAgreement",
     "agreement",

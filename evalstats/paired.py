@@ -8,12 +8,14 @@ is resampling questions with replacement at a cost that does not depend on n.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from evalstats.qids import QidIndex, regressions_from_array, regressions_from_sequence
 
 Z95 = 1.96  # the textbook constant; the brief's figures (e.g. the naive +-6.9 points) use it
 Z80 = 0.8416212335729143  # the standard normal's 80th percentile: the one-sided multiplier of 80% power
@@ -217,32 +219,8 @@ def paired_bootstrap_ci(b_only: int, a_only: int, n: int, *, iters: int = 10_000
     return float(lo), float(hi)
 
 
-def _regressions_from_array(qids: npt.NDArray[np.str_], a_only: npt.NDArray[np.bool_]) -> tuple[str, ...]:
-    """The qids where ``a_only`` holds, sorted, after checking every qid is distinct: numpy's own loops.
-
-    A numpy str array orders and compares as Python's ``str`` does (code point by code point; the
-    array holds no trailing NUL, so a shorter qid padded with NULs sorts before any qid it starts).
-    Already strictly increasing (one vectorised comparison of neighbours) means distinct and the
-    regressions come out sorted with no sort; otherwise one sort checks for duplicates and the few
-    regressions are sorted on their own. Only the regressions become Python strings."""
-    if qids.shape[0] > 1 and not bool(np.all(qids[1:] > qids[:-1])):
-        ordered = np.sort(qids)
-        if bool(np.any(ordered[1:] == ordered[:-1])):
-            raise ValueError("qids must be distinct: each question is compared once")
-        return tuple(np.sort(qids[a_only]).tolist())
-    return tuple(qids[a_only].tolist())
-
-
-def _regressions_from_sequence(qids: Sequence[str], a_only: npt.NDArray[np.bool_]) -> tuple[str, ...]:
-    """The same for any other sequence: a set checks distinctness (cheaper than building an array from
-    a million Python strings), and only the regressions are picked out and sorted."""
-    if len(set(qids)) != len(qids):
-        raise ValueError("qids must be distinct: each question is compared once")
-    return tuple(sorted([qids[i] for i in np.flatnonzero(a_only).tolist()]))
-
-
 def paired_diff(
-    qids: Sequence[str] | npt.NDArray[np.str_],
+    qids: QidIndex | Sequence[str] | npt.NDArray[np.str_],
     a_correct: npt.ArrayLike,
     b_correct: npt.ArrayLike,
     *,
@@ -252,25 +230,35 @@ def paired_diff(
     """Compare system B with system A question by question (positive diff: B is better): count the
     outcomes, then ``paired_counts``.
 
-    ``qids`` may be a numpy str array (the fast path at a million questions: no Python code per
-    qid, see ``_regressions_from_array``) or any sequence (each item taken as ``str(item)``)."""
-    if isinstance(qids, np.ndarray) and qids.dtype.kind == "U" and qids.ndim == 1:
-        array: npt.NDArray[np.str_] | None = qids
-        n_qids = qids.shape[0]
+    ``qids`` may be a ``QidIndex`` (checked distinct when it was built: the fast path for repeated
+    comparisons over one dataset version, only the regressions are touched), a numpy str array (no
+    Python code per qid, see ``evalstats.qids.regressions_from_array``) or any sequence (each item taken
+    as ``str(item)``; a set checks it). All three give the same comparison and refuse duplicates alike."""
+    pick: Callable[[npt.NDArray[np.bool_]], tuple[str, ...]]
+    if isinstance(qids, QidIndex):
+        n_qids, pick = len(qids), qids.picked
+    elif isinstance(qids, np.ndarray) and qids.dtype.kind == "U" and qids.ndim == 1:
+        array = qids
+        n_qids = array.shape[0]
+
+        def pick(mask: npt.NDArray[np.bool_]) -> tuple[str, ...]:
+            return regressions_from_array(array, mask)
+
     else:
-        array = None
         as_str = [str(q) for q in qids]
         n_qids = len(as_str)
+
+        def pick(mask: npt.NDArray[np.bool_]) -> tuple[str, ...]:
+            return regressions_from_sequence(as_str, mask)
+
     a = _flags(a_correct, "a_correct")
     b = _flags(b_correct, "b_correct")
     if not n_qids == a.shape[0] == b.shape[0]:
         raise ValueError(
             f"qids, a_correct and b_correct must have the same length, got {n_qids}, {a.shape[0]}, {b.shape[0]}"
         )
-    a_only = a & ~b
-    regressions = (
-        _regressions_from_array(array, a_only) if array is not None else _regressions_from_sequence(as_str, a_only)
-    )
+    a_only = np.greater(a, b)  # a and not b, in one pass with no temporary
+    regressions = pick(a_only)
     n = n_qids
     if n == 0:
         raise ValueError("no questions to compare")

@@ -15,7 +15,7 @@ from comparisons.selectors.compare import run_band_for
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
 from evalapp.db import raw_values
 from evalapp.errors import Problem, ServiceError
-from evalapp.keyset import in_values
+from evalapp.keyset import filter_in_values, in_values
 from evalstats.manifest import (
     NEW_PARTITIONS,
     OLD_PARTITIONS,
@@ -59,13 +59,8 @@ def _records_by_hash(pairs: dict[str, tuple[str, str]], qids: set[str]) -> tuple
     """(qid -> old record, qid -> new record) of these qids from their (old, new) example hashes, in one
     statement on the example table's primary key (no manifest line read again)."""
     wanted = {pairs[q] for q in qids}
-    texts = dict(
-        raw_values(
-            Example.objects.filter(sha256__in=in_values({h for pair in wanted for h in pair})).order_by(),
-            "sha256",
-            "canonical",
-        )
-    )
+    hashes = {h for pair in wanted for h in pair}
+    texts = dict(raw_values(filter_in_values(Example.objects.order_by(), "sha256", hashes), "sha256", "canonical"))
     records = {h: json.loads(t) for h, t in texts.items()}
     return {q: records[pairs[q][0]] for q in qids}, {q: records[pairs[q][1]] for q in qids}
 

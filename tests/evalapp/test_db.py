@@ -40,3 +40,35 @@ def test_joined_values_are_the_column_and_survive_a_value_holding_the_separator(
     Answer.objects.create(run=Run.objects.get(run_id="A"), qid="odd\x1fqid", correct=True)
     assert sorted(column_strings(answers, "qid")) == sorted(answers.values_list("qid", flat=True))
     assert "odd\x1fqid" in column_strings_by(answers, "correct", "qid")[True]
+
+
+def test_in_values_finds_exactly_the_values_whatever_characters_they_hold():
+    from annotation.models import Dataset
+    from evalapp.keyset import filter_in_values, ids_in, in_values
+
+    awkward = [
+        "plain",
+        'quote"d',
+        "back\\slash",
+        "com,ma",
+        "{brace}",
+        "sp ace",
+        "NULL",
+        "",
+        "é中\U0001f600",
+        "tab\there",
+        "new\nline",
+        "sep\x1fvalue",
+        "'single'",
+    ]
+    made = {name: Dataset.objects.create(name=name).pk for name in awkward}
+    Dataset.objects.create(name="not asked for")
+    found = Dataset.objects.filter(name__in=in_values([*awkward, "absent", "plain"]))
+    assert sorted(found.values_list("name", flat=True)) == sorted(awkward)
+    assert list(Dataset.objects.filter(name__in=in_values([])).values_list("name", flat=True)) == []
+    by_id = Dataset.objects.filter(pk__in=ids_in([made["plain"], made["NULL"], 10**9]))
+    assert sorted(by_id.values_list("name", flat=True)) == ["NULL", "plain"]
+    # The same rows by filter_in_values, which PostgreSQL reads as `= ANY(ARRAY(...))`.
+    for wanted in ([*awkward, "absent"], ["plain"], [], ["absent"]):
+        got = filter_in_values(Dataset.objects.exclude(name="plain\x1f"), "name", wanted)
+        assert sorted(got.values_list("name", flat=True)) == sorted(set(wanted) & set(awkward))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evalstats import paired_counts, paired_diff
+from evalstats import QidIndex, paired_counts, paired_diff
 
 
 def reference_paired_diff(qids, a_correct, b_correct, *, iters=10_000, seed=0):
@@ -110,3 +110,66 @@ def test_a_numpy_array_of_qids_is_never_walked_in_python():
     got = paired_diff(qids.view(NoPythonLoop), a, b, iters=200)
     assert got == reference_paired_diff(qids.tolist(), a, b, iters=200)
     assert got.a_only == len(got.regressions) > 0 and got.b_only > 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("order", ["shuffled", "sorted"])
+@pytest.mark.parametrize("built_from", ["array", "list"])
+def test_a_qid_index_gives_exactly_the_per_qid_version(seed, order, built_from):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(1, 3_000))
+    qids = random_qids(rng, n)
+    if order == "sorted":
+        qids.sort()
+    index = QidIndex.of(np.array(qids) if built_from == "array" else qids)
+    assert len(index) == n
+    # One index, several comparisons over the same version, as a caller reuses it.
+    for flip in (0.0, 0.05, 1.0):
+        a, b = outcomes(rng, n, flip=flip)
+        got = paired_diff(index, a, b, iters=300, seed=seed)
+        want = reference_paired_diff(qids, a, b, iters=300, seed=seed)
+        assert got == want
+        assert got.to_dict() == want.to_dict()
+        assert all(type(q) is str for q in got.regressions)
+
+
+def test_a_qid_index_keeps_qids_ending_in_nul_as_python_does():
+    qids = ["a\x00", "a", "b\x00\x00", "b", "\U0001f600\x00"]
+    index = QidIndex.of(qids)
+    a, b = [True] * 5, [False] * 5
+    assert paired_diff(index, a, b).regressions == tuple(sorted(qids))
+    assert paired_diff(index, a, b) == paired_diff(qids, a, b)
+
+
+@pytest.mark.parametrize("as_array", [True, False])
+def test_a_qid_index_refuses_duplicates_with_the_same_message(as_array):
+    qids = [f"q-{i:04d}" for i in range(1000)]
+    for dup in ([5, 6], [0, 999], [998, 999]):
+        given = list(qids)
+        given[dup[1]] = given[dup[0]]
+        with pytest.raises(ValueError, match=r"^qids must be distinct: each question is compared once$"):
+            QidIndex.of(np.array(given) if as_array else given)
+
+
+def test_a_qid_index_is_read_only_and_checks_lengths():
+    index = QidIndex.of(["b", "a", "c"])
+    with pytest.raises(ValueError):
+        index.rank[0] = 2
+    with pytest.raises(ValueError):
+        index.sorted_qids[0] = "z"
+    with pytest.raises(AttributeError):
+        index.rank = np.arange(3)  # type: ignore[misc]
+    with pytest.raises(ValueError, match="same length, got 3, 2, 2"):
+        paired_diff(index, [True, False], [False, False])
+    with pytest.raises(ValueError, match="no questions"):
+        paired_diff(QidIndex.of([]), [], [])
+
+
+def test_a_qid_index_is_never_walked_in_python():
+    rng = np.random.default_rng(12)
+    qids = np.array([f"q-{i:06d}" for i in rng.permutation(5_000)])
+    index = QidIndex.of(qids.view(NoPythonLoop))
+    a, b = outcomes(rng, 5_000, flip=0.05)
+    got = paired_diff(index, a, b, iters=200)
+    assert got == reference_paired_diff(qids.tolist(), a, b, iters=200)
+    assert got.a_only == len(got.regressions) > 0
