@@ -1,0 +1,12 @@
+from annotation.services.search_index import search_index_rebuild
+from evalapp.commands import EvalCommand
+
+
+class Command(EvalCommand):
+    help = "Rebuild the corpus search index from the live chunks (the corpus import keeps it up to date)."
+
+    def run(self, **o):
+        return {"chunks": search_index_rebuild()}, 0
+
+    def text(self, p):
+        return f"{p['chunks']} live chunks indexed"
