@@ -2,7 +2,7 @@
 postings by (term, weight), the live chunk count; filled from the live chunks. The FTS5 table (SQLite) and the
 generated tsvector column with its GIN index (PostgreSQL) go: nothing reads them any more."""
 
-from django.db import migrations
+from django.db import migrations, models
 
 FTS_TABLE = "annotation_chunk_fts"
 
@@ -22,7 +22,7 @@ def forwards(apps, schema_editor):
         "weight bigint NOT NULL, PRIMARY KEY (chunk_id, term_id))" + ("" if pg else " WITHOUT ROWID")
     )
     schema_editor.execute(
-        "CREATE INDEX annotation_search_posting_by_weight ON annotation_search_posting (term_id, weight DESC, chunk_id)"
+        "CREATE INDEX search_posting_by_weight ON annotation_search_posting (term_id, weight DESC, chunk_id)"
     )
     schema_editor.execute(
         "CREATE TABLE annotation_search_stats (id integer PRIMARY KEY CHECK (id = 1), live_chunks bigint NOT NULL)"
@@ -58,4 +58,48 @@ def backwards(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [("annotation", "0019_traffic")]
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [
+        migrations.SeparateDatabaseAndState(
+            database_operations=[migrations.RunPython(forwards, backwards)],
+            state_operations=[
+                migrations.CreateModel(
+                    name="SearchTerm",
+                    fields=[
+                        ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                        ("term", models.CharField(max_length=64, unique=True)),
+                        ("df", models.BigIntegerField()),
+                        ("max_weight", models.BigIntegerField()),
+                    ],
+                    options={"db_table": "annotation_search_term"},
+                ),
+                migrations.CreateModel(
+                    name="SearchPosting",
+                    fields=[
+                        (
+                            "pk",
+                            models.CompositePrimaryKey(
+                                "chunk_id", "term_id", blank=True, editable=False, primary_key=True, serialize=False
+                            ),
+                        ),
+                        ("chunk_id", models.BigIntegerField()),
+                        ("term_id", models.BigIntegerField()),
+                        ("weight", models.BigIntegerField()),
+                    ],
+                    options={
+                        "db_table": "annotation_search_posting",
+                        "indexes": [
+                            models.Index(fields=["term_id", "-weight", "chunk_id"], name="search_posting_by_weight")
+                        ],
+                    },
+                ),
+                migrations.CreateModel(
+                    name="SearchStats",
+                    fields=[
+                        ("id", models.IntegerField(primary_key=True, serialize=False)),
+                        ("live_chunks", models.BigIntegerField()),
+                    ],
+                    options={"db_table": "annotation_search_stats"},
+                ),
+            ],
+        )
+    ]

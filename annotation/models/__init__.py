@@ -23,6 +23,7 @@ from annotation.models.queues import (
     RelabelAudit,
     RelabelAuditItem,
 )
+from annotation.models.search import SearchPosting, SearchStats, SearchTerm
 from annotation.models.runs import (
     PINNED,
     REQUIRED_PINS,

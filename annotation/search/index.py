@@ -94,7 +94,17 @@ def _add(pairs: Sequence[tuple[int, str]]) -> None:
                 )
             else:
                 cur.executemany(f"INSERT INTO {POSTINGS} (chunk_id, term_id, weight) VALUES (%s, %s, %s)", postings)
-        cur.execute(f"UPDATE {STATS} SET live_chunks = live_chunks + %s WHERE id = 1", [len(weighted)])
+    _count_live(len(weighted))
+
+
+def _count_live(change: int) -> None:
+    # An upsert: a test database's flush empties the table, row and all.
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {STATS} (id, live_chunks) VALUES (1, %s) "
+            f"ON CONFLICT (id) DO UPDATE SET live_chunks = {STATS}.live_chunks + excluded.live_chunks",
+            [change],
+        )
 
 
 def index_remove(chunk_pks: Iterable[int]) -> None:
@@ -111,7 +121,7 @@ def index_remove(chunk_pks: Iterable[int]) -> None:
             src, sparams = rows_source(gone, [("id", "bigint"), ("n", "bigint")])
             cur.execute(f"UPDATE {TERMS} SET df = {TERMS}.df - v.n FROM {src} WHERE {TERMS}.id = v.id", sparams)
         cur.execute(f"DELETE FROM {POSTINGS} WHERE {where}", params)
-        cur.execute(f"UPDATE {STATS} SET live_chunks = live_chunks - %s WHERE id = 1", [len(pks)])
+    _count_live(-len(pks))
 
 
 def index_rebuild() -> int:

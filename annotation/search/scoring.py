@@ -46,6 +46,7 @@ def term_weights(text: str) -> dict[str, int]:
 
 def idf(df: int, n: int) -> int:
     """BM25's idf (the non-negative form) of a term in df of n live chunks, scaled to an integer >= 1."""
+    n = max(n, df)
     return max(1, round(math.log(1 + (n - df + 0.5) / (df + 0.5)) * IDF_SCALE))
 
 
