@@ -23,7 +23,6 @@ from annotation.models.queues import (
     RelabelAudit,
     RelabelAuditItem,
 )
-from annotation.models.search import SearchPosting, SearchStats, SearchTerm
 from annotation.models.runs import (
     PINNED,
     REQUIRED_PINS,
@@ -37,6 +36,7 @@ from annotation.models.runs import (
     Run,
     missing_pins,
 )
+from annotation.models.search import SearchPosting, SearchStats, SearchTerm
 from annotation.models.traffic import RULE_KINDS, STRATUM_SOURCES, TrafficQuestion, TrafficRule
 
 __all__ = [
@@ -72,6 +72,9 @@ __all__ = [
     "RelabelAudit",
     "RelabelAuditItem",
     "Run",
+    "SearchPosting",
+    "SearchStats",
+    "SearchTerm",
     "TrafficQuestion",
     "TrafficRule",
     "VersionEntry",
