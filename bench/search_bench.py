@@ -1,4 +1,4 @@
-"""Corpus search latency and tagging-page server time, on SQLite FTS5 and PostgreSQL full-text search.
+"""Corpus search latency and tagging-page server time, on SQLite and PostgreSQL (the project's search index).
 
 (One script, read top to bottom like the measurement it makes, so it runs a little past 400 lines.)
 
@@ -9,19 +9,19 @@ PostgreSQL database evalapp_bench_tagging (kept between runs; --rebuild starts o
 * search_chunks() p50/p95 over 300 queries of 1-3 words typed as you type (the last word often a 3-5
   letter prefix), limit 20: the database work plus snippets and highlighting. Two query sets: distinctive
   words (what finds a passage), and any words including the 100 most frequent ones, which match most
-  of the corpus (the worst case: every match is ranked before the top 20 are kept);
+  of the corpus (the worst case for a ranking);
 * the same queries through the search fragment view (/tagging/NAME/search/, HTML rendered), in-process
   with Django's test client: the server time of one keystroke's request;
-* overlap with a full ranking: for distinctive prefixes, any words and two whole words, the share of the
-  true top 20 (an unbounded ranking of the same query) that search_chunks() shows, how many answers were
-  exactly that top 20 in order, how many said they were partial, and how many were inexact without saying
-  so (the one figure that must be 0); and the p95 of that unbounded ranking itself (the database's own
-  `ORDER BY rank LIMIT 20` over every match, what an exact answer without a window costs), against the
-  50 ms limit in the same run;
+* exactness: for distinctive prefixes, any words and two whole words (--check-queries each), every
+  query's search_chunks() top 10 (chunks, order and scores) against the full ranking of the same query (one
+  unbounded SQL aggregate scoring every live match from the index's postings): the count of inexact answers
+  must be 0; the p95 of search_chunks() against the 50 ms limit in the same run, the same with the match
+  count read (what the API does), and the p95 of the full ranking itself (what scoring every match costs);
 * the tagging page (/tagging/NAME/q/QID/) for 250 questions of a 1,000-question dataset, the chunk view
   with neighbours, and the queue page.
 
-Targets: search p95 < 50 ms at the server, tagging page p95 < 100 ms. Figures are printed, never asserted.
+Targets: search p95 < 50 ms at the server (exact top 10), tagging page p95 < 100 ms, inexact = 0. Figures are
+printed, never asserted. The index is rebuilt (rebuild_search_index's code) after loading.
 
     .venv/bin/python bench/search_bench.py [--chunks 100000] [--queries 300] [--no-postgres] [--rebuild]
 """
@@ -395,11 +395,13 @@ def exactness_figures(args, distinctive, common, two_words):
         ("exact top 10: two words", two_words),
     ):
         qs = qs[: args.check_queries]
-        inexact, partial, ms, full_ms = 0, 0, [], []
+        inexact, partial, ms, counted_ms, full_ms = 0, 0, [], [], []
         for q in qs:
             t0 = time.perf_counter()
             hits = search.search_chunks(q, limit=10)
             ms.append((time.perf_counter() - t0) * 1000)
+            hits.matches  # noqa: B018  the API reads the count (counted on first reading when not known)
+            counted_ms.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             true = full_top(q, 10)
             full_ms.append((time.perf_counter() - t0) * 1000)
@@ -416,6 +418,7 @@ def exactness_figures(args, distinctive, common, two_words):
                 "inexact": inexact,
                 "partial": partial,
                 "full_p95_ms": round(percentile(full_ms, 95), 2),
+                "counted_p95_ms": round(percentile(counted_ms, 95), 2),
             }
         )
     return out
@@ -484,7 +487,8 @@ def main():
             if "inexact" in r:
                 line += (
                     f"  inexact {r['inexact']}/{r['n']} (must be 0), partial {r['partial']}; "
-                    f"p95 {r['p95_ms'] / 50:.2f}x the 50 ms limit; "
+                    f"p95 {r['p95_ms'] / 50:.2f}x the 50 ms limit; with the match count (API) p95 "
+                    f"{r['counted_p95_ms']:.2f} ms ({r['counted_p95_ms'] / 50:.2f}x); "
                     f"full ranking p95 {r['full_p95_ms']:.2f} ms ({r['full_p95_ms'] / 50:.1f}x the limit)"
                 )
             print(line)

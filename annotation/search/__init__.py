@@ -8,7 +8,9 @@ chunk pk) as scoring every live match would give, whatever the number of matches
 False; the field stays for the pages and scripts that read it.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import connection
 
@@ -33,19 +35,29 @@ __all__ = [
 
 # Matches are counted up to this (the ranking never depends on it): a count of every match of a common word
 # would read its whole list, which the ranking no longer does.
-MATCH_COUNT_CAP = 5000
+MATCH_COUNT_CAP = 1000
 
 
 class SearchResult(list):
     """The page of hits (a list) and the matches: `matches` is the number of live chunks matching, counted up to
     MATCH_COUNT_CAP + 1 (which reads "more than MATCH_COUNT_CAP"); `ranked` is the same number (every match is
-    ranked) and `partial` is False."""
+    ranked) and `partial` is False. When the ranking did not count the matches on the way, they are counted
+    on first reading (the API does; the pages do not), so a page of hits never waits for a count."""
 
-    def __init__(self, hits=(), *, matches: int = 0):
+    def __init__(self, hits=(), *, matches: int | Callable[[], int] = 0):
         super().__init__(hits)
-        self.matches = matches
-        self.ranked = matches
+        self._matches = matches
         self.partial = False
+
+    @property
+    def matches(self) -> int:
+        if callable(self._matches):
+            self._matches = min(self._matches(), MATCH_COUNT_CAP + 1)
+        return self._matches
+
+    @property
+    def ranked(self) -> int:
+        return self.matches
 
     @property
     def advice(self) -> str:
@@ -74,12 +86,15 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
     if found is None:
         return SearchResult()
     filters = Filters(doc_id=doc_id, source=source)
-    best, matches = top_k(found, offset + limit, filters)
-    if matches is None:
-        matches = count_matches(found, filters, MATCH_COUNT_CAP)
+    best, counted = top_k(found, offset + limit, filters)
+    matches: int | Callable[[], int] = (
+        min(counted, MATCH_COUNT_CAP + 1)
+        if counted is not None
+        else partial(count_matches, found, filters, MATCH_COUNT_CAP)
+    )
     page = best[offset:]
     if not page:
-        return SearchResult(matches=min(matches, MATCH_COUNT_CAP + 1))
+        return SearchResult(matches=matches)
     pks = [pk for pk, _ in page]
     with connection.cursor() as cur:
         cur.execute(
@@ -100,4 +115,4 @@ def search_chunks(q: str, *, limit: int = 20, offset: int = 0, doc_id: str = "",
         )
         for pk, score in page
     ]
-    return SearchResult(hits, matches=min(matches, MATCH_COUNT_CAP + 1))
+    return SearchResult(hits, matches=matches)

@@ -17,12 +17,19 @@ from django.db import connection
 from annotation.search.index import POSTINGS, TERMS, in_list, is_postgres, live_chunk_count, rows_source
 from annotation.search.scoring import idf
 
-# Bands go down by these fractions of a list's best value (1.0 reads the list to its end).
-FRACTIONS = (0.01, 0.02, 0.04, 0.07, 0.12, 0.2, 0.3, 0.45, 0.65, 1.0)
+# Bands go down one level L for all lists at once (a list's tau is L, or just above its best value while L is
+# higher: nothing of it read yet), so the lists worth most are read first, as one stream in value order. The
+# level drops by a fraction of itself that doubles while bands come back small and halves when they come back
+# big (BM25 saturates, so a common word's values crowd just under its best). Once k chunks are scored, the
+# level that ends the search is taken directly when it is nearer.
+FIRST_STEP, MIN_STEP, MAX_STEP = 0.005, 0.001, 0.5
+SMALL_BAND, BIG_BAND = 64, 512
 # A list this short (postings) is read whole at once: cheaper than bands.
 READ_WHOLE = 3000
 # Random access names the terms in an index probe up to this many; more are filtered after the probe.
-_PROBE_TERMS = 64
+_PROBE_TERMS = 16
+# Chunks are scored in batches of this many, best upper bound first, so the k-th score rises early.
+_SCORE_BATCH = 256
 
 
 @dataclass
@@ -65,33 +72,41 @@ def lookup(words: list[str]) -> list[Word] | None:
     return out
 
 
-def _score(pks: set[int] | list[int], words: list[Word]) -> dict[int, int]:
-    """Full scores of the chunks among pks that hold every word (random access to their postings)."""
+def _probe(column: str, terms: list[int]) -> tuple[str, list]:
+    """`column IN terms` for a probe by chunk: a few terms are index probes; many are checked on each of the
+    chunk's postings instead (one range of the primary key), rather than one probe per term."""
+    if len(terms) <= _PROBE_TERMS:
+        return in_list(column, terms)
+    return in_list(f"{column} + 0" if is_postgres() else f"+{column}", terms)
+
+
+def _values(rows, word: Word, into: dict[int, int]) -> None:
+    """Fold (chunk, term, weight) rows of one word into each chunk's best value for it."""
+    for pk, t, w in rows:
+        v = word.terms[t][0] * w
+        if v > into.get(pk, 0):
+            into[pk] = v
+
+
+def _score(pks: set[int], words: list[Word], known: list[dict[int, int]]) -> dict[int, int]:
+    """Full scores of the chunks among pks that hold every word. known[i] holds word i's value for chunks
+    already read from its list; the rest come by random access (the chunks' postings of that word's terms)."""
     if not pks:
         return {}
-    serves: dict[int, list[int]] = {}
+    values = [dict(k) for k in known]
+    alive = set(pks)
     for i, word in enumerate(words):
-        for t in word.terms:
-            serves.setdefault(t, []).append(i)
-    chunk_in, params = in_list("p.chunk_id", sorted(pks))
-    if len(serves) <= _PROBE_TERMS or is_postgres():
-        term_in, tparams = in_list("p.term_id", sorted(serves))
-    else:  # SQLite: keep a long term list out of the index probe (the `+`), check it on each posting
-        term_in, tparams = in_list("+p.term_id", sorted(serves))
-    with connection.cursor() as cur:
-        cur.execute(
-            f"SELECT p.chunk_id, p.term_id, p.weight FROM {POSTINGS} p WHERE {chunk_in} AND {term_in}", params + tparams
-        )
-        rows = cur.fetchall()
-    best: dict[int, list[int]] = {}
-    m = len(words)
-    for pk, t, w in rows:
-        values = best.setdefault(pk, [0] * m)
-        for i in serves.get(t, ()):
-            v = words[i].terms[t][0] * w
-            if v > values[i]:
-                values[i] = v
-    return {pk: sum(values) for pk, values in best.items() if all(values)}
+        ask = sorted(pk for pk in alive if pk not in values[i])
+        if ask:
+            chunk_in, params = in_list("chunk_id", ask)
+            term_in, tparams = _probe("term_id", sorted(word.terms))
+            with connection.cursor() as cur:
+                cur.execute(
+                    f"SELECT chunk_id, term_id, weight FROM {POSTINGS} WHERE {chunk_in} AND {term_in}", params + tparams
+                )
+                _values(cur.fetchall(), word, values[i])
+        alive = {pk for pk in alive if pk in values[i]}
+    return {pk: sum(v[pk] for v in values) for pk in alive}
 
 
 def _filtered(pks: set[int], filters: Filters) -> set[int]:
@@ -107,11 +122,14 @@ def _filtered(pks: set[int], filters: Filters) -> set[int]:
         return {r[0] for r in cur.fetchall()}
 
 
-def _whole_list(word: Word) -> set[int]:
+def _whole_list(word: Word) -> dict[int, int]:
+    """Every chunk in word's list with its value."""
     where, params = in_list("term_id", sorted(word.terms))
     with connection.cursor() as cur:
-        cur.execute(f"SELECT DISTINCT chunk_id FROM {POSTINGS} WHERE {where}", params)
-        return {r[0] for r in cur.fetchall()}
+        cur.execute(f"SELECT chunk_id, term_id, weight FROM {POSTINGS} WHERE {where}", params)
+        out: dict[int, int] = {}
+        _values(cur.fetchall(), word, out)
+        return out
 
 
 def _doc_chunks(filters: Filters) -> set[int]:
@@ -124,8 +142,9 @@ def _doc_chunks(filters: Filters) -> set[int]:
         return {r[0] for r in cur.fetchall()}
 
 
-def _band(word: Word, tau: int, below: dict[int, int | None]) -> set[int]:
-    """Chunks with a posting of word worth at least tau and not read yet (below: each term's last floor)."""
+def _band(word: Word, tau: int, below: dict[int, int | None]) -> dict[int, int]:
+    """Chunks with a posting of word worth at least tau not read yet (below: each term's last floor), with
+    their value for word (a chunk first met here has its best value here: better ones came in earlier bands)."""
     bands = []
     for t, (i, top) in word.terms.items():
         if i * top < tau:
@@ -137,47 +156,104 @@ def _band(word: Word, tau: int, below: dict[int, int | None]) -> set[int]:
         bands.append((t, lo, hi if hi is not None else top + 1))
         below[t] = lo
     if not bands:
-        return set()
+        return {}
     src, params = rows_source(bands, [("t", "bigint"), ("lo", "bigint"), ("hi", "bigint")])
     with connection.cursor() as cur:
         cur.execute(
-            f"SELECT p.chunk_id FROM {src} CROSS JOIN {POSTINGS} p "
+            f"SELECT p.chunk_id, p.term_id, p.weight FROM {src} CROSS JOIN {POSTINGS} p "
             "WHERE p.term_id = v.t AND p.weight >= v.lo AND p.weight < v.hi",
             params,
         )
-        return {r[0] for r in cur.fetchall()}
+        out: dict[int, int] = {}
+        _values(cur.fetchall(), word, out)
+        return out
 
 
 def top_k(words: list[Word], k: int, filters: Filters) -> tuple[list[tuple[int, int]], int | None]:
     """The best k (pk, score) pairs, best first, ties by pk; and the number of matches when every match was
     scored on the way (None otherwise)."""
+    none: list[dict[int, int]] = [{} for _ in words]
     if filters.doc_id:
-        scores = _score(_doc_chunks(filters), words)
+        scores = _score(_doc_chunks(filters), words, none)
         return _best(scores, k), len(scores)
-    shortest = min(words, key=lambda w: w.postings)
-    if shortest.postings <= READ_WHOLE:
-        scores = _score(_filtered(_whole_list(shortest), filters), words)
-        return _best(scores, k), len(scores)
+    s = min(range(len(words)), key=lambda i: words[i].postings)
+    if words[s].postings <= READ_WHOLE:
+        return _read_whole(words, s, set(), {}, filters, k, [word.upper + 1 for word in words], False)
     below: list[dict[int, int | None]] = [{} for _ in words]
     seen: set[int] = set()
-    scores = {}
-    for f in FRACTIONS:
-        if shortest.postings <= 2 * len(seen):
-            rest = _whole_list(shortest) - seen  # every match is in it: read it whole, score the rest
-            scores.update(_score(_filtered(rest, filters), words))
-            return _best(scores, k), len(scores)
-        taus = [0 if f >= 1 else word.upper - int(word.upper * f) for word in words]
-        new: set[int] = set()
-        for word, tau, floors in zip(words, taus, below, strict=True):
-            new |= _band(word, tau, floors)
-        new -= seen
+    scores: dict[int, int] = {}
+    pruned = False
+    level, step = max(word.upper for word in words) + 1, FIRST_STEP
+    while True:
+        if words[s].postings <= 2 * len(seen):
+            return _read_whole(words, s, seen, scores, filters, k, _taus(words, level), pruned)
+        level = max(0, level - max(1, int(level * step)))
+        if len(scores) >= k:
+            level = max(level, _final_level(words, _best(scores, k)[-1][1]))
+        taus = _taus(words, level)
+        known = [_band(word, tau, floors) for word, tau, floors in zip(words, taus, below, strict=True)]
+        new = set().union(*known) - seen
         seen |= new
-        scores.update(_score(_filtered(new, filters), words))
-        if f >= 1:
-            return _best(scores, k), len(scores)
+        pruned |= _score_best_first(_filtered(new, filters), words, known, [t - 1 for t in taus], scores, k)
+        if level == 0:
+            return _best(scores, k), None if pruned else len(scores)
         if len(scores) >= k and _best(scores, k)[-1][1] >= sum(taus):
-            break
-    return _best(scores, k), None
+            return _best(scores, k), None
+        step = (
+            min(MAX_STEP, step * 2)
+            if len(new) < SMALL_BAND
+            else max(MIN_STEP, step / 2)
+            if len(new) > BIG_BAND
+            else step
+        )
+
+
+def _taus(words: list[Word], level: int) -> list[int]:
+    # A chunk not read from list i is worth less than taus[i] for word i.
+    return [min(word.upper + 1, level) for word in words]
+
+
+def _final_level(words: list[Word], theta: int) -> int:
+    """The highest level whose taus sum to at most theta (reading down to it ends the search)."""
+    lo, hi = 0, max(word.upper for word in words) + 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(_taus(words, mid)) <= theta:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _read_whole(words, s, seen, scores, filters, k, taus, pruned):
+    """Every match is in word s's list: read it whole and score the chunks not scored yet."""
+    listed = _whole_list(words[s])
+    rest = _filtered(set(listed) - seen, filters)
+    known = [listed if i == s else {} for i in range(len(words))]
+    scores = dict(scores)
+    pruned |= _score_best_first(rest, words, known, [t - 1 for t in taus], scores, k)
+    return _best(scores, k), None if pruned else len(scores)
+
+
+def _score_best_first(pks, words, known, bounds, scores, k) -> bool:
+    """Score pks into scores, best upper bound first (known values, and bounds[i] for a word not known),
+    leaving out the chunks whose bound is below the k-th best score by then: they cannot enter the top k.
+    True when some were left out (their number of matches is then not known)."""
+    m = len(words)
+    bound = {pk: sum(known[i].get(pk, bounds[i]) for i in range(m)) for pk in pks}
+    order = sorted(bound, key=lambda pk: (-bound[pk], pk))
+    for start in range(0, len(order), _SCORE_BATCH):
+        batch = order[start : start + _SCORE_BATCH]
+        if len(scores) >= k:
+            theta = _best(scores, k)[-1][1]
+            if bound[batch[0]] < theta:
+                return True
+            keep = [pk for pk in batch if bound[pk] >= theta]
+            if len(keep) < len(batch):
+                scores.update(_score(set(keep), words, known))
+                return True
+        scores.update(_score(set(batch), words, known))
+    return False
 
 
 def _best(scores: dict[int, int], k: int) -> list[tuple[int, int]]:
@@ -185,35 +261,25 @@ def _best(scores: dict[int, int], k: int) -> list[tuple[int, int]]:
 
 
 def count_matches(words: list[Word], filters: Filters, cap: int) -> int:
-    """How many live chunks match every word (and the filters), counted up to cap + 1."""
-    single = [w for w in words if len(w.terms) == 1]
-    exists: list[str] = []
-    params: list = []
-    dparams: list = []
-    if single:
-        driver = min(single, key=lambda w: w.postings)
-        base = f"SELECT p.chunk_id AS id FROM {POSTINGS} p"
-        where = ["p.term_id = %s"]
-        dparams.append(next(iter(driver.terms)))
-        key = "p.chunk_id"
-    else:
-        driver = None
-        base = "SELECT c.id AS id FROM annotation_chunk c"
-        where = ["NOT c.retired"]
-        key = "c.id"
+    """How many live chunks match every word (and the filters), counted up to cap + 1: the shortest list's
+    chunks, each checked for the other words."""
+    s = min(range(len(words)), key=lambda i: words[i].postings)
+    where, params = in_list("p.term_id", sorted(words[s].terms))
+    conditions, join = [where], ""
     if filters.source:
-        if driver is not None:
-            base += " JOIN annotation_chunk c ON c.id = p.chunk_id"
-        base += " JOIN annotation_document d ON d.id = c.document_id"
-        where.append("d.source = %s")
-        dparams.append(filters.source)
+        join = " JOIN annotation_chunk c ON c.id = p.chunk_id JOIN annotation_document d ON d.id = c.document_id"
+        conditions.append("d.source = %s")
+        params.append(filters.source)
     for n, word in enumerate(words):
-        if word is driver:
+        if n == s:
             continue
-        term_in, tparams = in_list(f"q{n}.term_id", sorted(word.terms))
-        exists.append(f"EXISTS (SELECT 1 FROM {POSTINGS} q{n} WHERE q{n}.chunk_id = {key} AND {term_in})")
+        term_in, tparams = _probe(f"q{n}.term_id", sorted(word.terms))
+        conditions.append(f"EXISTS (SELECT 1 FROM {POSTINGS} q{n} WHERE q{n}.chunk_id = p.chunk_id AND {term_in})")
         params += tparams
-    sql = f"SELECT count(*) FROM ({base} WHERE {' AND '.join(where + exists)} LIMIT {int(cap) + 1}) m"
+    sql = (
+        f"SELECT count(*) FROM (SELECT DISTINCT p.chunk_id FROM {POSTINGS} p{join} "
+        f"WHERE {' AND '.join(conditions)} LIMIT {int(cap) + 1}) m"
+    )
     with connection.cursor() as cur:
-        cur.execute(sql, dparams + params)
+        cur.execute(sql, params)
         return int(cur.fetchone()[0])
