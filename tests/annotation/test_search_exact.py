@@ -3,6 +3,7 @@ live match straight from the texts (annotation.search.scoring.rank_texts), for c
 prefixes, ties, filters, retired chunks and re-imports; through the threshold algorithm's value bands and
 through reading a short list whole alike."""
 
+import json
 import random
 
 import pytest
@@ -167,3 +168,35 @@ def test_scoring_is_bm25_with_a_fixed_pivot():
     assert scoring.term_weights("Plan, plan the data") == {"plan": 123441, "the": 107919, "data": 107919}
     assert scoring.idf(1, 10) == 33427431
     assert scoring.query_words('"Plan" AND (x OR') == ["plan", "and", "x", "or"]
+
+
+@pytest.mark.django_db
+def test_rebuild_search_index_command_restores_a_damaged_index(tmp_path):
+    from django.db import connection
+
+    from tests.conftest import run_cmd
+
+    corpus_import(path=write_jsonl(tmp_path / "c.jsonl", rows(7, 60)))
+    expected = shown("the pla", limit=10)
+    with connection.cursor() as cur:
+        cur.execute(
+            "DELETE FROM annotation_search_posting WHERE chunk_id IN (SELECT min(chunk_id) FROM annotation_search_posting)"
+        )
+        cur.execute("UPDATE annotation_search_stats SET live_chunks = 1")
+    assert shown("the pla", limit=10) != expected
+
+    code, out, _ = run_cmd("rebuild_search_index", "--json")
+
+    assert (code, json.loads(out)) == (0, {"chunks": Chunk.objects.filter(retired=False).count()})
+    assert shown("the pla", limit=10) == expected == full_ranking("the pla")[:10]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("n", [60, 240])
+def test_a_search_runs_a_bounded_number_of_statements(tmp_path, django_assert_max_num_queries, n):
+    corpus_import(path=write_jsonl(tmp_path / "c.jsonl", rows(8, n)))
+    # A read-whole answer: the live count, one term lookup a word, the list, random access, the page.
+    with django_assert_max_num_queries(6):
+        search.search_chunks("zebra pla", limit=10)
+    with django_assert_max_num_queries(7):  # and the source of the listed chunks
+        search.search_chunks("zebra pla", limit=10, source="s1")
