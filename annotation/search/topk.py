@@ -10,6 +10,7 @@ Ties go to the lower chunk pk, so the order is total and the top k is one answer
 """
 
 import heapq
+import json
 from dataclasses import dataclass, field
 
 from django.db import connection
@@ -112,13 +113,22 @@ def _score(pks: set[int], words: list[Word], known: list[dict[int, int]]) -> dic
 def _filtered(pks: set[int], filters: Filters) -> set[int]:
     if not pks or not filters.source:
         return pks
-    where, params = in_list("c.id", sorted(pks))
-    with connection.cursor() as cur:
-        cur.execute(
-            f"SELECT c.id FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id "
-            f"WHERE {where} AND d.source = %s",
-            [*params, filters.source],
+    if is_postgres():
+        sql = (
+            "SELECT c.id FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id "
+            "WHERE c.id = ANY(%s::bigint[]) AND d.source = %s"
         )
+        params = [sorted(pks), filters.source]
+    else:
+        # CROSS JOIN fixes SQLite's join order: look up the chunks asked about, rather than walk every chunk
+        # of the source by its index.
+        sql = (
+            "SELECT c.id FROM json_each(%s) j CROSS JOIN annotation_chunk c CROSS JOIN annotation_document d "
+            "WHERE c.id = j.value AND d.id = c.document_id AND d.source = %s"
+        )
+        params = [json.dumps(sorted(pks)), filters.source]
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
         return {r[0] for r in cur.fetchall()}
 
 
@@ -268,7 +278,8 @@ def count_matches(words: list[Word], filters: Filters, cap: int) -> int:
     conditions, join = [where], ""
     if filters.source:
         join = " JOIN annotation_chunk c ON c.id = p.chunk_id JOIN annotation_document d ON d.id = c.document_id"
-        conditions.append("d.source = %s")
+        # The `+` keeps SQLite from walking every chunk of the source by its index.
+        conditions.append(f"{'d.source' if is_postgres() else '+d.source'} = %s")
         params.append(filters.source)
     for n, word in enumerate(words):
         if n == s:
