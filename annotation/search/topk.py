@@ -118,7 +118,7 @@ def _filtered(pks: set[int], filters: Filters) -> set[int]:
             "SELECT c.id FROM annotation_chunk c JOIN annotation_document d ON d.id = c.document_id "
             "WHERE c.id = ANY(%s::bigint[]) AND d.source = %s"
         )
-        params = [sorted(pks), filters.source]
+        params: list = [sorted(pks), filters.source]
     else:
         # CROSS JOIN fixes SQLite's join order: look up the chunks asked about, rather than walk every chunk
         # of the source by its index.
@@ -184,8 +184,8 @@ def top_k(words: list[Word], k: int, filters: Filters) -> tuple[list[tuple[int, 
     scored on the way (None otherwise)."""
     none: list[dict[int, int]] = [{} for _ in words]
     if filters.doc_id:
-        scores = _score(_doc_chunks(filters), words, none)
-        return _best(scores, k), len(scores)
+        in_doc = _score(_doc_chunks(filters), words, none)
+        return _best(in_doc, k), len(in_doc)
     s = min(range(len(words)), key=lambda i: words[i].postings)
     if words[s].postings <= READ_WHOLE:
         return _read_whole(words, s, set(), {}, filters, k, [word.upper + 1 for word in words], False)
