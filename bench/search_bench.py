@@ -192,6 +192,7 @@ def load(args, rng, words, weights):
             t1 = time.perf_counter()
             search.index_rebuild()
             print(f"  search index rebuilt in {time.perf_counter() - t1:.1f} s", file=sys.stderr)
+        search.index.index_vacuum()  # as rebuild_search_index does after its transaction
         if connection.vendor == "postgresql":
             with connection.cursor() as cur:
                 cur.execute("ANALYZE annotation_chunk")

@@ -23,7 +23,7 @@ from annotation.search.scoring import idf
 # level drops by a fraction of itself that doubles while bands come back small and halves when they come back
 # big (BM25 saturates, so a common word's values crowd just under its best). Once k chunks are scored, the
 # level that ends the search is taken directly when it is nearer.
-FIRST_STEP, MIN_STEP, MAX_STEP = 0.005, 0.001, 0.5
+FIRST_STEP, MIN_STEP, MAX_STEP = 0.02, 0.001, 0.5
 SMALL_BAND, BIG_BAND = 64, 512
 # A list this short (postings) is read whole at once: cheaper than bands.
 READ_WHOLE = 3000
