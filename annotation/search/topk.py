@@ -1,9 +1,10 @@
 """The exact top k of a query from the index, without scoring every match (a threshold algorithm).
 
 Each query word has a list: its terms' postings, each worth idf x weight, read best first in value bands
-(all postings worth at least tau). Every chunk seen in a band is scored in full by random access (its
-postings for the query's terms). A chunk not yet seen is worth less than the sum of the current taus, so
-once the k-th best score found reaches that sum nothing unseen can enter the top k and the answer is exact.
+(all postings worth at least tau). A chunk seen in a band is scored in full by random access (its postings
+for the other words' terms), best upper bound first, and left out once its bound is below the k-th best
+score found (it cannot enter the top k). A chunk not yet seen is worth less than the sum of the current
+taus, so once the k-th best score reaches that sum nothing unseen can enter the top k: the answer is exact.
 Every match holds every word, so a short list read to its end also holds every match: when the shortest
 list is cheap next to the work done, it is read whole and its chunks are all scored (the full ranking).
 Ties go to the lower chunk pk, so the order is total and the top k is one answer.
@@ -20,7 +21,7 @@ from annotation.search.scoring import idf
 
 # Bands go down one level L for all lists at once (a list's tau is L, or just above its best value while L is
 # higher: nothing of it read yet), so the lists worth most are read first, as one stream in value order. The
-# level drops by a fraction of itself that doubles while bands come back small and halves when they come back
+# level drops by a fraction of itself that grows 4x while bands come back small and halves when they come back
 # big (BM25 saturates, so a common word's values crowd just under its best). Once k chunks are scored, the
 # level that ends the search is taken directly when it is nearer.
 FIRST_STEP, MIN_STEP, MAX_STEP = 0.02, 0.001, 0.5
