@@ -51,7 +51,7 @@ class DocumentFactory(factory.django.DjangoModelFactory):
 
 
 class ChunkFactory(factory.django.DjangoModelFactory):
-    """A live chunk (not searchable on SQLite unless added to the index: annotation.search.index_add)."""
+    """A live chunk (not searchable unless added to the search index: annotation.search.index_add)."""
 
     class Meta:
         model = m.Chunk

@@ -37,6 +37,7 @@ from annotation.models.runs import (
     Run,
     missing_pins,
 )
+from annotation.models.search import SearchPosting, SearchStats, SearchTerm
 from annotation.models.traffic import RULE_KINDS, STRATUM_SOURCES, TrafficQuestion, TrafficRule
 
 __all__ = [
@@ -74,6 +75,9 @@ __all__ = [
     "RelabelAudit",
     "RelabelAuditItem",
     "Run",
+    "SearchPosting",
+    "SearchStats",
+    "SearchTerm",
     "TrafficQuestion",
     "TrafficRule",
     "VersionEntry",
