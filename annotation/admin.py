@@ -59,6 +59,19 @@ class ChunkAdmin(ReadOnlyAdmin):
     search_fields = ["chunk_id"]
 
 
+@admin.register(m.SearchTerm)
+class SearchTermAdmin(ReadOnlyAdmin):
+    """The search index's term dictionary (derived: rebuild_search_index makes it again from the chunks)."""
+
+    list_display = ["term", "df", "max_weight"]
+    search_fields = ["term"]
+
+
+@admin.register(m.SearchStats)
+class SearchStatsAdmin(ReadOnlyAdmin):
+    list_display = ["id", "live_chunks"]
+
+
 @admin.register(m.Dataset)
 class DatasetAdmin(NoDeleteAdmin):
     list_display = ["name", "no_answer_stratum", "created_at"]
