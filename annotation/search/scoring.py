@@ -24,12 +24,17 @@ IDF_SCALE = 1 << 24
 SCORE_SCALE = WEIGHT_SCALE * IDF_SCALE
 MAX_TERM_LENGTH = 64  # longer words are cut to this (in the index and in queries alike)
 MAX_QUERY_WORDS = 32
-_WORD = re.compile(r"\w+", re.UNICODE)
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def term(word: str) -> str:
+    """A word (a run of word characters) as the index holds it: lower-cased, cut to MAX_TERM_LENGTH."""
+    return word.lower()[:MAX_TERM_LENGTH]
 
 
 def tokens(text: str) -> list[str]:
-    """The terms of a text in order: runs of word characters, lower-cased, cut to MAX_TERM_LENGTH."""
-    return [w.lower()[:MAX_TERM_LENGTH] for w in _WORD.findall(text or "")]
+    """The terms of a text in order."""
+    return [term(w) for w in WORD.findall(text or "")]
 
 
 def query_words(q: str) -> list[str]:

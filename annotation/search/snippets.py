@@ -4,9 +4,8 @@ import re
 
 from django.utils.html import escape
 
-from annotation.search.scoring import MAX_TERM_LENGTH, query_words
+from annotation.search.scoring import WORD, query_words, term, word_matches
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 # The placeholders some callers wrap matches in; snippet_html escapes the text between them and only then
 # puts the marks in, so a mark can never land inside an entity the escaping made.
 _OPEN, _CLOSE = "\ue000", "\ue001"
@@ -41,11 +40,11 @@ def chunk_snippet(text: str, q: str) -> str:
     <mark>; "…" where the text was cut."""
     words = query_words(q)
     whole, last = set(words[:-1]), words[-1] if words else None
-    found = list(_WORD.finditer(text))
+    found = list(WORD.finditer(text))
 
     def hit(token: str) -> bool:
-        term = token.lower()[:MAX_TERM_LENGTH]
-        return term in whole or (last is not None and term.startswith(last))
+        t = term(token)
+        return t in whole or (last is not None and word_matches(last, t, prefix=True))
 
     marked = [hit(m.group(0)) for m in found]
     first = marked.index(True) if True in marked else 0
