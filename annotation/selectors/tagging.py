@@ -211,13 +211,18 @@ def working_item(dataset: Dataset, qid: str) -> dict | None:
     return {"qid": qid, "record": record, "revision": row.revision if row is not None else 0, "edited": False}
 
 
+def _qid_key() -> str:
+    """What to compare and order qids by for code point order, the order Python sorts the queue in:
+    PostgreSQL's qid under the "C" collation (a locale's collation would put "q-10" and "Q-7" elsewhere),
+    annotated by _beyond; SQLite's own comparison of UTF-8 text already is that order."""
+    return "qid_c" if connection.vendor == "postgresql" else "qid"
+
+
 def _beyond(rows: QuerySet, qid: str, *, forward: bool) -> QuerySet:
-    """`rows` strictly after (before) `qid`, nearest first, in code point order: the order Python sorts
-    the queue in. PostgreSQL compares under the "C" collation for it (a locale's collation would put
-    "q-10" and "Q-7" elsewhere); SQLite's own comparison of UTF-8 text already is that order."""
-    key = "qid"
-    if connection.vendor == "postgresql":
-        rows, key = rows.annotate(qid_c=Collate("qid", "C")), "qid_c"
+    """`rows` strictly after (before) `qid`, nearest first, in code point order (_qid_key)."""
+    key = _qid_key()
+    if key == "qid_c":
+        rows = rows.annotate(qid_c=Collate("qid", "C"))
     if forward:
         return rows.filter(**{f"{key}__gt": qid}).order_by(key)
     return rows.filter(**{f"{key}__lt": qid}).order_by(f"-{key}")
@@ -225,7 +230,7 @@ def _beyond(rows: QuerySet, qid: str, *, forward: bool) -> QuerySet:
 
 def _within(rows: QuerySet, bound: str, *, forward: bool) -> QuerySet:
     """`rows` (from _beyond) up to `bound`, included."""
-    key = "qid_c" if connection.vendor == "postgresql" else "qid"
+    key = _qid_key()
     return rows.filter(**{f"{key}__lte" if forward else f"{key}__gte": bound})
 
 
