@@ -37,9 +37,8 @@ def filter_in_values(qs: QuerySet[Any], field: str, values: Iterable[str]) -> Qu
         return qs.filter(**{f"{field}__in": in_values(values, using=qs.db)})
     model_field = qs.model._meta.get_field(field)
     column = f"{connection.ops.quote_name(qs.model._meta.db_table)}.{connection.ops.quote_name(model_field.column)}"
-    keys = json.dumps(sorted(set(values)))
-    sql = f"{column} = ANY(ARRAY(SELECT json_array_elements_text(%s::json)))"
-    return qs.filter(RawSQL(sql, (keys,), output_field=BooleanField()))
+    values_sql = in_values(values, using=qs.db)
+    return qs.filter(RawSQL(f"{column} = ANY(ARRAY({values_sql.sql}))", values_sql.params, output_field=BooleanField()))
 
 
 def ids_in(ids: Iterable[int], *, using: str = "default") -> RawSQL:
