@@ -25,6 +25,7 @@ from annotation.selectors.queue_counts import (
     SecondsKey,
     kept_pairs,
     kept_seconds,
+    live_counts,
     live_pairs,
     live_seconds,
 )
@@ -63,12 +64,13 @@ def _add(model, fields: list[str], delta: dict) -> None:
 def counts_kept(answer_ids: Iterable[int]) -> Iterator[None]:
     """Around a write that may change what the queues holding these answers count: the kept pair counts and
     label seconds change by exactly what the write changed. Inside the write's transaction, with the
-    answers' rows locked by the caller. Four reads and at most two upserts, whatever the queue's size."""
+    answers' rows locked by the caller. Two reads and at most two upserts, whatever the queue's size."""
     ids = sorted(set(answer_ids))
-    pairs, seconds = live_pairs(answer_ids=ids), live_seconds(answer_ids=ids)
+    pairs, seconds = live_counts(ids)
     yield
-    _add(QueuePairCount, PAIR_FIELDS, _difference(live_pairs(answer_ids=ids), pairs))
-    _add(QueueLabelSeconds, SECONDS_FIELDS, _difference(live_seconds(answer_ids=ids), seconds))
+    pairs_after, seconds_after = live_counts(ids)
+    _add(QueuePairCount, PAIR_FIELDS, _difference(pairs_after, pairs))
+    _add(QueueLabelSeconds, SECONDS_FIELDS, _difference(seconds_after, seconds))
 
 
 @dataclass(frozen=True)

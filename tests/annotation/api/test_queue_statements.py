@@ -13,10 +13,10 @@ def next_bound() -> int:
     return 8 if connection.vendor == "postgresql" else 9
 
 
-# Token, queue, then the submit's 6 (the item locked by its key) and the kept queue counts' 5 (reads before
-# and after, the seconds' upsert), plus the savepoint pair; the label that completes the item adds the
+# Token, queue, then the submit's 6 (the item locked by its key) and the kept queue counts' 3 (one read before
+# and one after, the seconds' upsert), plus the savepoint pair; the label that completes the item adds the
 # verdicts, the final label's read, its update and the pairs' upsert.
-LABEL_BOUND = 15
+LABEL_BOUND = 13
 COMPLETING_LABEL_BOUND = LABEL_BOUND + 4
 
 

@@ -38,9 +38,9 @@ def test_next_item_and_its_payload_in_a_fixed_number_of_statements(
 
 # Lock the item with its answer and run (membership rides on it), the annotator's assignment with their
 # label's id, the assignment marked done, the label, its LabelEvent, the item's counts; the kept queue counts
-# (the answer's label pairs and label seconds read before and after the write, and the seconds' upsert);
-# plus the test's savepoint pair.
-SUBMIT_BOUND = 13
+# (the answer's label pairs and label seconds read in one statement before and one after the write, and the
+# seconds' upsert); plus the test's savepoint pair.
+SUBMIT_BOUND = 11
 # ...and on the label that completes the item: the verdicts of its labels, the answer's final label read in
 # one statement, its update, and the pairs' upsert.
 COMPLETING_SUBMIT_BOUND = SUBMIT_BOUND + 4
