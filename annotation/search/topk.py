@@ -200,7 +200,7 @@ def top_k(words: list[Word], k: int, filters: Filters) -> tuple[list[tuple[int, 
             return _read_whole(words, s, seen, scores, filters, k, _taus(words, level), pruned)
         level = max(0, level - max(1, int(level * step)))
         if len(scores) >= k:
-            level = max(level, _final_level(words, _best(scores, k)[-1][1]))
+            level = max(level, _final_level(words, _kth(scores, k)))
         taus = _taus(words, level)
         known = [_band(word, tau, floors) for word, tau, floors in zip(words, taus, below, strict=True)]
         new = set().union(*known) - seen
@@ -208,7 +208,7 @@ def top_k(words: list[Word], k: int, filters: Filters) -> tuple[list[tuple[int, 
         pruned |= _score_best_first(_filtered(new, filters), words, known, [t - 1 for t in taus], scores, k)
         if level == 0:
             return _best(scores, k), None if pruned else len(scores)
-        if len(scores) >= k and _best(scores, k)[-1][1] >= sum(taus):
+        if len(scores) >= k and _kth(scores, k) >= sum(taus):
             return _best(scores, k), None
         step = (
             min(MAX_STEP, step * 2)
@@ -256,7 +256,7 @@ def _score_best_first(pks, words, known, bounds, scores, k) -> bool:
     for start in range(0, len(order), _SCORE_BATCH):
         batch = order[start : start + _SCORE_BATCH]
         if len(scores) >= k:
-            theta = _best(scores, k)[-1][1]
+            theta = _kth(scores, k)
             if bound[batch[0]] < theta:
                 return True
             keep = [pk for pk in batch if bound[pk] >= theta]
@@ -265,6 +265,12 @@ def _score_best_first(pks, words, known, bounds, scores, k) -> bool:
                 return True
         scores.update(_score(set(batch), words, known))
     return False
+
+
+def _kth(scores: dict[int, int], k: int) -> int:
+    """The k-th best score (len(scores) >= k): the bar a chunk must reach to enter the top k. The scores alone,
+    without _best's pairs and tie order, which the bar does not need (it is read after every band and batch)."""
+    return heapq.nlargest(k, scores.values())[-1]
 
 
 def _best(scores: dict[int, int], k: int) -> list[tuple[int, int]]:
