@@ -22,6 +22,7 @@ from annotation.selectors.corpus import chunk_with_neighbours
 from annotation.selectors.datasets import dataset_get, latest_version, working_edits
 from annotation.selectors.label_time import tagging_time
 from annotation.selectors.stale_history import retag_qids
+from annotation.selectors.tagging_step import neighbour_qid
 from annotation.services.datasets import GRADINGS, dataset_publish
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, EXPERT, role_required
@@ -173,7 +174,7 @@ def step(request, name, qid):
     dataset = dataset_get(name)
     filters = _filters(request)
     direction = -1 if request.GET.get("step") == "-1" else 1
-    target = tagging_selectors.neighbour_qid(dataset, qid, user=request.user, step=direction, **filters)
+    target = neighbour_qid(dataset, qid, user=request.user, step=direction, **filters)
     query = _filter_query(filters)
     if target is None:
         messages.info(

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import EditAudit
 from annotation.selectors import tagging as ts
+from annotation.selectors import tagging_step
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import dataset_publish, strata_set
 from annotation.services.users import user_upsert
@@ -119,11 +120,11 @@ def test_working_item_matches_working_records(ds, expert):
 
 
 def test_neighbour_qid_follows_the_filtered_queue(ds):
-    assert ts.neighbour_qid(ds, "q-1") == "q-2"
-    assert ts.neighbour_qid(ds, "q-2", status="untagged") == "q-4"
-    assert ts.neighbour_qid(ds, "q-4") is None
-    assert ts.neighbour_qid(ds, "q-4", step=-1) == "q-3"
-    assert ts.neighbour_qid(ds, "q-1", step=-1) is None
+    assert tagging_step.neighbour_qid(ds, "q-1") == "q-2"
+    assert tagging_step.neighbour_qid(ds, "q-2", status="untagged") == "q-4"
+    assert tagging_step.neighbour_qid(ds, "q-4") is None
+    assert tagging_step.neighbour_qid(ds, "q-4", step=-1) == "q-3"
+    assert tagging_step.neighbour_qid(ds, "q-1", step=-1) is None
 
 
 def test_working_diff_previews_what_publish_does(ds, expert):
