@@ -17,26 +17,27 @@ from annotation.selectors.tagging import filter_tagging_list, tagging_items
 STEP_WINDOW = 200
 
 
-def _qid_key() -> str:
+def qid_key() -> str:
     """What to compare and order qids by for code point order, the order Python sorts the queue in:
     PostgreSQL's qid under the "C" collation (a locale's collation would put "q-10" and "Q-7" elsewhere),
-    annotated by _beyond; SQLite's own comparison of UTF-8 text already is that order."""
+    annotated by qids_beyond; SQLite's own comparison of UTF-8 text already is that order."""
     return "qid_c" if connection.vendor == "postgresql" else "qid"
 
 
-def _beyond(rows: QuerySet, qid: str, *, forward: bool) -> QuerySet:
-    """`rows` strictly after (before) `qid`, nearest first, in code point order (_qid_key)."""
-    key = _qid_key()
+def qids_beyond(rows: QuerySet, qid: str | None, *, forward: bool) -> QuerySet:
+    """`rows` strictly after (before) `qid`, nearest first, in code point order (qid_key); with no `qid`,
+    all of them from the first (the last)."""
+    key = qid_key()
     if key == "qid_c":
         rows = rows.annotate(qid_c=Collate("qid", "C"))
-    if forward:
-        return rows.filter(**{f"{key}__gt": qid}).order_by(key)
-    return rows.filter(**{f"{key}__lt": qid}).order_by(f"-{key}")
+    if qid is not None:
+        rows = rows.filter(**{f"{key}__gt" if forward else f"{key}__lt": qid})
+    return rows.order_by(key if forward else f"-{key}")
 
 
-def _within(rows: QuerySet, bound: str, *, forward: bool) -> QuerySet:
-    """`rows` (from _beyond) up to `bound`, included."""
-    key = _qid_key()
+def qids_within(rows: QuerySet, bound: str, *, forward: bool) -> QuerySet:
+    """`rows` (from qids_beyond) up to `bound`, included."""
+    key = qid_key()
     return rows.filter(**{f"{key}__lte" if forward else f"{key}__gte": bound})
 
 
@@ -48,13 +49,13 @@ def _working_window(dataset: Dataset, latest, start: str, *, forward: bool) -> t
     records: dict[str, dict | None] = {}
     bound = None
     if latest is not None:
-        entries = _beyond(VersionEntry.objects.filter(version=latest), start, forward=forward)
+        entries = qids_beyond(VersionEntry.objects.filter(version=latest), start, forward=forward)
         rows = list(entries.values_list("qid", "example__canonical")[:STEP_WINDOW])
         records = {qid: json.loads(text) for qid, text in rows}
         bound = rows[-1][0] if len(rows) == STEP_WINDOW else None
-    edits = _beyond(working_edits(dataset), start, forward=forward)
+    edits = qids_beyond(working_edits(dataset), start, forward=forward)
     if bound is not None:
-        edits = _within(edits, bound, forward=forward)
+        edits = qids_within(edits, bound, forward=forward)
     edited = set()
     for qid, record in edits.values_list("qid", "record"):
         records[qid] = record
