@@ -165,25 +165,32 @@ def filter_tagging_list(
     return out
 
 
-def strata_progress(dataset: Dataset, items: list[TaggingItem]) -> list[StratumProgress]:
+def item_counts(items: list[TaggingItem]) -> dict[str, tuple[int, int]]:
+    """stratum -> (questions, questions with a gold decision) of a list of queue items."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        counts[item.stratum][0] += 1
+        counts[item.stratum][1] += item.tagged
+    return {s: (n, t) for s, (n, t) in counts.items()}
+
+
+def strata_progress(dataset: Dataset, counts: dict[str, tuple[int, int]]) -> list[StratumProgress]:
     """Per stratum: questions with a gold decision against the target, share x all questions.
 
-    `items` is the whole (unfiltered) queue. Strata in the budget come first, by name (PostgreSQL's
-    jsonb does not keep the budget's key order); strata found only in the records follow, with their
-    own count as the target.
+    `counts`: stratum -> (questions, tagged) over the whole (unfiltered) queue (item_counts, or
+    annotation.selectors.working_copy.WorkingCopy.strata_counts). Strata in the budget come first, by name
+    (PostgreSQL's jsonb does not keep the budget's key order); strata found only in the records follow,
+    with their own count as the target.
     """
-    total = len(items)
-    tagged, counts = defaultdict(int), defaultdict(int)
-    for item in items:
-        counts[item.stratum] += 1
-        if item.tagged:
-            tagged[item.stratum] += 1
+    total = sum(n for n, _ in counts.values())
     budget = dataset.strata_budget or {}
-    rows = [
-        StratumProgress(s, tagged[s], counts[s], round(float(share) * total / 100), float(share))
-        for s, share in sorted(budget.items())
-    ]
-    rows += [StratumProgress(s, tagged[s], counts[s], counts[s], None) for s in sorted(counts) if s not in budget]
+
+    def row(s: str, target: int | None, share: float | None) -> StratumProgress:
+        n, tagged = counts.get(s, (0, 0))
+        return StratumProgress(s, tagged, n, n if target is None else target, share)
+
+    rows = [row(s, round(float(share) * total / 100), float(share)) for s, share in sorted(budget.items())]
+    rows += [row(s, None, None) for s in sorted(counts) if s not in budget]
     return rows
 
 

@@ -12,8 +12,9 @@ cursor pagination the other API lists use (evalapp.api.KeysetPagination), the ta
 import copy
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from typing import Any
 
 from django.db.models import (
     BooleanField,
@@ -32,10 +33,10 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.models import Dataset, VersionEntry, WorkingExample
+from annotation.models import Dataset, DatasetVersion, VersionEntry, WorkingExample
 from annotation.selectors.datasets import latest_version
 from annotation.selectors.gold import stale_gold
-from annotation.selectors.tagging import STATUSES, gold_state
+from annotation.selectors.tagging import STATUSES, gold_state, stale_working
 from annotation.selectors.tagging_step import qids_beyond
 from evalapp.keyset import filter_in_values
 
@@ -112,33 +113,50 @@ class WorkingCopy:
         self.filters = filters or WorkingFilters()
         self.forward = forward
         self.position = position
+        # What has been read, shared with every copy (filtered, order_by, filter): one read a request.
+        self._read: dict[str, Any] = {}
 
-    @cached_property
-    def latest(self):
-        return latest_version(self.dataset)
+    def _once(self, key: str, read: Callable[[], Any]) -> Any:
+        if key not in self._read:
+            self._read[key] = read()
+        return self._read[key]
 
-    @cached_property
+    @property
+    def latest(self) -> DatasetVersion | None:
+        return self._once("latest", lambda: latest_version(self.dataset))
+
+    @property
     def edits(self) -> dict[str, tuple[dict | None, int]]:
         """qid -> (record or None when removed, revision) of every pending edit."""
-        rows = WorkingExample.objects.filter(dataset=self.dataset, base_version=self.latest)
-        return {qid: (record, revision) for qid, record, revision in rows.values_list("qid", "record", "revision")}
 
-    @cached_property
+        def read():
+            rows = WorkingExample.objects.filter(dataset=self.dataset, base_version=self.latest)
+            return {q: (record, revision) for q, record, revision in rows.values_list("qid", "record", "revision")}
+
+        return self._once("edits", read)
+
+    @property
+    def report(self) -> dict:
+        """The latest version's stale-gold report, kept per corpus state (annotation.selectors.gold)."""
+        return self._once("report", lambda: stale_gold(self.latest) if self.latest else {"stale": [], "moved": []})
+
+    @property
     def flagged(self) -> frozenset[str]:
         """The flagged questions of the latest version (gold_text not in its live gold chunk): the stale
-        and moved ones of its stale-gold report, kept per corpus state (annotation.selectors.gold)."""
-        if self.latest is None:
-            return frozenset()
-        report = stale_gold(self.latest)
-        return frozenset(s["qid"] for s in report["stale"]) | frozenset(m["qid"] for m in report["moved"])
+        and moved ones of its stale-gold report."""
+        return frozenset(s["qid"] for s in self.report["stale"]) | frozenset(m["qid"] for m in self.report["moved"])
 
-    @cached_property
+    def filtered(self, filters: WorkingFilters) -> "WorkingCopy":
+        """The same working copy under other filters, keeping what this one has read."""
+        other = copy.copy(self)
+        other.filters = filters
+        return other
+
+    @property
     def flagged_edits(self) -> frozenset[str]:
         """The pending edits whose gold_text is not in their live gold chunk."""
-        from annotation.selectors.tagging import stale_working
-
         records = [r for r, _ in self.edits.values() if r is not None]
-        return frozenset(stale_working(self.dataset, records))
+        return self._once("flagged_edits", lambda: frozenset(stale_working(self.dataset, records)))
 
     def version_rows(self, filters: WorkingFilters | None = None) -> QuerySet:
         """The latest version's lines no pending edit touches, that pass `filters`."""
@@ -180,10 +198,11 @@ class WorkingCopy:
         kept = sum(1 for q, (r, _) in self.edits.items() if r is not None and self.edit_passes(q, r))
         return self.version_rows().count() + kept
 
-    def page(self, *, position: str | None, forward: bool, size: int) -> list[dict]:
+    def page(self, *, position: str | None, forward: bool, size: int, revisions: bool = True) -> list[dict]:
         """Up to `size` questions that pass the filters just after `position` (before it, going back; from
-        the first or the last without one), nearest first: one statement for the version's lines, one for
-        the revisions of the questions edited in an earlier version's time."""
+        the first or the last without one), nearest first: one statement for the version's lines, and one
+        for the revisions of the questions edited in an earlier version's time (not read with `revisions`
+        off: each unedited question's revision is then 0)."""
         got = []
         if size > 0 and self.latest is not None:
             rows = qids_beyond(self.version_rows(), position, forward=forward)
@@ -197,7 +216,7 @@ class WorkingCopy:
                 items[qid] = {"qid": qid, "record": record, "revision": revision, "edited": True}
         page = [items[q] for q in sorted(items, reverse=not forward)[:size]]
         older = [i["qid"] for i in page if not i["edited"]]
-        if older:
+        if older and revisions:
             # A question edited on top of an earlier version keeps counting its revisions (working_records).
             revisions = dict(
                 WorkingExample.objects.filter(dataset=self.dataset, qid__in=older).values_list("qid", "revision")

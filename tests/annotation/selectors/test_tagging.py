@@ -61,7 +61,7 @@ def test_ambiguous_counts_as_tagged(ds, expert):
 def test_progress_against_budget(ds, expert):
     strata_set(dataset_name="support", shares={"policy": "50", "comparison": "25", "no_answer": "25"})
     ds.refresh_from_db()
-    rows = ts.strata_progress(ds, ts.tagging_list(ds))
+    rows = ts.strata_progress(ds, ts.item_counts(ts.tagging_list(ds)))
     # 4 questions: targets are share x 4
     assert [(r.stratum, r.tagged, r.target, r.questions, r.share, r.percent) for r in rows] == [
         ("comparison", 0, 1, 1, 25.0, 0),
@@ -71,7 +71,7 @@ def test_progress_against_budget(ds, expert):
 
 
 def test_progress_without_budget_uses_the_strata_found(ds):
-    rows = ts.strata_progress(ds, ts.tagging_list(ds))
+    rows = ts.strata_progress(ds, ts.item_counts(ts.tagging_list(ds)))
     assert [(r.stratum, r.tagged, r.target, r.share) for r in rows] == [
         ("comparison", 0, 1, None),
         ("no_answer", 1, 1, None),
