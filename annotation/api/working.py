@@ -57,7 +57,8 @@ class WorkingListView(DeclaredOutput, generics.GenericAPIView):
     def get(self, request, name):
         f = self.FilterSerializer.parse(request)
         copy = WorkingCopy(dataset_get(name), WorkingFilters(stratum=f["stratum"], status=f["status"]))
-        page = self.paginate_queryset(copy) or []
+        # The cursor pagination pages it as a queryset (annotation.selectors.working_copy.WorkingCopy).
+        page = self.paginate_queryset(copy) or []  # type: ignore[arg-type]
         return self.get_paginated_response(s.WorkingItemSerializer(page, many=True).data)
 
 

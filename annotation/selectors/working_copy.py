@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import (
     BooleanField,
     Case,
@@ -67,7 +68,7 @@ class _JSONTrue(Func):
         super().__init__(expression)
         self.key = key
 
-    def as_sql(self, compiler, connection, **extra):  # PostgreSQL
+    def as_sql(self, compiler, connection, *args, **extra):  # PostgreSQL
         sql, params = compiler.compile(self.source_expressions[0])
         return f"((({sql})::jsonb -> %s) = 'true'::jsonb)", [*params, self.key]
 
@@ -174,9 +175,9 @@ class WorkingCopy:
         if f.status in ("tagged", "untagged") or f.labelled_by:
             rows = _with_record(rows, self.dataset)
         if f.status in ("tagged", "untagged"):
-            rows = rows.filter(tagged=f.status == "tagged")
+            rows = rows.filter(**{"tagged": f.status == "tagged"})  # annotations of _with_record
         if f.labelled_by:
-            rows = rows.filter(labelled_by=f.labelled_by)
+            rows = rows.filter(**{"labelled_by": f.labelled_by})
         return rows
 
     def edit_passes(self, qid: str, record: dict, filters: WorkingFilters | None = None) -> bool:
@@ -194,9 +195,36 @@ class WorkingCopy:
         return not (f.labelled_by and str(record.get("labelled_by") or "") != f.labelled_by)
 
     def count(self) -> int:
-        """How many questions pass the filters."""
+        """How many questions pass the filters: from the version's kept groups (version_groups) unless the
+        filters name qids (the re-tag queue, the flagged), which the database counts."""
         kept = sum(1 for q, (r, _) in self.edits.items() if r is not None and self.edit_passes(q, r))
-        return self.version_rows().count() + kept
+        f = self.filters
+        if f.only is not None or f.status == "flagged":
+            return self.version_rows().count() + kept
+        return sum(n for group, n in self._unedited_groups().items() if _group_passes(group, f)) + kept
+
+    def version_groups(self) -> list[tuple[tuple[str, bool, str], int]]:
+        """[((stratum, tagged, labelled_by), questions)] of the whole latest version, in one grouped statement
+        that reads every line's record, kept in the cache under the version's content hash: a version never
+        changes, so the statement runs once for it (and again after its dataset's no-answer stratum moved)."""
+        if self.latest is None:
+            return []
+        key = f"working-groups:{self.latest.dataset_hash}:{self.dataset.no_answer_stratum}"
+        kept = cache.get(key)
+        if kept is None:
+            kept = _grouped(VersionEntry.objects.filter(version=self.latest), self.dataset)
+            cache.set(key, kept, None)
+        return kept
+
+    def _unedited_groups(self) -> dict[tuple[str, bool, str], int]:
+        """The version's groups less the lines a pending edit stands in for (read in one statement, bounded
+        by the pending edits)."""
+        groups = dict(self.version_groups())
+        if self.edits and self.latest is not None:
+            edited = filter_in_values(VersionEntry.objects.filter(version=self.latest), "qid", sorted(self.edits))
+            for group, n in self._once("edited_groups", lambda: _grouped(edited, self.dataset)):
+                groups[group] -= n
+        return groups
 
     def page(self, *, position: str | None, forward: bool, size: int, revisions: bool = True) -> list[dict]:
         """Up to `size` questions that pass the filters just after `position` (before it, going back; from
@@ -218,34 +246,26 @@ class WorkingCopy:
         older = [i["qid"] for i in page if not i["edited"]]
         if older and revisions:
             # A question edited on top of an earlier version keeps counting its revisions (working_records).
-            revisions = dict(
+            counted = dict(
                 WorkingExample.objects.filter(dataset=self.dataset, qid__in=older).values_list("qid", "revision")
             )
             for item in page:
-                item["revision"] = revisions.get(item["qid"], item["revision"])
+                item["revision"] = counted.get(item["qid"], item["revision"])
         return page
 
     def strata_counts(self) -> dict[str, tuple[int, int]]:
         """stratum -> (questions, questions with a gold decision) over the whole working copy, unfiltered:
-        one grouped statement over the version's lines, the pending edits counted in Python."""
+        the version's kept groups, the pending edits counted in Python."""
         counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        everything = WorkingFilters()
-        if self.latest is not None:
-            grouped = (
-                _with_record(self.version_rows(everything), self.dataset)
-                .order_by()
-                .values("stratum")
-                .annotate(n=Count("id"), tagged=Count("id", filter=Q(tagged=True)))
-            )
-            for row in grouped:
-                counts[row["stratum"]][0] += row["n"]
-                counts[row["stratum"]][1] += row["tagged"]
+        for (stratum, tagged, _), n in self._unedited_groups().items():
+            counts[stratum][0] += n
+            counts[stratum][1] += n if tagged else 0
         for record, _ in self.edits.values():
             if record is not None:
                 stratum = str(record.get("stratum") or "")
                 counts[stratum][0] += 1
                 counts[stratum][1] += gold_state(record, self.dataset.no_answer_stratum) != "untagged"
-        return {s: (n, t) for s, (n, t) in counts.items()}
+        return {s: (n, t) for s, (n, t) in counts.items() if n}
 
     def flagged_count(self) -> int:
         """How many questions of the whole working copy are flagged (stale gold)."""
@@ -269,6 +289,27 @@ class WorkingCopy:
     def __getitem__(self, window: slice) -> list[dict]:
         start, stop = window.start or 0, window.stop
         return self.page(position=self.position, forward=self.forward, size=stop)[start:stop]
+
+
+def _grouped(rows: QuerySet, dataset: Dataset) -> list[tuple[tuple[str, bool, str], int]]:
+    """[((stratum, tagged, labelled_by), questions)] of version lines, one grouped statement."""
+    grouped = (
+        _with_record(rows, dataset).order_by().values_list("stratum", "tagged", "labelled_by").annotate(n=Count("id"))
+    )
+    sums: dict[tuple[str, bool, str], int] = defaultdict(int)
+    for stratum, tagged, labelled_by, n in grouped:  # NULL and "" are one "labelled by nobody"
+        sums[(stratum, bool(tagged), labelled_by or "")] += n
+    return list(sums.items())
+
+
+def _group_passes(group: tuple[str, bool, str], f: WorkingFilters) -> bool:
+    stratum, tagged, labelled_by = group
+    return (
+        (not f.stratum or stratum == f.stratum)
+        and (f.status != "tagged" or tagged)
+        and (f.status != "untagged" or not tagged)
+        and (not f.labelled_by or labelled_by == f.labelled_by)
+    )
 
 
 def _between(qid: str, position: str | None, bound: str | None, *, forward: bool) -> bool:

@@ -93,10 +93,6 @@ def _adjudication_waiting_emit(queue: Queue, item: QueueItem) -> None:
     )
 
 
-# The fields of the annotator's label the assignment's statement carries (label_submit).
-_LABEL_READ = ("id", "verdict", "rationale")
-
-
 @transaction.atomic
 def label_submit(
     *,
@@ -158,7 +154,11 @@ def label_submit(
     theirs = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator)
     mine = (
         Assignment.objects.filter(item=item, annotator=annotator)
-        .annotate(**{f"label_{name}": Subquery(theirs.values(name)[:1]) for name in _LABEL_READ})
+        .annotate(
+            label_id=Subquery(theirs.values("pk")[:1]),
+            label_verdict=Subquery(theirs.values("verdict")[:1]),
+            label_rationale=Subquery(theirs.values("rationale")[:1]),
+        )
         .first()
     )
     if mine is None:
@@ -169,11 +169,12 @@ def label_submit(
         raise Conflict("you skipped this item and it went back to the pool; your label was not recorded")
     if mine.state == Assignment.DONE:
         if mine.label_id is not None and not change:
+            current: HumanLabel | None
             # The label as the assignment's statement read it; its other fields load if someone reads them.
             current = HumanLabel.from_db(
                 HumanLabel.objects.db,
-                ["id", "answer_id", "annotator_id", *_LABEL_READ[1:]],
-                [mine.label_id, item.answer_id, annotator.pk, *(getattr(mine, f"label_{n}") for n in _LABEL_READ[1:])],
+                ["id", "answer_id", "annotator_id", "verdict", "rationale"],
+                [mine.label_id, item.answer_id, annotator.pk, mine.label_verdict, mine.label_rationale],
             )
             same_verdict = current.verdict == verdict
             same_values = own_values(item.answer_id, annotator.pk, [c.name for c in criteria]) == values

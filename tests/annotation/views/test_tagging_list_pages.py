@@ -29,14 +29,14 @@ def tagging_world(n: int):
         records.append(record)
     latest = f.version(dataset, records)
     strata_set(dataset_name="grown", shares={"billing": "40", "policy": "40", "other": "20"})
-    edits = {
+    edits: dict[str, dict | None] = {
         "q-00001": {**f.record("q-00001", stratum="policy"), "ambiguous": True, "labelled_by": "eve"},
         "q-00003": f.record("q-00003", stratum="billing"),
         "q-00004": None,
         "q-00004a": f.record("q-00004a", stratum="policy"),
     }
-    for qid, record in edits.items():
-        WorkingExample.objects.create(dataset=dataset, qid=qid, base_version=latest, record=record, updated_by=eve)
+    for qid, edited in edits.items():
+        WorkingExample.objects.create(dataset=dataset, qid=qid, base_version=latest, record=edited, updated_by=eve)
     dataset.refresh_from_db()
     return dataset, eve
 
