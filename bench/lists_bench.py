@@ -13,7 +13,9 @@ ratio of the two sizes' medians: flat is about 1.
         [--tree PATH]
 
 --tree runs another checkout's code (e.g. /work/main, for the figures before a change) on the same build
-steps; its URLs are the same, and a list that is not paged is read whole.
+steps; its URLs are the same, and a list that is not paged is read whole. Run it from outside this tree
+with PYTHONPATH=PATH as well (`cd /tmp && PYTHONPATH=PATH .../bench/lists_bench.py --tree PATH`), or the
+editable install's own tree is imported; the report names the code it ran.
 """
 
 import argparse
