@@ -21,6 +21,13 @@ class PageNumberForm(PageForm):
     page = forms.IntegerField(min_value=1, max_value=10**6, required=False)
 
 
+class QueuePositionForm(PageForm):
+    """?after= or ?before= of the tagging list: the qid a page starts after (ends before)."""
+
+    after = forms.CharField(max_length=200, required=False, strip=False)
+    before = forms.CharField(max_length=200, required=False, strip=False)
+
+
 class QueueDisagreementForm(PageForm):
     """?stratum=&page= of a queue statistics page's disagreement list."""
 

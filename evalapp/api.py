@@ -178,6 +178,14 @@ class KeysetPagination(CursorPagination):
             {"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(), "results": data}
         )
 
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paged = super().get_paginated_response_schema(schema)
+        return {
+            **paged,
+            "required": ["count", "next", "previous", "results"],
+            "properties": {"count": {"type": "integer", "example": 123}, **paged["properties"]},
+        }
+
 
 class Pagination(LimitOffsetPagination):
     """Limit/offset pages of list endpoints; a limit or offset that is not a whole number in range is

@@ -8,26 +8,58 @@ from rest_framework.views import APIView
 from annotation.api import serializers as s
 from annotation.api.common import CURATORS
 from annotation.models import EditAudit
-from annotation.selectors.datasets import (
-    dataset_get,
-    working_records,
-)
-from annotation.selectors.tagging import working_item
+from annotation.selectors.datasets import dataset_get
+from annotation.selectors.tagging import STATUSES, working_item
+from annotation.selectors.working_copy import WorkingCopy, WorkingFilters
+from annotation.services.datasets import STRATUM_MAX
 from annotation.services.working import working_edit
 from evalapp.api import (
     DeclaredOutput,
     ErrorSerializer,
+    KeysetPagination,
     QuerySerializer,
 )
 from evalapp.errors import ServiceError
 
 
-class WorkingListView(DeclaredOutput, APIView):
-    permission_classes = [CURATORS]
+class WorkingPagination(KeysetPagination):
+    """The working copy pages by qid (code point order, unique in it) with the cursor the other API lists
+    use: `?page_size=` (1 to 1000) and the `next` / `previous` links' `?cursor=`."""
 
-    @extend_schema(responses=s.WorkingItemSerializer(many=True))
+    ordering = "qid"
+
+
+class WorkingListView(DeclaredOutput, generics.GenericAPIView):
+    """The working copy's questions, a page at a time, sorted by qid: each page costs the same however
+    large the set (annotation.selectors.working_copy)."""
+
+    permission_classes = [CURATORS]
+    pagination_class = WorkingPagination
+
+    class FilterSerializer(QuerySerializer):
+        stratum = serializers.CharField(
+            required=False, default="", allow_blank=True, max_length=STRATUM_MAX, help_text="only this stratum"
+        )
+        status = serializers.ChoiceField(
+            choices=STATUSES,
+            required=False,
+            default="",
+            allow_blank=True,
+            help_text="untagged (no gold decision yet), tagged (gold, not answerable or ambiguous) or flagged "
+            "(gold_text no longer in its live gold chunk), as the tagging page filters",
+        )
+
+    @extend_schema(
+        summary="The working copy's questions (cursor-paged by qid)",
+        parameters=[FilterSerializer],
+        responses={200: s.WorkingItemSerializer(many=True), 400: ErrorSerializer},
+    )
     def get(self, request, name):
-        return Response(s.WorkingItemSerializer(working_records(dataset_get(name)), many=True).data)
+        f = self.FilterSerializer.parse(request)
+        copy = WorkingCopy(dataset_get(name), WorkingFilters(stratum=f["stratum"], status=f["status"]))
+        # The cursor pagination pages it as a queryset (annotation.selectors.working_copy.WorkingCopy).
+        page = self.paginate_queryset(copy) or []  # type: ignore[arg-type]
+        return self.get_paginated_response(s.WorkingItemSerializer(page, many=True).data)
 
 
 class WorkingItemView(DeclaredOutput, APIView):

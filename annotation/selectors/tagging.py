@@ -11,10 +11,6 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db import connection
-from django.db.models import QuerySet
-from django.db.models.functions import Collate
-
 from annotation.hashing import dataset_hash, example_sha256
 from annotation.models import Dataset, EditAudit, VersionEntry, WorkingExample
 from annotation.selectors.datasets import (
@@ -30,8 +26,6 @@ from evalstats.manifest import diff_manifests
 from evalstats.timing import time_summary
 
 STATUSES = ("untagged", "tagged", "flagged")
-# How many of the latest version's questions a next/previous step reads at a time.
-STEP_WINDOW = 200
 # The fields whose change counts as tagging work in the stats (not, say, a typo fixed in `question`).
 TAGGING_FIELDS = (
     "gold_chunk_id",
@@ -109,7 +103,7 @@ def tagging_list(
     """
     only = set(retag_qids(dataset)) if stale else None
     return filter_tagging_list(
-        _tagging_items(dataset, working_records(dataset)),
+        tagging_items(dataset, working_records(dataset)),
         user=user,
         stratum=stratum,
         status=status,
@@ -118,7 +112,7 @@ def tagging_list(
     )
 
 
-def _tagging_items(dataset: Dataset, items: list[dict]) -> list[TaggingItem]:
+def tagging_items(dataset: Dataset, items: list[dict]) -> list[TaggingItem]:
     """Working-copy items ({"qid", "record", "revision", "edited"}) as queue items, their gold checked."""
     flagged = stale_working(dataset, [i["record"] for i in items])
     out = []
@@ -171,25 +165,32 @@ def filter_tagging_list(
     return out
 
 
-def strata_progress(dataset: Dataset, items: list[TaggingItem]) -> list[StratumProgress]:
+def item_counts(items: list[TaggingItem]) -> dict[str, tuple[int, int]]:
+    """stratum -> (questions, questions with a gold decision) of a list of queue items."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        counts[item.stratum][0] += 1
+        counts[item.stratum][1] += item.tagged
+    return {s: (n, t) for s, (n, t) in counts.items()}
+
+
+def strata_progress(dataset: Dataset, counts: dict[str, tuple[int, int]]) -> list[StratumProgress]:
     """Per stratum: questions with a gold decision against the target, share x all questions.
 
-    `items` is the whole (unfiltered) queue. Strata in the budget come first, by name (PostgreSQL's
-    jsonb does not keep the budget's key order); strata found only in the records follow, with their
-    own count as the target.
+    `counts`: stratum -> (questions, tagged) over the whole (unfiltered) queue (item_counts, or
+    annotation.selectors.working_copy.WorkingCopy.strata_counts). Strata in the budget come first, by name
+    (PostgreSQL's jsonb does not keep the budget's key order); strata found only in the records follow,
+    with their own count as the target.
     """
-    total = len(items)
-    tagged, counts = defaultdict(int), defaultdict(int)
-    for item in items:
-        counts[item.stratum] += 1
-        if item.tagged:
-            tagged[item.stratum] += 1
+    total = sum(n for n, _ in counts.values())
     budget = dataset.strata_budget or {}
-    rows = [
-        StratumProgress(s, tagged[s], counts[s], round(float(share) * total / 100), float(share))
-        for s, share in sorted(budget.items())
-    ]
-    rows += [StratumProgress(s, tagged[s], counts[s], counts[s], None) for s in sorted(counts) if s not in budget]
+
+    def row(s: str, target: int | None, share: float | None) -> StratumProgress:
+        n, tagged = counts.get(s, (0, 0))
+        return StratumProgress(s, tagged, n, n if target is None else target, share)
+
+    rows = [row(s, round(float(share) * total / 100), float(share)) for s, share in sorted(budget.items())]
+    rows += [row(s, None, None) for s in sorted(counts) if s not in budget]
     return rows
 
 
@@ -209,82 +210,6 @@ def working_item(dataset: Dataset, qid: str) -> dict | None:
     if record is None:
         return None
     return {"qid": qid, "record": record, "revision": row.revision if row is not None else 0, "edited": False}
-
-
-def _qid_key() -> str:
-    """What to compare and order qids by for code point order, the order Python sorts the queue in:
-    PostgreSQL's qid under the "C" collation (a locale's collation would put "q-10" and "Q-7" elsewhere),
-    annotated by _beyond; SQLite's own comparison of UTF-8 text already is that order."""
-    return "qid_c" if connection.vendor == "postgresql" else "qid"
-
-
-def _beyond(rows: QuerySet, qid: str, *, forward: bool) -> QuerySet:
-    """`rows` strictly after (before) `qid`, nearest first, in code point order (_qid_key)."""
-    key = _qid_key()
-    if key == "qid_c":
-        rows = rows.annotate(qid_c=Collate("qid", "C"))
-    if forward:
-        return rows.filter(**{f"{key}__gt": qid}).order_by(key)
-    return rows.filter(**{f"{key}__lt": qid}).order_by(f"-{key}")
-
-
-def _within(rows: QuerySet, bound: str, *, forward: bool) -> QuerySet:
-    """`rows` (from _beyond) up to `bound`, included."""
-    key = _qid_key()
-    return rows.filter(**{f"{key}__lte" if forward else f"{key}__gte": bound})
-
-
-def _working_window(dataset: Dataset, latest, start: str, *, forward: bool) -> tuple[list[dict], str | None]:
-    """The working copy's questions just beyond `start` (after it, or before it going back), nearest first:
-    the next STEP_WINDOW questions of the latest version with the pending edits among them laid over, and
-    the qid the window ends at (None when it reaches the end). Only the qid, record and edited flag are
-    worked out: a step needs no revision."""
-    records: dict[str, dict | None] = {}
-    bound = None
-    if latest is not None:
-        entries = _beyond(VersionEntry.objects.filter(version=latest), start, forward=forward)
-        rows = list(entries.values_list("qid", "example__canonical")[:STEP_WINDOW])
-        records = {qid: json.loads(text) for qid, text in rows}
-        bound = rows[-1][0] if len(rows) == STEP_WINDOW else None
-    edits = _beyond(working_edits(dataset), start, forward=forward)
-    if bound is not None:
-        edits = _within(edits, bound, forward=forward)
-    edited = set()
-    for qid, record in edits.values_list("qid", "record"):
-        records[qid] = record
-        edited.add(qid)
-    order = sorted((q for q, r in records.items() if r is not None), reverse=not forward)
-    return [{"qid": q, "record": records[q], "revision": 0, "edited": q in edited} for q in order], bound
-
-
-def neighbour_qid(
-    dataset: Dataset,
-    qid: str,
-    *,
-    user=None,
-    stratum: str = "",
-    status: str = "",
-    mine: bool = False,
-    stale: bool = False,
-    step: int = 1,
-) -> str | None:
-    """The next (step=1) or previous (step=-1) qid after `qid` in the filtered queue, or None at its end.
-
-    `qid` itself need not match the filters (it may just have been tagged and left `untagged`). Reads the
-    working copy a window at a time from `qid` on, so a step costs the questions it passes over, not the
-    whole set (the same answer as the whole filtered queue, tagging_list, gives)."""
-    latest = latest_version(dataset)
-    only = set(retag_qids(dataset, version=latest)) if stale else None
-    forward = step > 0
-    start: str | None = qid
-    while start is not None:
-        items, start = _working_window(dataset, latest, start, forward=forward)
-        kept = filter_tagging_list(
-            _tagging_items(dataset, items), user=user, stratum=stratum, status=status, mine=mine, only=only
-        )
-        if kept:
-            return kept[0].qid
-    return None
 
 
 def working_manifest(dataset: Dataset) -> dict[str, str]:

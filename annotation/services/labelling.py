@@ -149,10 +149,15 @@ def label_submit(
     if problems:
         raise ServiceError("the label was not recorded: criterion values are missing or not allowed", problems)
     values = values or {}
+    # Their label (if any) rides on the assignment's statement: its id for the lock below, its verdict and
+    # rationale for a resent label, answered without reading it again.
+    theirs = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator)
     mine = (
         Assignment.objects.filter(item=item, annotator=annotator)
         .annotate(
-            label_id=Subquery(HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).values("pk")[:1])
+            label_id=Subquery(theirs.values("pk")[:1]),
+            label_verdict=Subquery(theirs.values("verdict")[:1]),
+            label_rationale=Subquery(theirs.values("rationale")[:1]),
         )
         .first()
     )
@@ -163,8 +168,14 @@ def label_submit(
     if mine.state == Assignment.SKIPPED:
         raise Conflict("you skipped this item and it went back to the pool; your label was not recorded")
     if mine.state == Assignment.DONE:
-        current = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator).first()
-        if current is not None and not change:
+        if mine.label_id is not None and not change:
+            current: HumanLabel | None
+            # The label as the assignment's statement read it; its other fields load if someone reads them.
+            current = HumanLabel.from_db(
+                HumanLabel.objects.db,
+                ["id", "answer_id", "annotator_id", "verdict", "rationale"],
+                [mine.label_id, item.answer_id, annotator.pk, mine.label_verdict, mine.label_rationale],
+            )
             same_verdict = current.verdict == verdict
             same_values = own_values(item.answer_id, annotator.pk, [c.name for c in criteria]) == values
             if same_verdict and same_values and (not rationale or rationale == current.rationale):

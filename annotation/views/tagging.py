@@ -15,13 +15,15 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from annotation import search
-from annotation.forms import PageNumberForm
+from annotation.forms import QueuePositionForm
 from annotation.models import Dataset, Document
 from annotation.selectors import tagging as tagging_selectors
 from annotation.selectors.corpus import chunk_with_neighbours
-from annotation.selectors.datasets import dataset_get, latest_version, working_edits
+from annotation.selectors.datasets import dataset_get, latest_version
 from annotation.selectors.label_time import tagging_time
 from annotation.selectors.stale_history import retag_qids
+from annotation.selectors.tagging_step import neighbour_qid
+from annotation.selectors.working_copy import WorkingCopy, WorkingFilters
 from annotation.services.datasets import GRADINGS, dataset_publish
 from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, EXPERT, role_required
@@ -58,47 +60,71 @@ def workspace_home(request):
     return render(request, "annotation/tagging/home.html", {"datasets": datasets})
 
 
+def _queue_page(shown: WorkingCopy, position: dict) -> tuple[list[dict], str | None, str | None]:
+    """One page of the filtered queue by keyset on the qid: its items, and the qid the next page starts
+    after and the previous one ends before (None at either end). Back past the first page is the first
+    page, so it is always full."""
+    if position["before"]:
+        back = shown.page(position=position["before"], forward=False, size=PAGE + 1)
+        if len(back) > PAGE:
+            items = back[:PAGE][::-1]
+            return items, items[-1]["qid"], items[0]["qid"]
+        position = {"after": ""}
+    after = position["after"] or None
+    ahead = shown.page(position=after, forward=True, size=PAGE + 1)
+    items = ahead[:PAGE]
+    later = items[-1]["qid"] if len(ahead) > PAGE else None
+    return items, later, items[0]["qid"] if after is not None and items else None
+
+
 @role_required(*TAGGERS)
 def tagging_list_page(request, name):
-    """The dataset's questions needing gold, filtered, with progress per stratum against the budget."""
+    """The dataset's questions needing gold, filtered, a page at a time (keyset on the qid: ?after=, ?before=),
+    with progress per stratum against the budget. What it reads does not grow with the set: one grouped
+    count over the version's lines, the pending edits, and the page (annotation.selectors.working_copy)."""
     dataset = dataset_get(name)
     filters = _filters(request)
-    everything = tagging_selectors.tagging_list(dataset, user=request.user)
-    retag = retag_qids(dataset)
-    shown = tagging_selectors.filter_tagging_list(
-        everything,
-        user=request.user,
-        stratum=filters["stratum"],
-        status=filters["status"],
-        mine=filters["mine"],
-        only=set(retag) if filters["stale"] else None,
+    everything = WorkingCopy(dataset)
+    retag = retag_qids(dataset, version=everything.latest, report=everything.report) if everything.latest else []
+    shown = everything.filtered(
+        WorkingFilters(
+            stratum=filters["stratum"],
+            status=filters["status"],
+            labelled_by=request.user.username if filters["mine"] else "",
+            only=frozenset(retag) if filters["stale"] else None,
+        )
     )
-    # A page number out of range or not a number shows the nearest page, as pagination links expect.
-    paging = PageNumberForm(request.GET)
-    page = (paging.cleaned_data["page"] if paging.is_valid() else None) or 1
-    pages = max(1, (len(shown) + PAGE - 1) // PAGE)
-    page = min(page, pages)
-    strata = sorted({i.stratum for i in everything} | set(dataset.strata_budget or {}))
+    position = QueuePositionForm(request.GET).parsed("the page position is not valid")
+    page, after, before = _queue_page(shown, position)
+    counts = everything.strata_counts()
+    total = sum(n for n, _ in counts.values())
+    filtered = any(filters.values())
+    first_untagged = everything.filtered(WorkingFilters(status="untagged")).page(
+        position=None, forward=True, size=1, revisions=False
+    )
+    query = _filter_query(filters)
     return render(
         request,
         "annotation/tagging/list.html",
         {
             "dataset": dataset,
-            "items": shown[(page - 1) * PAGE : page * PAGE],
-            "count": len(shown),
-            "total": len(everything),
-            "tagged": sum(1 for i in everything if i.tagged),
-            "flagged": sum(1 for i in everything if i.stale),
-            "progress": tagging_selectors.strata_progress(dataset, everything),
+            "items": tagging_selectors.tagging_items(dataset, page),
+            "count": shown.count() if filtered else total,
+            "total": total,
+            "tagged": sum(t for _, t in counts.values()),
+            "flagged": everything.flagged_count(),
+            "progress": tagging_selectors.strata_progress(dataset, counts),
             "filters": filters,
-            "query": _filter_query(filters),
-            "strata": strata,
+            "query": query,
+            "strata": sorted(set(counts) | set(dataset.strata_budget or {})),
             "statuses": tagging_selectors.STATUSES,
-            "page": page,
-            "pages": pages,
-            "pending": working_edits(dataset).count(),
+            "next_page": f"?{query + '&' if query else ''}{urlencode({'after': after})}" if after else None,
+            "previous_page": f"?{query + '&' if query else ''}{urlencode({'before': before})}" if before else None,
+            "first_page": f"?{query}" if before else None,
+            "page_size": PAGE,
+            "pending": len(everything.edits),
             "retag_count": len(retag),
-            "first_untagged": next((i.qid for i in everything if not i.tagged), None),
+            "first_untagged": first_untagged[0]["qid"] if first_untagged else None,
         },
     )
 
@@ -173,7 +199,7 @@ def step(request, name, qid):
     dataset = dataset_get(name)
     filters = _filters(request)
     direction = -1 if request.GET.get("step") == "-1" else 1
-    target = tagging_selectors.neighbour_qid(dataset, qid, user=request.user, step=direction, **filters)
+    target = neighbour_qid(dataset, qid, user=request.user, step=direction, **filters)
     query = _filter_query(filters)
     if target is None:
         messages.info(

@@ -315,8 +315,26 @@ def test_queue_stats_takes_zero_iters_and_the_stats_page_renders(api, world):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("page", ["abc", "-1", "0", "1e9", str(10**30), "2"])
-def test_a_tagging_page_number_out_of_range_shows_the_nearest_page(world, page):
+def test_an_old_tagging_page_number_shows_the_first_page(world, page):
     client = Client()
     client.force_login(world["users"]["eng"])
     res = client.get(f"/tagging/support/?page={page}")
-    assert res.status_code == 200 and res.context["page"] == 1
+    first = client.get("/tagging/support/")
+    assert res.status_code == 200
+    assert [i.qid for i in res.context["items"]] == [i.qid for i in first.context["items"]] != []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "problem"),
+    [
+        ("after=" + "q" * 201, "field &#x27;after&#x27;: must be at most 200 characters (it has 201)"),
+        ("before=q%00", "field &#x27;before&#x27;: contains a NUL character, which cannot be stored or searched"),
+    ],
+)
+def test_a_tagging_page_position_that_is_no_qid_is_400_naming_it(world, query, problem):
+    client = Client()
+    client.force_login(world["users"]["eng"])
+    res = client.get(f"/tagging/support/?{query}")
+    assert res.status_code == 400
+    assert problem in res.content.decode()

@@ -28,6 +28,8 @@ GETS = [
     "/corpus/?q=x&doc_id={}",
     "/tagging/support/?stratum={}",
     "/tagging/support/?page={}",
+    "/tagging/support/?after={}",
+    "/tagging/support/?before={}",
     "/tagging/support/search/?q={}",
     "/tagging/support/chunk/?chunk_id={}",
     "/tagging/support/q/q-0001/next/?step={}",

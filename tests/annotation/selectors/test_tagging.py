@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import EditAudit
 from annotation.selectors import tagging as ts
+from annotation.selectors import tagging_step
 from annotation.services.corpus import corpus_import
 from annotation.services.datasets import dataset_publish, strata_set
 from annotation.services.users import user_upsert
@@ -60,7 +61,7 @@ def test_ambiguous_counts_as_tagged(ds, expert):
 def test_progress_against_budget(ds, expert):
     strata_set(dataset_name="support", shares={"policy": "50", "comparison": "25", "no_answer": "25"})
     ds.refresh_from_db()
-    rows = ts.strata_progress(ds, ts.tagging_list(ds))
+    rows = ts.strata_progress(ds, ts.item_counts(ts.tagging_list(ds)))
     # 4 questions: targets are share x 4
     assert [(r.stratum, r.tagged, r.target, r.questions, r.share, r.percent) for r in rows] == [
         ("comparison", 0, 1, 1, 25.0, 0),
@@ -70,7 +71,7 @@ def test_progress_against_budget(ds, expert):
 
 
 def test_progress_without_budget_uses_the_strata_found(ds):
-    rows = ts.strata_progress(ds, ts.tagging_list(ds))
+    rows = ts.strata_progress(ds, ts.item_counts(ts.tagging_list(ds)))
     assert [(r.stratum, r.tagged, r.target, r.share) for r in rows] == [
         ("comparison", 0, 1, None),
         ("no_answer", 1, 1, None),
@@ -119,11 +120,11 @@ def test_working_item_matches_working_records(ds, expert):
 
 
 def test_neighbour_qid_follows_the_filtered_queue(ds):
-    assert ts.neighbour_qid(ds, "q-1") == "q-2"
-    assert ts.neighbour_qid(ds, "q-2", status="untagged") == "q-4"
-    assert ts.neighbour_qid(ds, "q-4") is None
-    assert ts.neighbour_qid(ds, "q-4", step=-1) == "q-3"
-    assert ts.neighbour_qid(ds, "q-1", step=-1) is None
+    assert tagging_step.neighbour_qid(ds, "q-1") == "q-2"
+    assert tagging_step.neighbour_qid(ds, "q-2", status="untagged") == "q-4"
+    assert tagging_step.neighbour_qid(ds, "q-4") is None
+    assert tagging_step.neighbour_qid(ds, "q-4", step=-1) == "q-3"
+    assert tagging_step.neighbour_qid(ds, "q-1", step=-1) is None
 
 
 def test_working_diff_previews_what_publish_does(ds, expert):

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import WorkingExample
 from annotation.selectors import tagging as ts
+from annotation.selectors import tagging_step
 from annotation.services.users import user_upsert
 from tests import factories as f
 
@@ -72,33 +73,33 @@ def expected(dataset, eve, qid, step, filters):
 @pytest.mark.parametrize("window", [1, 3, 200])
 def test_every_step_lands_where_the_whole_queue_says(world, window, monkeypatch):
     dataset, eve = world
-    monkeypatch.setattr(ts, "STEP_WINDOW", window)
+    monkeypatch.setattr(tagging_step, "STEP_WINDOW", window)
     starts = sorted({*QIDS, "q-15", "zz-new", "", "q-0", "zzz"})
     checked = 0
     for filters in FILTERS:
         for qid in starts:
             for step in (1, -1):
-                got = ts.neighbour_qid(dataset, qid, user=eve, step=step, **filters)
+                got = tagging_step.neighbour_qid(dataset, qid, user=eve, step=step, **filters)
                 assert got == expected(dataset, eve, qid, step, filters), (qid, step, filters)
                 checked += 1
     assert checked == len(FILTERS) * len(starts) * 2
     # The walk covers the queue: from before the first question to past the last, every question in order.
     walked: list[str] = []
-    at = ts.neighbour_qid(dataset, "", user=eve)
+    at = tagging_step.neighbour_qid(dataset, "", user=eve)
     while at is not None:
         walked.append(at)
-        at = ts.neighbour_qid(dataset, at, user=eve)
+        at = tagging_step.neighbour_qid(dataset, at, user=eve)
     assert walked == sorted([*(set(QIDS) - {"q.3"}), "q-15", "zz-new"])
 
 
 def test_a_step_reads_one_window_not_the_whole_set(db, monkeypatch):
     dataset = f.DatasetFactory.create(name="big")
     f.version(dataset, [f.record(f"q-{k:05d}") for k in range(3000)])
-    monkeypatch.setattr(ts, "STEP_WINDOW", 50)
+    monkeypatch.setattr(tagging_step, "STEP_WINDOW", 50)
     with CaptureQueriesContext(connection) as ctx:
-        assert ts.neighbour_qid(dataset, "q-01000") == "q-01001"
-        assert ts.neighbour_qid(dataset, "q-01000", step=-1) == "q-00999"
-        assert ts.neighbour_qid(dataset, "q-01000", status="untagged") == "q-01001"
+        assert tagging_step.neighbour_qid(dataset, "q-01000") == "q-01001"
+        assert tagging_step.neighbour_qid(dataset, "q-01000", step=-1) == "q-00999"
+        assert tagging_step.neighbour_qid(dataset, "q-01000", status="untagged") == "q-01001"
     # No statement may read the version's entries without a qid bound and a limit.
     entry_reads = [q["sql"] for q in ctx.captured_queries if "versionentry" in q["sql"].lower()]
     assert entry_reads and all("LIMIT 50" in sql for sql in entry_reads), entry_reads

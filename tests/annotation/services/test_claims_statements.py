@@ -114,3 +114,35 @@ def test_the_claim_row_and_the_items_count_are_written_in_full(make_queue, pool)
     assert (again.item.pk, again.renewed) == (claim.item.pk, True)
     assert QueueItem.objects.values_list("taken", flat=True).get(pk=claim.item.pk) == 1
     assert Assignment.objects.count() == 1
+
+
+# The resent label of an item still open: the item's lock (membership rides on it) and the annotator's
+# assignment with their label's id, verdict and rationale, nothing more (criterion values are read only in a
+# queue that grades criteria); plus the test's savepoint pair. The label is not read a second time.
+RESEND_BOUND = 4
+# ...and one that differs without saying "change" is refused: its savepoint is rolled back as well.
+REFUSED_RESEND_BOUND = RESEND_BOUND + 1
+
+
+@pytest.mark.parametrize("size", [12, 80])
+def test_a_resent_label_is_answered_from_the_assignment_read(make_queue, pool, size, django_assert_max_num_queries):
+    from annotation.models import HumanLabel, LabelEvent
+    from annotation.services.labelling import ChangeNeeded
+
+    queue = make_queue(size, annotators=("ann1", "ann2"))
+    claim = queue_next(queue=queue, annotator=pool["ann1"])
+    assert claim is not None
+    label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict="correct", rationale="fine")
+    stored = HumanLabel.objects.get(answer_id=claim.item.answer_id, annotator=pool["ann1"])
+
+    with django_assert_max_num_queries(RESEND_BOUND):
+        label, outcome = label_submit(
+            queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict="correct", rationale="fine"
+        )
+    assert (outcome, label.pk, label.verdict, label.rationale) == ("unchanged", stored.pk, "correct", "fine")
+    assert label.labelled_at == stored.labelled_at
+
+    with django_assert_max_num_queries(REFUSED_RESEND_BOUND), pytest.raises(ChangeNeeded):
+        label_submit(queue=queue, item_id=claim.item.pk, annotator=pool["ann1"], verdict="incorrect")
+    assert HumanLabel.objects.get(pk=stored.pk).verdict == "correct"
+    assert LabelEvent.objects.filter(answer_id=claim.item.answer_id).count() == 1
