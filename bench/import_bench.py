@@ -20,7 +20,7 @@ load falls on both alike); seconds are medians, the ratio the median of the R ra
 --code DIR runs the children on another checkout's code (before/after).
 
     .venv/bin/python bench/import_bench.py [--questions 100000] [--answers 100000] [--documents 20000]
-        [--no-postgres] [--repeats 1] [--code DIR] [--only questions,run]
+        [--no-postgres] [--no-sqlite] [--repeats 1] [--code DIR] [--only questions,run] [--full-only]
 """
 
 import argparse
@@ -282,11 +282,13 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=100_000)
     parser.add_argument("--documents", type=int, default=20_000)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--pg-prefix", default="evalapp_bench", help="names of the throwaway PostgreSQL databases")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "FILE"))
     parser.add_argument("--repeats", type=int, default=1, help="import and limit measured in turn R times")
     parser.add_argument("--code", help="run the children on the project code in this directory (before/after)")
     parser.add_argument("--only", default="questions,run,documents", help="which imports, comma-separated")
+    parser.add_argument("--full-only", action="store_true", help="only the full sizes, not a quarter of them too")
     args = parser.parse_args()
     if args.child:
         args.kind, args.file = args.child
@@ -296,14 +298,14 @@ def main() -> None:
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        sizes = sorted({args.questions // 4, args.questions})
-        run_sizes = sorted({args.answers // 4, args.answers})
+        sizes = sorted({args.questions // 4, args.questions} if not args.full_only else {args.questions})
+        run_sizes = sorted({args.answers // 4, args.answers} if not args.full_only else {args.answers})
         for n in sorted(set(sizes) | set(run_sizes)):
             make_questions(tmp / f"q{n}.jsonl", n)
         for n in run_sizes:
             make_run(tmp / f"run{n}.jsonl", n)
         make_documents(tmp / "docs.jsonl", args.documents)
-        backends = [("sqlite", lambda tag: f"sqlite:///{tmp / (tag + '.sqlite3')}")]
+        backends = [("sqlite", lambda tag: f"sqlite:///{tmp / (tag + '.sqlite3')}")] if not args.no_sqlite else []
         if not args.no_postgres:
             backends.append(("postgres", lambda tag: fresh_postgres(f"{args.pg_prefix}_{tag}")))
         print(
