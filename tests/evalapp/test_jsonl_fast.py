@@ -57,12 +57,12 @@ def test_read_jsonl_reads_a_file_of_both_kinds_as_the_strict_path_does(tmp_path)
     expected = []
     for number, text in enumerate(lines, start=1):
         value, problem = parse_json_text(text, line=number)
-        if problem is None and not isinstance(value, dict):
-            problem = ...  # read_jsonl names a non-object line itself: checked below by its message
-        expected.append((number, repr(value) if problem is None else "None", problem))
+        # read_jsonl names a line that is not an object itself: checked below by its message.
+        not_object = problem is None and not isinstance(value, dict)
+        expected.append((number, repr(value) if problem is None and not not_object else "None", problem, not_object))
     assert [g[:2] for g in got] == [e[:2] for e in expected]
-    for (_, _, got_problem), (_, _, want) in zip(got, expected, strict=True):
-        if want is ...:
-            assert got_problem.message.startswith("each line must be a JSON object")
+    for (_, _, got_problem), (_, _, want, not_object) in zip(got, expected, strict=True):
+        if not_object:
+            assert got_problem is not None and got_problem.message.startswith("each line must be a JSON object")
         else:
             assert got_problem == want
