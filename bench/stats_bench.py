@@ -1,6 +1,6 @@
 """How fast evalstats is, beside the naive way, at n = 300, 10^4 and 10^6.
 
-Run: .venv/bin/python bench/stats_bench.py [--quick] [--repeats 5]
+Run: .venv/bin/python bench/stats_bench.py [--quick] [--repeats 5] [--only agreement|paired] [--n 1000000]
 
 Both sides are timed alike: each is run ``--repeats`` times in the same process and the median is
 printed (the naive side's replicate loop is timed over a few replicates and scaled to 10,000, which is
@@ -111,6 +111,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer naive replicates")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side (median printed)")
+    parser.add_argument("--only", choices=("agreement", "paired"), help="one of the two parts")
+    parser.add_argument("--n", type=int, action="append", help="only these n (repeatable)")
     args = parser.parse_args()
     repeats = args.repeats
     # Naive replicates per n: enough to time, few enough to finish (scaled to 10,000).
@@ -125,8 +127,9 @@ def main() -> None:
         f"numpy {np.__version__}; {ITERS:,} bootstrap replicates; every figure the median of {repeats} runs; "
         f"{os.cpu_count()} CPUs, load average {load}\n"
     )
+    sizes = [n for n in (300, 10_000, 1_000_000) if not args.n or n in args.n]
     print("== Agreement: kappa + bootstrap interval ==")
-    for n in (300, 10_000, 1_000_000):
+    for n in sizes if args.only != "paired" else ():
         a, b = human_columns(n, rng)
         labels, counts = confusion_matrix(a, b)
         t_count = median_time(lambda: confusion_matrix(a, b), repeats)
@@ -154,7 +157,7 @@ def main() -> None:
         print(f"  ratio naive / ours (after counting) {t_naive_scaled / t_after:12,.0f}x")
 
     print("\n== Paired comparison: B vs A on the same questions ==")
-    for n in (300, 10_000, 1_000_000):
+    for n in sizes if args.only != "agreement" else ():
         # Shuffled, as a database hands rows back; the sorted column is the other case.
         qid_list = [f"q-{i:07d}" for i in rng.permutation(n)]
         qid_array = np.array(qid_list)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evalstats.qids import QidIndex, regressions_from_array, regressions_from_sequence
+from evalstats.qids import QidIndex, regressions_from_array, regressions_from_sequence, str_array
 
 Z95 = 1.96  # the textbook constant; the brief's figures (e.g. the naive +-6.9 points) use it
 Z80 = 0.8416212335729143  # the standard normal's 80th percentile: the one-sided multiplier of 80% power
@@ -232,17 +232,23 @@ def paired_diff(
 
     ``qids`` may be a ``QidIndex`` (checked distinct when it was built: the fast path for repeated
     comparisons over one dataset version, only the regressions are touched), a numpy str array (no
-    Python code per qid, see ``evalstats.qids.regressions_from_array``) or any sequence (each item taken
-    as ``str(item)``; a set checks it). All three give the same comparison and refuse duplicates alike."""
+    Python code per qid, see ``evalstats.qids.regressions_from_array``), a list of str (turned into one,
+    ``evalstats.qids.str_array``) or any sequence (each item taken as ``str(item)``; a set checks it).
+    All give the same comparison and refuse duplicates alike."""
     pick: Callable[[npt.NDArray[np.bool_]], tuple[str, ...]]
+    array: npt.NDArray[np.str_] | None = None
+    if isinstance(qids, np.ndarray) and qids.dtype.kind == "U" and qids.ndim == 1:
+        array = qids
+    elif isinstance(qids, list):
+        array = str_array(qids)
     if isinstance(qids, QidIndex):
         n_qids, pick = len(qids), qids.picked
-    elif isinstance(qids, np.ndarray) and qids.dtype.kind == "U" and qids.ndim == 1:
-        array = qids
-        n_qids = array.shape[0]
+    elif array is not None:
+        checked = array
+        n_qids = checked.shape[0]
 
         def pick(mask: npt.NDArray[np.bool_]) -> tuple[str, ...]:
-            return regressions_from_array(array, mask)
+            return regressions_from_array(checked, mask)
 
     else:
         as_str = [str(q) for q in qids]

@@ -6,8 +6,11 @@ millisecond, so how the qids are checked decides the time. Three ways in, cheape
 
 * ``QidIndex``: the qids of one dataset version checked once (one sort) and kept; each comparison over
   that version then touches only its regressions;
-* a numpy str array: one vectorised comparison of neighbours when it is already sorted, else one sort;
-* any other sequence: a set of the Python strings.
+* a numpy str array: one vectorised comparison of neighbours when it is already sorted, else a hash of
+  each qid's code points (one matrix product), one sort of those 32-bit hashes, and an exact look at the
+  few qids whose hashes meet (so a collision never refuses distinct qids);
+* a list of str: joined and encoded in one go into the same numpy str array (no Python code per qid);
+  any other sequence, or qids holding NUL or lone surrogates: a set of the Python strings.
 """
 
 from __future__ import annotations
@@ -87,20 +90,83 @@ def regressions_from_array(qids: npt.NDArray[np.str_], a_only: npt.NDArray[np.bo
 
     A numpy str array orders and compares as Python's ``str`` does (code point by code point; the
     array holds no trailing NUL, so a shorter qid padded with NULs sorts before any qid it starts).
-    Already strictly increasing (one vectorised comparison of neighbours) means distinct and the
-    regressions come out sorted with no sort; otherwise one sort checks for duplicates and the few
-    regressions are sorted on their own. Only the regressions become Python strings."""
-    if not _strictly_increasing(qids):
-        ordered = np.sort(qids)
-        if bool(np.any(ordered[1:] == ordered[:-1])):
-            raise ValueError(DUPLICATE)
-        return tuple(np.sort(qids[a_only]).tolist())
-    return tuple(qids[a_only].tolist())
+    Already strictly increasing (one vectorised comparison of neighbours, tried on a short prefix first)
+    means distinct and the regressions come out sorted with no sort; otherwise ``_check_distinct`` and the
+    few regressions are sorted on their own. Only the regressions become Python strings."""
+    if _strictly_increasing(qids[:_PREFIX]) and _strictly_increasing(qids):
+        return tuple(qids[a_only].tolist())
+    _check_distinct(qids)
+    return tuple(np.sort(qids[a_only]).tolist())
+
+
+# A shuffled array fails the sortedness test within its first few qids: no need to compare them all.
+_PREFIX = 1024
+
+
+def _check_distinct(qids: npt.NDArray[np.str_]) -> None:
+    """ValueError(DUPLICATE) unless every qid differs, without sorting the strings: a 32-bit hash of each
+    qid (its code points, NUL-padded to the array's width, times fixed odd multipliers, summed modulo 2**32:
+    one matrix product) is sorted instead, a tenth of the work. Equal qids hash alike, so distinct hashes
+    prove distinct qids; the qids whose hashes meet (about a hundred at a million by chance) are compared
+    exactly, so a collision never refuses distinct qids."""
+    n = qids.shape[0]
+    if n < 2:
+        return
+    width = qids.dtype.itemsize // 4
+    codes = np.ascontiguousarray(qids).view(np.uint32).reshape(n, width)
+    hashes = codes @ _multipliers(width)
+    ordered = np.sort(hashes)
+    meet = ordered[1:] == ordered[:-1]
+    if not bool(meet.any()):
+        return
+    clash = np.sort(qids[np.isin(hashes, ordered[1:][meet])])
+    if bool(np.any(clash[1:] == clash[:-1])):
+        raise ValueError(DUPLICATE)
+
+
+def _multipliers(width: int) -> npt.NDArray[np.uint32]:
+    """Fixed odd 32-bit multipliers, one per code point of a qid of ``width`` (the same every call)."""
+    return np.random.default_rng(width).integers(0, 2**32, width, dtype=np.uint64).astype(np.uint32) | np.uint32(1)
+
+
+def str_array(qids: Sequence[str]) -> npt.NDArray[np.str_] | None:
+    """A list of str as a numpy str array, built with no Python code per qid: the qids joined, each followed
+    by a NUL, encoded to UTF-32 in one go, and cut at the NULs (a reshape when all are one length, else one
+    gather). None when that cannot give the same strings: an item that is not a str (``str(item)`` is then
+    the slower way), a qid holding a NUL (a numpy str array cannot end one, and the NULs cut the qids) or a
+    lone surrogate (not encodable)."""
+    n = len(qids)
+    if n == 0 or not isinstance(qids, list):
+        return None
+    try:
+        joined = "\x00".join(qids) + "\x00"
+        # ASCII (known without a scan) goes a byte a code point, and is widened only once cut.
+        ascii_ = joined.isascii()
+        raw = joined.encode("ascii") if ascii_ else joined.encode("utf-32-le")
+    except (TypeError, UnicodeEncodeError):
+        return None
+    codes: npt.NDArray[np.unsignedinteger[Any]] = np.frombuffer(raw, dtype=np.uint8 if ascii_ else "<u4")
+    ends = np.flatnonzero(codes == 0)
+    if ends.shape[0] != n:
+        return None
+    starts = np.empty(n, dtype=ends.dtype)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lengths = ends - starts
+    width = max(int(lengths.max()), 1)
+    if bool(np.all(lengths == lengths[0])) and lengths[0] == width:
+        # Each qid and its NUL make a row: the NUL column reads as padding.
+        matrix = codes.reshape(n, width + 1)
+    else:
+        columns = np.arange(width)
+        matrix = codes[np.minimum(starts[:, None] + columns, codes.shape[0] - 1)]
+        matrix[columns >= lengths[:, None]] = 0
+    return np.ascontiguousarray(matrix, dtype="<u4").view(f"<U{matrix.shape[1]}").reshape(n)
 
 
 def regressions_from_sequence(qids: Sequence[str], a_only: npt.NDArray[np.bool_]) -> tuple[str, ...]:
     """The same for any other sequence: a set checks distinctness (cheaper than building an array from
-    a million Python strings), and only the regressions are picked out and sorted."""
+    a million Python strings one by one), and only the regressions are picked out and sorted."""
     if len(set(qids)) != len(qids):
         raise ValueError(DUPLICATE)
     return tuple(sorted([qids[i] for i in np.flatnonzero(a_only).tolist()]))

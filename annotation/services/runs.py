@@ -58,6 +58,24 @@ def _check_answer_line(obj, line, problems) -> None:
         problems.append(Problem("must be a list of chunk ids", line=line, field="prompt_chunks"))
 
 
+def _answer_line_ok(obj: dict) -> bool:
+    """True when ``_check_answer_line`` would find nothing wrong, at a fraction of its cost (a hundred
+    thousand lines a run): only a line this cannot pass goes through the check that names its problems."""
+    qid = obj.get("qid")
+    correct = obj.get("correct")
+    chunks = obj.get("prompt_chunks", [])
+    return (
+        type(qid) is str
+        and len(qid) <= QID_MAX
+        and bool(qid.strip())
+        and type(obj.get("answer")) is str
+        and (correct is None or type(correct) is bool)
+        and _retrieved_ok(obj.get("retrieved", []))
+        and type(chunks) is list
+        and all(type(c) is str for c in chunks)
+    )
+
+
 def _retrieved_ok(retrieved: object) -> bool:
     # A plain loop: this runs once per answer, a hundred thousand times a run.
     if type(retrieved) is not list:
@@ -228,7 +246,8 @@ def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
                 if not header_problems:
                     run = _create_run(header)
                 continue
-            _check_answer_line(obj, line, problems)
+            if not _answer_line_ok(obj):
+                _check_answer_line(obj, line, problems)
             qid = obj.get("qid")
             if isinstance(qid, str):
                 if qid in seen:

@@ -9,6 +9,7 @@ import tracemalloc
 import pytest
 from django.db import connection
 
+from annotation import hashing
 from annotation.models import Answer, DatasetVersion, Example, Run, VersionEntry
 from annotation.services.datasets import questions_import
 from annotation.services.runs import run_import
@@ -58,14 +59,13 @@ def test_question_import_stores_each_record_by_its_hash_with_its_canonical_text(
 @pytest.mark.django_db
 def test_question_import_builds_canonical_json_once_per_record(tmp_path, monkeypatch):
     calls = []
-    real = json.dumps
+    real = hashing.canonical_json
 
-    def counting(obj, *args, **kwargs):
-        if kwargs.get("sort_keys"):
-            calls.append(obj.get("qid"))
-        return real(obj, *args, **kwargs)
+    def counting(record):
+        calls.append(record.get("qid"))
+        return real(record)
 
-    monkeypatch.setattr(json, "dumps", counting)
+    monkeypatch.setattr(hashing, "canonical_json", counting)
     questions_import(path=write_jsonl(tmp_path / "q.jsonl", RECORDS), dataset_name="support")
     assert sorted(calls) == ["q-1", "q-2"]
 
