@@ -95,9 +95,10 @@ def column_strings_by(qs: QuerySet[Any], key: str | None, field: str) -> dict[An
 
 
 def side_by_side(*calls: Callable[[], Any]) -> list[Any]:
-    """The results of these read-only calls, in order, each run in a thread of its own on a connection of its
-    own, so the database works on one while Python works on another (a dataset diff grades two runs and
-    partitions two versions: three statements over a million rows each, which need not wait in line).
+    """The results of these read-only calls, in order: the first on this thread, each other one in a thread
+    of its own on a connection of its own, so the database works on one while Python works on another (a
+    dataset diff grades two runs and partitions two versions: three statements over a million rows each,
+    which need not wait in line).
 
     One after the other on this thread instead when that would read something else: inside a transaction (an
     `atomic` block, as in every test) another connection would not see what it wrote, nor read its snapshot;
@@ -106,9 +107,10 @@ def side_by_side(*calls: Callable[[], Any]) -> list[Any]:
     of this one's context (evalapp.routers' replica switch) and closes its connections when done."""
     if len(calls) < 2 or not _own_connections_safe():
         return [call() for call in calls]
-    with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="side-by-side") as pool:
-        futures = [pool.submit(_on_own_connection, contextvars.copy_context(), call) for call in calls]
-        return [future.result() for future in futures]
+    with ThreadPoolExecutor(max_workers=len(calls) - 1, thread_name_prefix="side-by-side") as pool:
+        futures = [pool.submit(_on_own_connection, contextvars.copy_context(), call) for call in calls[1:]]
+        first = calls[0]()
+        return [first, *(future.result() for future in futures)]
 
 
 def _own_connections_safe() -> bool:
