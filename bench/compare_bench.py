@@ -24,6 +24,11 @@ final verdict); for diff, the new version's lines joined to the old on qid and c
 added, plus the removed count; `ratio` = end_to_end_s / sql_limit_s. Peak Python heap is tracemalloc's (a
 second pass: tracemalloc slows Python down, so seconds come from the pass without it); peak RSS is the
 child's own (a third pass, the real path alone). Target: compare and diff under 5 s at 10^6 on both.
+The table at the end reads down the sizes for each database and command (print_growth): seconds, CPU
+seconds, the SQL limit and the ratio, the growth from the size before, peak RSS and Python heap.
+
+dataset_diff and compare read side by side (evalapp.db.side_by_side) here, as outside any transaction;
+`cpu s` counts every thread of the child, the database's own work is in neither figure but the wall time.
 
     .venv/bin/python bench/compare_bench.py [--sizes 10000,100000,1000000] [--only compare,diff,stale]
         [--no-postgres] [--no-sqlite] [--rebuild] [--repeats 3]
@@ -250,7 +255,9 @@ def build(url: str, n: int) -> None:
                 label_rows(),
             )
     if connection.vendor == "postgresql":
-        connection.cursor().execute("ANALYZE")
+        # VACUUM too: the visibility map COPY leaves unset would send index-only scans to the heap until
+        # autovacuum came round, so the first measurements would read another database than the later ones.
+        connection.cursor().execute("VACUUM ANALYZE")
     print(
         f"built {n:,} examples (v2: {n_mod:,} relabelled, {n_add:,} added, {n_rem:,} removed) and 3 runs "
         f"in {time.perf_counter() - t0:.1f} s -> {url}",
@@ -467,11 +474,27 @@ def main():
                 row = {"db": db, "n": n, **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in fast.items()}}
                 table.append(row)
                 print(json.dumps(row), flush=True)
-    print("\ndb          what       n           seconds  x SQL limit  peak RSS MB  Python heap MB", file=sys.stderr)
-    for r in table:
+    print_growth(table)
+
+
+def print_growth(table: list[dict]) -> None:
+    """How each figure grows from size to size: seconds (wall, median) and the process's CPU seconds (every
+    thread), the SQL limit and the ratio to it, peak RSS and peak Python heap, and `x prev` = seconds over
+    those at the size before (10x the rows: about 10x is linear)."""
+    print(
+        "\ndb          what       n          seconds   cpu s  SQL limit s  x SQL limit  x prev  peak RSS MB"
+        "  Python heap MB",
+        file=sys.stderr,
+    )
+    previous: dict[tuple[str, str], float] = {}
+    for r in sorted(table, key=lambda r: (r["db"], r["what"], r["n"])):
+        key = (r["db"], r["what"])
+        growth = f"{r['end_to_end_s'] / previous[key]:5.1f}x" if key in previous else "     -"
+        previous[key] = r["end_to_end_s"]
         print(
-            f"{r['db']:11} {r['what']:8} {r['n']:>10,}  {r['end_to_end_s']:9.3f}  {r['ratio']:10.2f}x"
-            f"  {r['rss_peak_mb']:11.0f}  {r['tracemalloc_peak_mb']:14.0f}",
+            f"{r['db']:11} {r['what']:8} {r['n']:>10,}  {r['end_to_end_s']:8.3f}  {r['end_to_end_cpu_s']:6.2f}"
+            f"  {r['sql_limit_s']:11.3f}  {r['ratio']:10.2f}x  {growth}  {r['rss_peak_mb']:11.0f}"
+            f"  {r['tracemalloc_peak_mb']:14.0f}",
             file=sys.stderr,
         )
 

@@ -4,7 +4,8 @@ warnings; `regression_detail` for one question."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from annotation.models import DatasetVersion, Run
 from annotation.selectors.blind import OPERATOR, BlindScope
@@ -26,6 +27,7 @@ from comparisons.selectors.runs import (
     run_summary,
     stale_gold_report,
 )
+from evalapp.db import side_by_side
 from evalapp.errors import Problem, ServiceError
 from evalapp.validation import iters_problem, raise_problems, seed_problem
 from evalstats.band import difference_verdict, run_band
@@ -126,16 +128,21 @@ def _paired_stats(outcomes: dict[str, set[str]], *, iters: int, seed: int):
 
 
 def _stratum_sets(
-    version: DatasetVersion | None, fallback: DatasetVersion | None, qids: frozenset[str]
+    version: DatasetVersion | None,
+    fallback: DatasetVersion | None,
+    qids: frozenset[str],
+    known: dict[str, list[str]] | None = None,
 ) -> dict[str, frozenset[str]]:
     """stratum -> those of `qids` in it, by `version`, then by `fallback` for qids `version` lacks;
-    the rest under "(unknown)". Sorted by stratum name."""
+    the rest under "(unknown)". Sorted by stratum name. `known`: `version`'s version_stratum_qids, read
+    already."""
     out: dict[str, frozenset[str]] = {}
     left = qids
     for v in (version, fallback):
         if v is None or not left:
             continue
-        for name, members in version_stratum_qids(v).items():
+        by_stratum = known if known is not None and v is version else version_stratum_qids(v)
+        for name, members in by_stratum.items():
             found = left.intersection(members)
             if found:
                 out[name] = out[name] | found if name in out else found
@@ -174,7 +181,14 @@ def compare_runs(
             report = stale_gold_report(v)
             if report is not None:
                 stale_reports.append(report)
-    ga, gb = grades if grades is not None else (run_grades(a), run_grades(b))
+    strata_version = b.dataset_version or a.dataset_version
+    # Both runs' grades and the strata of B's version are independent reads over a million rows each.
+    reads: list[Callable[[], object]] = [] if grades is not None else [partial(run_grades, a), partial(run_grades, b)]
+    if strata and strata_version is not None:
+        reads.append(partial(version_stratum_qids, strata_version))
+    found = side_by_side(*reads)
+    ga, gb = grades if grades is not None else (found[0], found[1])
+    known_strata = found[-1] if strata and strata_version is not None else None
     # The pairing is set algebra over qids (in C, a million in well under a second), and the
     # statistics need only its counts: see evalstats.paired.paired_counts.
     outcomes = _paired_outcomes(ga, gb)
@@ -244,9 +258,10 @@ def compare_runs(
     per_stratum = {}
     if strata:
         for name, members in _stratum_sets(
-            b.dataset_version or a.dataset_version,
+            strata_version,
             a.dataset_version if a.dataset_version_id != b.dataset_version_id else None,
             outcomes["paired"],
+            known_strata,
         ).items():
             s = _paired_stats(
                 {k: members.intersection(v) if k != "paired" else members for k, v in outcomes.items()},

@@ -4,13 +4,15 @@ commit (transaction=True) and prove the routing by which connection ran each que
 
 import json
 import re
+import threading
 
 import pytest
 from django.db import connections, transaction
 from django.test.utils import CaptureQueriesContext
 
+import evalapp.db
 from annotation.models import Answer, Run
-from evalapp.routers import REPLICA, ReplicaRouter, replica_stream, use_replica
+from evalapp.routers import REPLICA, ReplicaRouter, read_primary, replica_stream, use_replica
 from tests.comparisons.support import build_300, import_run, run_command
 from tests.factories import QueueItemFactory, QueueMemberFactory
 
@@ -29,8 +31,12 @@ PRIMARY_TABLES = {
 
 
 @pytest.fixture(autouse=True)
-def replica_reads(settings):
+def replica_reads(settings, monkeypatch):
     settings.DATABASE_REPLICA_READS = True
+    # These tests tell the routing by the connection each query ran on, so the reads a comparison makes side by
+    # side, on threads' own connections (evalapp.db.side_by_side), run inline here on this thread's; that the
+    # threads route as their caller would is the last test's.
+    monkeypatch.setattr(evalapp.db, "_own_connections_safe", lambda: False)
 
 
 def tables(queries) -> set[str]:
@@ -156,3 +162,25 @@ def test_the_router_without_replica_reads_uses_the_primary(settings):
     assert router.db_for_write(Run) == "default"
     assert router.allow_migrate("default", "annotation") is True
     assert router.allow_migrate(REPLICA, "annotation") is False
+
+
+def test_reads_side_by_side_route_as_their_caller_would(monkeypatch):
+    monkeypatch.undo()  # threads of their own, as outside a test
+    threads: list[str] = []
+    on_own = evalapp.db._on_own_connection
+
+    def spy(context, call):
+        threads.append(threading.current_thread().name)
+        return on_own(context, call)
+
+    monkeypatch.setattr(evalapp.db, "_on_own_connection", spy)
+    monkeypatch.setattr("django.conf.settings.DATABASE_REPLICA_READS", True)
+    which = Run.objects.all
+    with use_replica():
+        assert evalapp.db.side_by_side(lambda: which().db, lambda: which().db) == [REPLICA, REPLICA]
+        read_primary()
+        assert evalapp.db.side_by_side(lambda: which().db, lambda: which().db) == ["default", "default"]
+    assert evalapp.db.side_by_side(lambda: which().db, lambda: which().db) == ["default", "default"]
+    # An in-memory SQLite test database is one connection's alone: there the reads run inline.
+    in_memory = "memory" in str(connections["default"].settings_dict["NAME"])
+    assert len(threads) == (0 if in_memory else 3) and all(name.startswith("side-by-side") for name in threads)

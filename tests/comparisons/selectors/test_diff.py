@@ -6,7 +6,9 @@ import pytest
 
 from annotation.selectors.datasets import version_diff_detail
 from annotation.services.datasets import questions_import
-from comparisons.selectors.diff import modified_fields
+from calibration.selectors.grades import run_grades
+from comparisons.selectors.diff import _parsed, _right_by_partition, modified_fields
+from evalapp.errors import ServiceError
 from tests.comparisons.support import (
     import_questions,
     import_run,
@@ -14,7 +16,7 @@ from tests.comparisons.support import (
     run_command,
 )
 from tests.conftest import QUESTIONS, question, run_cmd, write_jsonl
-from tests.factories import DatasetFactory, record, version
+from tests.factories import AnswerFactory, DatasetFactory, RunFactory, record, version
 
 pytestmark = pytest.mark.django_db
 
@@ -273,3 +275,82 @@ def test_modified_fields_read_by_example_hash_equal_those_read_through_the_lines
         assert modified_fields(v1, v2, diff.modified, example_pairs=pairs) == by_lookup
     assert by_lookup[0] == {"q-0": ["expected"], "q-1": ["stratum"], "q-2": ["note"]}
     assert by_lookup[1]["metadata_only"] == ["q-2"]
+
+
+def test_modified_fields_name_an_integer_beyond_64_bits_that_changed():
+    support = DatasetFactory.create(name="wide")
+    base = [record("q-0", count=2**70), record("q-1", count=2**70, note="a")]
+    v1 = version(support, base)
+    v2 = version(support, [dict(base[0], count=2**70 + 1), dict(base[1], note="b")], parent=v1)
+    diff, pairs = version_diff_detail(v1, v2)
+    fields, by = modified_fields(v1, v2, diff.modified, example_pairs=pairs)
+    assert fields == {"q-0": ["count"], "q-1": ["note"]}
+    assert by["metadata_only"] == ["q-0", "q-1"]
+
+
+def _graded_world():
+    """v1 q-0..q-9, v2: q-0..q-2 relabelled, q-9 removed, q-10 and q-11 added; `old` answers v1 (right on
+    even qids), `new` answers v2 (right on odd ones)."""
+    support = DatasetFactory.create(name="sums")
+    base = [record(f"q-{i}") for i in range(10)]
+    v1 = version(support, base)
+    grown = [dict(r, expected="x") if i < 3 else r for i, r in enumerate(base[:9])] + [
+        record("q-10"),
+        record("q-11"),
+    ]
+    v2 = version(support, grown, parent=v1)
+    runs = {}
+    for run_id, v, records, parity in (("old", v1, base, 0), ("new", v2, grown, 1)):
+        runs[run_id] = RunFactory.create(run_id=run_id, dataset=support, dataset_version=v)
+        for r in records:
+            AnswerFactory.create(run=runs[run_id], qid=r["qid"], correct=int(r["qid"][2:]) % 2 == parity)
+    return v1, v2, runs
+
+
+def test_right_by_partition_equals_the_qid_by_qid_tally():
+    v1, v2, runs = _graded_world()
+    diff, _ = version_diff_detail(v1, v2)
+    for run, v, partitions in (
+        (runs["old"], v1, ("unchanged", "modified", "removed")),
+        (runs["new"], v2, ("unchanged", "modified", "added")),
+    ):
+        grades = run_grades(run, version=v)
+        assert _right_by_partition(grades, diff, partitions, run, v) == {
+            p: grades.tally(getattr(diff, p))[0] for p in partitions
+        }
+    assert _right_by_partition(
+        run_grades(runs["old"], version=v1), diff, ("unchanged", "modified", "removed"), runs["old"], v1
+    ) == {
+        "unchanged": 3,  # q-4, q-6, q-8
+        "modified": 2,  # q-0, q-2
+        "removed": 0,  # q-9
+    }
+
+
+def test_right_by_partition_refuses_a_run_scoring_a_qid_beyond_the_version():
+    v1, v2, runs = _graded_world()
+    AnswerFactory.create(run=runs["old"], qid="q-99", correct=True)
+    diff, _ = version_diff_detail(v1, v2)
+    with pytest.raises(ServiceError) as caught:
+        _right_by_partition(
+            run_grades(runs["old"], version=v1), diff, ("unchanged", "modified", "removed"), runs["old"], v1
+        )
+    assert caught.value.message == (
+        "cannot decompose the movement: run old must score exactly the qids of version 1: "
+        "unscored [], not in the version ['q-99']"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"n":1180591620717411303424}',  # 2**70: an integer, never a float
+        '{"n":-9223372036854775809,"m":18446744073709551615}',
+        '{"x":0.1,"y":2.2250738585072011e-308,"z":4.9e-324,"w":1.7976931348623157e308,"v":1e22,"u":-0.0}',
+        '{"s":"caf\\u00e9 \\ud83d\\ude00","t":[1,2.5,true,null,{"a":[]}]}',
+    ],
+)
+def test_a_record_parsed_for_the_diff_is_what_json_reads(text):
+    found, expected = _parsed(text), json.loads(text)
+    assert found == expected
+    assert repr(found) == repr(expected)  # the same types too (an int stays an int)
