@@ -32,6 +32,8 @@ _SUSPECT_ESCAPE_BYTES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 # bytes.translate with this table turns every digit into b"0": a run of 19 of them is found by a substring search.
 _DIGITS_TO_ZERO = bytes(48 if 48 <= b <= 57 else b for b in range(256))
 _LONG_DIGITS = b"0" * 19
+# The same 19 digits in a row, in a text (loads_exact).
+_LONG_DIGITS_TEXT = re.compile(r"[0-9]{19}")
 
 
 class _Refused:
@@ -197,6 +199,19 @@ def _fast_object(raw: bytes) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     return value if type(value) is dict else None
+
+
+def loads_exact(text: str) -> Any:
+    """JSON the project wrote itself (a stored record's canonical text), parsed by orjson (several times
+    faster: a dataset diff parses a hundred thousand records at a million questions), which gives the
+    objects json gives, except that it reads an integer beyond 64 bits as a float (2**70 and 2**70 + 1
+    alike): a text with 19 digits in a row, or one orjson refuses, is parsed by json."""
+    if _LONG_DIGITS_TEXT.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 # Called with the number of lines read so far, every PROGRESS_EVERY lines, while set (an import job

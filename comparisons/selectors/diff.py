@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from functools import partial
 
-import orjson
 from django.db.models import OuterRef, Subquery
 
 from annotation.models import Dataset, DatasetVersion, Example, Run, VersionEntry
@@ -19,6 +17,7 @@ from comparisons.selectors.compare import run_band_for
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
 from evalapp.db import raw_values, side_by_side
 from evalapp.errors import Problem, ServiceError
+from evalapp.jsonl import loads_exact
 from evalapp.keyset import filter_in_values, in_values
 from evalstats.manifest import (
     NEW_PARTITIONS,
@@ -60,30 +59,13 @@ SCORED_FIELDS = ("expected", "gold_chunk_id", "gold_doc_id", "gold_text", "gradi
 _ABSENT = object()
 
 
-# Nineteen digits in a row: perhaps an integer beyond 64 bits (an import allows them), which orjson would
-# read as a float (2**70 and 2**70 + 1 alike) where json reads the exact integer.
-_LONG_DIGITS = re.compile(r"[0-9]{19}")
-
-
-def _parsed(text: str) -> dict:
-    """A stored record's canonical JSON, parsed by orjson (a modified question's two records, a hundred
-    thousand of them at a million questions: several times faster than json), which gives the objects json
-    gives; by json a text that may hold an integer beyond 64 bits, or one orjson refuses."""
-    if _LONG_DIGITS.search(text) is None:
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(text)
-
-
 def _records_by_hash(pairs: dict[str, tuple[str, str]], qids: set[str]) -> tuple[dict[str, dict], dict[str, dict]]:
     """(qid -> old record, qid -> new record) of these qids from their (old, new) example hashes, in one
     statement on the example table's primary key (no manifest line read again)."""
     wanted = {pairs[q] for q in qids}
     hashes = {h for pair in wanted for h in pair}
     texts = dict(raw_values(filter_in_values(Example.objects.order_by(), "sha256", hashes), "sha256", "canonical"))
-    records = {h: _parsed(t) for h, t in texts.items()}
+    records = {h: loads_exact(t) for h, t in texts.items()}
     return {q: records[pairs[q][0]] for q in qids}, {q: records[pairs[q][1]] for q in qids}
 
 

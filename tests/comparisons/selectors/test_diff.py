@@ -7,8 +7,9 @@ import pytest
 from annotation.selectors.datasets import version_diff_detail
 from annotation.services.datasets import questions_import
 from calibration.selectors.grades import run_grades
-from comparisons.selectors.diff import _parsed, _right_by_partition, modified_fields
+from comparisons.selectors.diff import _right_by_partition, modified_fields
 from evalapp.errors import ServiceError
+from evalapp.jsonl import loads_exact
 from tests.comparisons.support import (
     import_questions,
     import_run,
@@ -351,6 +352,6 @@ def test_right_by_partition_refuses_a_run_scoring_a_qid_beyond_the_version():
     ],
 )
 def test_a_record_parsed_for_the_diff_is_what_json_reads(text):
-    found, expected = _parsed(text), json.loads(text)
+    found, expected = loads_exact(text), json.loads(text)
     assert found == expected
     assert repr(found) == repr(expected)  # the same types too (an int stays an int)
