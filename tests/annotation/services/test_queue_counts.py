@@ -88,12 +88,12 @@ def test_kept_counts_follow_every_write_and_give_the_live_figures(make_run, pool
     stats = assert_same_figures(queue)
     assert stats["agreement"]["n"] == 6
     # The submit's one-statement read is the two live reads, for the answers of a few items and of all.
-    answers = list(queue.items.order_by("pk").values_list("answer_id", flat=True))
-    for some in (answers[:1], answers[1:4], answers):
+    answer_ids = list(queue.items.order_by("pk").values_list("answer_id", flat=True))
+    for some in (answer_ids[:1], answer_ids[1:4], answer_ids):
         pairs, seconds = live_counts(some)
         assert (pairs, seconds) == (live_pairs(answer_ids=some), live_seconds(answer_ids=some))
-    assert sum(live_counts(answers)[0].values()) == 6  # a pair per complete item
-    assert live_counts(answers)[1][(queue.pk, pool["ann1"].pk, False, 0.0)] == 1  # round 2's label had no seconds
+    assert sum(live_counts(answer_ids)[0].values()) == 6  # a pair per complete item
+    assert live_counts(answer_ids)[1][(queue.pk, pool["ann1"].pk, False, 0.0)] == 1  # round 2's label had no seconds
     # Two labels submitted at the same instant pair in annotator order, in SQL and in live_counts alike.
     from annotation.models import Assignment
 
@@ -101,10 +101,10 @@ def test_kept_counts_follow_every_write_and_give_the_live_figures(make_run, pool
     submitted = dict(tied.values_list("pk", "submitted_at"))
     assert len(submitted) == 2
     tied.update(submitted_at=tied.order_by("-submitted_at").values_list("submitted_at", flat=True)[0])
-    assert live_counts(answers) == (live_pairs(answer_ids=answers), live_seconds(answer_ids=answers))
+    assert live_counts(answer_ids) == (live_pairs(answer_ids=answer_ids), live_seconds(answer_ids=answer_ids))
     ann2, ann3 = pool["ann2"].pk, pool["ann3"].pk
     pair = (queue.pk, QueueItem.objects.get(pk=items[3]).stratum, min(ann2, ann3), max(ann2, ann3))
-    assert [k[4:] for k in live_counts(answers)[0] if k[:4] == pair] == [
+    assert [k[4:] for k in live_counts(answer_ids)[0] if k[:4] == pair] == [
         ("correct", "incorrect") if ann3 < ann2 else ("incorrect", "correct")
     ]
     for pk, at in submitted.items():  # as they were, which the kept counts paired
