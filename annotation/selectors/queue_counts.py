@@ -67,21 +67,6 @@ def live_pairs(*, queue_id: int | None = None, answer_ids: list[int] | None = No
         return {tuple(row[:6]): int(row[6]) for row in cursor.fetchall()}
 
 
-SECONDS_COLUMNS = "a.queue_id, a.annotator_id, l.active_seconds"
-
-
-def seconds_sql(select: str, where: str = "") -> str:
-    """Each submitted assignment with its label's active seconds (none without a label), grouped by queue,
-    annotator and seconds; `where` narrows the items (`qi`). Its parameters: Assignment.DONE, then `where`'s."""
-    assignment, item, label = _tables()
-    return (
-        f"SELECT {select} FROM {assignment} a"
-        f" JOIN {item} qi ON qi.id = a.item_id"
-        f" LEFT JOIN {label} l ON l.answer_id = qi.answer_id AND l.annotator_id = a.annotator_id"
-        f" WHERE a.state = %s{where} GROUP BY {SECONDS_COLUMNS}"
-    )
-
-
 def _seconds_key(queue_id: int, annotator_id: int, seconds) -> SecondsKey:
     return (queue_id, annotator_id, seconds is not None, float(seconds or 0.0))
 
@@ -89,10 +74,17 @@ def _seconds_key(queue_id: int, annotator_id: int, seconds) -> SecondsKey:
 def live_seconds(*, queue_id: int | None = None, answer_ids: list[int] | None = None) -> dict[SecondsKey, int]:
     """The label seconds the labels give now (each submitted assignment's label's active seconds, counted by
     queue, annotator and value), of the same items as live_pairs: one grouped query."""
+    assignment, item, label = _tables()
     where, params = _items_where(queue_id=queue_id, answer_ids=answer_ids)
+    sql = (
+        f"SELECT a.queue_id, a.annotator_id, l.active_seconds, COUNT(*) FROM {assignment} a"
+        f" JOIN {item} qi ON qi.id = a.item_id"
+        f" LEFT JOIN {label} l ON l.answer_id = qi.answer_id AND l.annotator_id = a.annotator_id"
+        f" WHERE a.state = %s{where} GROUP BY a.queue_id, a.annotator_id, l.active_seconds"
+    )
     out: dict[SecondsKey, int] = defaultdict(int)
     with connection.cursor() as cursor:
-        cursor.execute(seconds_sql(f"{SECONDS_COLUMNS}, COUNT(*)", where), (Assignment.DONE, *params))
+        cursor.execute(sql, (Assignment.DONE, *params))
         for queue_id_, annotator_id, seconds, n in cursor.fetchall():
             out[_seconds_key(queue_id_, annotator_id, seconds)] += int(n)
     return dict(out)
