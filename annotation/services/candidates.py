@@ -3,6 +3,7 @@ lock), and the first of them locked. Both run on every "next", so they are writt
 `candidate_rows`); annotation.services.claims decides the order and writes the claim."""
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db import connection
 
@@ -94,14 +95,7 @@ def lock_first(queue: Queue, annotator, ids: list[int]) -> tuple[QueueItem | Non
     statement, ordered by the position in the id array, FOR UPDATE OF the item SKIP LOCKED, LIMIT 1.
     SQLite: the write transaction already holds the database, so the eligible rows are read and the first
     in order taken. Written as SQL for the reason `candidate_rows` is: it runs on every "next"."""
-    item_t, answer_t, run_t = (m._meta.db_table for m in (QueueItem, Answer, Run))
     assignment, label, entry, example = (m._meta.db_table for m in (Assignment, HumanLabel, VersionEntry, Example))
-    models_ = (QueueItem, Answer, Run)
-    columns = ", ".join(
-        f"{alias}.{f.column}"
-        for alias, m in zip(("qi", "ans", "r"), models_, strict=True)
-        for f in m._meta.concrete_fields
-    )
     ids_sql = ids_in(ids)
     blocking = ", ".join(["%s"] * len(BLOCKING))
     labelled = (
@@ -110,8 +104,7 @@ def lock_first(queue: Queue, annotator, ids: list[int]) -> tuple[QueueItem | Non
         else ""
     )
     where = (
-        f" FROM {item_t} qi JOIN {answer_t} ans ON ans.id = qi.answer_id JOIN {run_t} r ON r.id = ans.run_id"
-        f" WHERE qi.id IN ({ids_sql.sql}) AND qi.queue_id = %s AND qi.status = %s AND qi.taken < %s"
+        f" FROM {ITEM_JOIN} WHERE qi.id IN ({ids_sql.sql}) AND qi.queue_id = %s AND qi.status = %s AND qi.taken < %s"
         f" AND NOT EXISTS (SELECT 1 FROM {assignment} b WHERE b.item_id = qi.id AND b.annotator_id = %s"
         f" AND b.state IN ({blocking})){labelled}"
     )
@@ -125,7 +118,7 @@ def lock_first(queue: Queue, annotator, ids: list[int]) -> tuple[QueueItem | Non
         *([annotator.pk] if labelled else []),
     ]
     sql = (
-        f"SELECT {columns},"
+        f"SELECT {item_columns()},"
         f" EXISTS (SELECT 1 FROM {assignment} e WHERE e.item_id = qi.id AND e.annotator_id = %s AND e.state = %s),"
         f" (SELECT ex.canonical FROM {entry} ve JOIN {example} ex ON ex.sha256 = ve.example_id"
         f" WHERE ve.version_id = r.dataset_version_id AND ve.qid = ans.qid LIMIT 1){where}"
@@ -143,14 +136,38 @@ def lock_first(queue: Queue, annotator, ids: list[int]) -> tuple[QueueItem | Non
                 return None, False
             cursor.execute(f"SELECT EXISTS (SELECT 1{where})", where_params)
             return None, bool(cursor.fetchone()[0])
-    widths = [len(m._meta.concrete_fields) for m in models_]
+    item: Any = item_from_row(row)  # carries two attributes of this read beside its fields
+    item.mine_expired, item.question_record = bool(row[-2]), row[-1]
+    return item, False
+
+
+# The item, its answer and the answer's run read in one statement (aliases qi, ans and r), as
+# select_related("answer__run") reads them: what "next" and a submit lock and hand on.
+_ITEM_MODELS = (QueueItem, Answer, Run)
+ITEM_JOIN = (
+    f"{QueueItem._meta.db_table} qi JOIN {Answer._meta.db_table} ans ON ans.id = qi.answer_id"
+    f" JOIN {Run._meta.db_table} r ON r.id = ans.run_id"
+)
+
+
+def item_columns() -> str:
+    """The select list of ITEM_JOIN's three rows, in the order `item_from_row` reads them."""
+    return ", ".join(
+        f"{alias}.{f.column}"
+        for alias, m in zip(("qi", "ans", "r"), _ITEM_MODELS, strict=True)
+        for f in m._meta.concrete_fields
+    )
+
+
+def item_from_row(row: Sequence[object]) -> QueueItem:
+    """The QueueItem with its answer and run cached, from a row that starts with `item_columns()`."""
+    widths = [len(m._meta.concrete_fields) for m in _ITEM_MODELS]
     item = row_instance(QueueItem, row[: widths[0]])
     answer = row_instance(Answer, row[widths[0] : widths[0] + widths[1]])
     run = row_instance(Run, row[widths[0] + widths[1] : sum(widths)])
     Answer.run.field.set_cached_value(answer, run)
     QueueItem.answer.field.set_cached_value(item, answer)
-    item.mine_expired, item.question_record = bool(row[-2]), row[-1]
-    return item, False
+    return item
 
 
 def claim_write(assignment: Assignment, item: QueueItem) -> None:

@@ -4,7 +4,6 @@ adjudication of an item whose labels disagree."""
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from annotation import policies
@@ -14,7 +13,6 @@ from annotation.models import (
     HumanLabel,
     Queue,
     QueueItem,
-    QueueMember,
     RelabelAudit,
 )
 from annotation.selectors.queue_criteria import item_criteria, item_disputes, outstanding, own_values
@@ -30,6 +28,7 @@ from annotation.services.labels import (
     label_write,
 )
 from annotation.services.queue_counts import counts_kept
+from annotation.services.submit_reads import assignment_with_label, item_for_label
 from evalapp.errors import NotFound, Problem, ServiceError
 from evalapp.roles import user_roles
 from evalapp.validation import (
@@ -132,18 +131,13 @@ def label_submit(
     by_key = item_id is None
     if by_key and not (isinstance(item_key, str) and item_key):
         raise NotFound(f"queue {queue.pk} has no item {item_key!r}")
-    item = (
-        QueueItem.objects.select_for_update(of=("self", "answer"))
-        .select_related("answer__run")
-        .annotate(member=Exists(QueueMember.objects.filter(queue=queue, user_id=annotator.pk)))
-        .filter(queue=queue, **({"key": item_key} if by_key else {"pk": item_id}))
-        .first()
-    )
-    if item is None:
+    locked = item_for_label(queue, annotator.pk, item_id=item_id, item_key=item_key)
+    if locked is None:
         raise NotFound(
             f"queue {queue.pk} has no item {item_key!r}" if by_key else f"queue {queue.pk} has no item {item_id}"
         )
-    policies.check_can_label(user_id=annotator.pk, pool_ids={annotator.pk} if item.member else set())
+    item, member = locked
+    policies.check_can_label(user_id=annotator.pk, pool_ids={annotator.pk} if member else set())
     criteria = item_criteria(queue, item)
     problems = values_check(criteria, values)
     if problems:
@@ -151,40 +145,31 @@ def label_submit(
     values = values or {}
     # Their label (if any) rides on the assignment's statement: its id for the lock below, its verdict and
     # rationale for a resent label, answered without reading it again.
-    theirs = HumanLabel.objects.filter(answer_id=item.answer_id, annotator=annotator)
-    mine = (
-        Assignment.objects.filter(item=item, annotator=annotator)
-        .annotate(
-            label_id=Subquery(theirs.values("pk")[:1]),
-            label_verdict=Subquery(theirs.values("verdict")[:1]),
-            label_rationale=Subquery(theirs.values("rationale")[:1]),
-        )
-        .first()
-    )
-    if mine is None:
+    handed = assignment_with_label(item, annotator.pk)
+    if handed is None:
         raise Conflict("you have not been handed this item; ask for the next item")
+    mine, own = handed
     if item.status != QueueItem.OPEN:
         raise Conflict(f"this item is complete (all {queue.overlap} labels are in); labels can no longer change here")
     if mine.state == Assignment.SKIPPED:
         raise Conflict("you skipped this item and it went back to the pool; your label was not recorded")
     if mine.state == Assignment.DONE:
-        if mine.label_id is not None and not change:
-            current: HumanLabel | None
-            # The label as the assignment's statement read it; its other fields load if someone reads them.
-            current = HumanLabel.from_db(
-                HumanLabel.objects.db,
-                ["id", "answer_id", "annotator_id", "verdict", "rationale"],
-                [mine.label_id, item.answer_id, annotator.pk, mine.label_verdict, mine.label_rationale],
-            )
-            same_verdict = current.verdict == verdict
+        if own is not None and not change:
+            same_verdict = own.verdict == verdict
             same_values = own_values(item.answer_id, annotator.pk, [c.name for c in criteria]) == values
-            if same_verdict and same_values and (not rationale or rationale == current.rationale):
-                return current, "unchanged"
+            if same_verdict and same_values and (not rationale or rationale == own.rationale):
+                # The label as the assignment's statement read it; its other fields load if someone reads them.
+                resent = HumanLabel.from_db(
+                    HumanLabel.objects.db,
+                    ["id", "answer_id", "annotator_id", "verdict", "rationale"],
+                    [own.id, item.answer_id, annotator.pk, own.verdict, own.rationale],
+                )
+                return resent, "unchanged"
             raise ChangeNeeded(
-                old=current.verdict,
+                old=own.verdict,
                 new=verdict,
                 same_verdict=same_verdict,
-                other_values=not same_values and (not rationale or rationale == current.rationale),
+                other_values=not same_values and (not rationale or rationale == own.rationale),
             )
         # Changing one's own label before the item is complete: same slot, history in LabelEvent. Another
         # queue's complete item may pair this label (and its seconds), so the counts follow.
@@ -211,7 +196,7 @@ def label_submit(
         mine.state, mine.submitted_at = Assignment.DONE, now
         mine.save(update_fields=["state", "submitted_at"])
         # A label of theirs on the answer is there only in a rework queue (or from an import since the claim).
-        current = None if mine.label_id is None else HumanLabel.objects.select_for_update().get(pk=mine.label_id)
+        current = None if own is None else HumanLabel.objects.select_for_update().get(pk=own.id)
         result = label_record(
             answer=item.answer,
             annotator=annotator,

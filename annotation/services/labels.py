@@ -4,8 +4,8 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import transaction
-from django.db.models import Count, Max, Min, OuterRef, QuerySet, Subquery
+from django.db import connection, transaction
+from django.db.models import Count, Max, Min, QuerySet
 from django.utils import timezone
 
 from annotation.models import (
@@ -111,32 +111,28 @@ def _final(adjudicated: str | None, needs: int | None, n: int, lowest: str, high
     return "", ""
 
 
+def _final_inputs(answer_id: int) -> tuple[int | None, str | None, int, str | None, str | None]:
+    """(labels needed, latest adjudication, labels, lowest and highest verdict) of one answer in one statement,
+    as `_finals_refresh` reads them for many: written as SQL because a submit that completes an item makes it,
+    and composing its four subqueries with the ORM cost more CPU (1.3 ms) than the database spent on them."""
+    qi, q, adj, hl = (m._meta.db_table for m in (QueueItem, Queue, Adjudication, HumanLabel))
+    sql = (
+        f"SELECT (SELECT MAX(q.overlap) FROM {qi} qi JOIN {q} q ON q.id = qi.queue_id"
+        f" WHERE qi.answer_id = %s AND q.kind = %s),"
+        f" (SELECT verdict FROM {adj} WHERE answer_id = %s ORDER BY at DESC, id DESC LIMIT 1),"
+        f" COUNT(*), MIN(verdict), MAX(verdict) FROM {hl} WHERE answer_id = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [answer_id, Queue.KIND_LABELLING, answer_id, answer_id])
+        needs, adjudicated, n, lowest, highest = cursor.fetchone()
+    return needs, adjudicated, n, lowest, highest
+
+
 def answer_final_refresh(*, answer: Answer) -> bool:
     """final_label_refresh for one answer whose row the caller locked and read under that lock (a submit
     that completes an item): the rule's three reads in one statement, and the update only on a change.
     Returns whether the final label changed (the instance is updated too)."""
-    mine = OuterRef("pk")
-    tally = HumanLabel.objects.filter(answer_id=mine).order_by().values("answer_id")
-    needs, adjudicated, n, lowest, highest = (
-        Answer.objects.filter(pk=answer.pk)
-        .annotate(
-            needs=Subquery(
-                QueueItem.objects.filter(answer_id=mine, queue__kind=Queue.KIND_LABELLING)
-                .order_by()
-                .values("answer_id")
-                .annotate(n=Max("queue__overlap"))
-                .values("n")
-            ),
-            adjudicated=Subquery(
-                Adjudication.objects.filter(answer_id=mine).order_by("-at", "-id").values("verdict")[:1]
-            ),
-            n=Subquery(tally.annotate(c=Count("id")).values("c")),
-            lowest=Subquery(tally.annotate(v=Min("verdict")).values("v")),
-            highest=Subquery(tally.annotate(v=Max("verdict")).values("v")),
-        )
-        .values_list("needs", "adjudicated", "n", "lowest", "highest")
-        .get()
-    )
+    needs, adjudicated, n, lowest, highest = _final_inputs(answer.pk)
     final = _final(adjudicated, needs, n or 0, lowest or "", highest or "")
     if final == (answer.final_verdict, answer.final_source):
         return False
