@@ -25,6 +25,9 @@ Paired comparison, per n:
     round (so a change of load falls on both sides of each ratio alike): the QidIndex path first in turn
     with the bootstrap alone (a caller reusing one index), then again in turn with all the other paths,
     where it follows a sort of a million strings and finds its arrays out of the caches;
+  * beside each ratio to the bootstrap, the ratio to the floor measured in the same rounds: the cost of
+    reading each qid once (an array: an xor over its buffer; a list: its set), so what the qid work
+    costs beyond reading the qids at all is plain;
   * naive = a numpy row-resampling loop of the paired difference, scaled to 10,000; ratio naive / ours.
 Figures are wall-clock medians on this machine; they are printed, never asserted.
 """
@@ -107,6 +110,18 @@ def naive_paired_bootstrap(a_ok, b_ok, reps: int, rng) -> None:
     np.percentile(diffs, [2.5, 97.5])
 
 
+def array_floor(qids: np.ndarray) -> None:
+    """Reading every qid of a numpy str array once and nothing more: an xor of its whole buffer, the
+    cheapest pass that touches each code point (np.unique sorts: hundreds of times dearer)."""
+    np.bitwise_xor.reduce(np.ascontiguousarray(qids).view(np.uint32))
+
+
+def list_floor(qids: list) -> None:
+    """Reading every qid of a list once in Python's own way: its set (hashing each string; a string's
+    hash is kept on it, so every call after the first pays the inserts only)."""
+    len(set(qids))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer naive replicates")
@@ -186,10 +201,13 @@ def main() -> None:
                 "sorted": lambda: paired_diff(sorted_array, a_ok, b_ok, iters=ITERS, seed=0),
                 "array": lambda: paired_diff(qid_array, a_ok, b_ok, iters=ITERS, seed=0),
                 "list": lambda: paired_diff(qid_list, a_ok, b_ok, iters=ITERS, seed=0),
+                "floor_array": lambda: array_floor(qid_array),
+                "floor_list": lambda: list_floor(qid_list),
             },
             repeats,
         )
         t_index, t_boot, t_sorted, t_array, t_list = (t[k] for k in ("index", "boot", "sorted", "array", "list"))
+        f_array, f_list = t["floor_array"], t["floor_list"]
         t_build_array = median_time(lambda: QidIndex.of(qid_array), repeats)
         t_build_list = median_time(lambda: QidIndex.of(qid_list), repeats)
         reps = naive_reps[n]
@@ -200,10 +218,17 @@ def main() -> None:
         print(f"  paired_diff, qids a QidIndex        {ms(warm['index'])}   {ratio_warm:8.1f}x its bootstrap   <- 5x")
         print(f"    its bootstrap, in turn with it    {ms(warm['boot'])}")
         print(f"    in turn with the other paths      {ms(t_index)}   {t_index / t_boot:8.1f}x its bootstrap")
-        print(f"  paired_diff, qids a sorted array    {ms(t_sorted)}   {t_sorted / t_boot:8.1f}x its bootstrap")
-        print(f"  paired_diff, qids a shuffled array  {ms(t_array)}   {t_array / t_boot:8.1f}x its bootstrap")
-        print(f"  paired_diff, qids a shuffled list   {ms(t_list)}   {t_list / t_boot:8.1f}x its bootstrap")
+        for label, took, floor in (
+            ("a sorted array  ", t_sorted, f_array),
+            ("a shuffled array", t_array, f_array),
+            ("a shuffled list ", t_list, f_list),
+        ):
+            print(
+                f"  paired_diff, qids {label}  {ms(took)}   {took / t_boot:8.1f}x its bootstrap, "
+                f"{took / floor:6.1f}x the floor, {(took - t_boot) / floor:6.1f}x without the bootstrap"
+            )
         print(f"  its {ITERS:,} count bootstrap alone    {ms(t_boot)}")
+        print(f"  floor, reading each qid once: array {ms(f_array)} (xor of its buffer), list {ms(f_list)} (its set)")
         print(f"  QidIndex.of, once per version: shuffled array {ms(t_build_array)}, list {ms(t_build_list)}")
         print(f"  naive numpy row loop, scaled        {ms(t_naive_scaled)}  ({reps} reps timed)")
         print(f"  ratio naive / paired_diff (array)   {t_naive_scaled / t_array:12,.0f}x")
