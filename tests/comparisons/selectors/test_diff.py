@@ -1,6 +1,7 @@
 """Dataset diffs: the four partitions, and a run that does not cover the version."""
 
 import json
+from typing import Any
 
 import pytest
 
@@ -291,7 +292,7 @@ def test_modified_fields_name_an_integer_beyond_64_bits_that_changed():
 
 # (old record's fields, new record's fields) beside the qid: values JSON and Python read alike, and those
 # where Python's `!=` and the JSON text disagree (1 == 1.0 == True, -0.0 == 0.0, NaN != NaN, 10**23 != 1e23).
-_EDGE_CHANGES = {
+_EDGE_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "q-str": ({"expected": "a"}, {"expected": "b"}),
     "q-int-float": ({"count": 1, "note": "a"}, {"count": 1.0, "note": "b"}),
     "q-bool-int": ({"flag": True, "zero": False, "note": "a"}, {"flag": 1, "zero": 0.0, "note": "b"}),
