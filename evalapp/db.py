@@ -94,6 +94,26 @@ def column_strings_by(qs: QuerySet[Any], key: str | None, field: str) -> dict[An
     return out
 
 
+def column_string_pairs(qs: QuerySet[Any], first: str, second: str) -> dict[str, str]:
+    """{value of `first`: value of `second`} over the rows of `qs` (two text columns, `first` unique), in one
+    round trip: the database joins every row's two values, and the rows, with SEPARATOR into one string
+    that Python splits once, instead of building a row tuple per row (a dataset diff's 100,000 modified
+    records at a million questions). A value holding the separator makes the parts miscount: the rows are
+    then read one by one instead."""
+    connection = connections[qs.db]
+    join = "STRING_AGG" if connection.vendor == "postgresql" else "GROUP_CONCAT"
+    inner, params = qs.order_by().values(_a=F(first), _b=F(second)).query.sql_with_params()
+    # || rather than a second aggregate: the two columns stay in step whatever order the rows come in.
+    sql = f'SELECT COUNT(*), {join}("_a" || %s || "_b", %s) FROM ({inner}) AS "_values"'
+    with connection.cursor() as cursor:
+        cursor.execute(sql, (_SEP, _SEP, *params))
+        count, joined = cursor.fetchone()
+    parts = split_joined(2 * count, joined)
+    if parts is None:
+        return dict(raw_values(qs, first, second))
+    return dict(zip(parts[::2], parts[1::2], strict=True))
+
+
 def side_by_side(*calls: Callable[[], Any]) -> list[Any]:
     """The results of these read-only calls, in order: the first on this thread, each other one in a thread
     of its own on a connection of its own, so the database works on one while Python works on another (a

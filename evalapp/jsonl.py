@@ -32,8 +32,6 @@ _SUSPECT_ESCAPE_BYTES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 # bytes.translate with this table turns every digit into b"0": a run of 19 of them is found by a substring search.
 _DIGITS_TO_ZERO = bytes(48 if 48 <= b <= 57 else b for b in range(256))
 _LONG_DIGITS = b"0" * 19
-# The same 19 digits in a row, in a text (loads_exact).
-_LONG_DIGITS_TEXT = re.compile(r"[0-9]{19}")
 
 
 class _Refused:
@@ -206,12 +204,27 @@ def loads_exact(text: str) -> Any:
     faster: a dataset diff parses a hundred thousand records at a million questions), which gives the
     objects json gives, except that it reads an integer beyond 64 bits as a float (2**70 and 2**70 + 1
     alike): a text with 19 digits in a row, or one orjson refuses, is parsed by json."""
-    if _LONG_DIGITS_TEXT.search(text) is None:
+    # 19 digits in a row, found in the UTF-8 bytes (no other character encodes to an ASCII digit's byte):
+    # several times faster than a regular expression's search, which cost more than the parse itself.
+    if _LONG_DIGITS not in text.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass
     return json.loads(text)
+
+
+def loads_exact_all(texts: list[str]) -> list[Any]:
+    """`loads_exact` of each text, the check for 19 digits in a row made once over all of them: when no
+    text has such a run and orjson takes every one, each is parsed by orjson alone (at 100,000 records,
+    the per-text check and call cost more than the parsing)."""
+    joined = "\n".join(texts).encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS not in joined.translate(_DIGITS_TO_ZERO):
+        try:
+            return list(map(orjson.loads, texts))
+        except orjson.JSONDecodeError:
+            pass
+    return [loads_exact(text) for text in texts]
 
 
 # Called with the number of lines read so far, every PROGRESS_EVERY lines, while set (an import job

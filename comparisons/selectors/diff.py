@@ -15,9 +15,9 @@ from annotation.selectors.datasets import partition_dict, version_diff_detail, v
 from calibration.selectors.grades import RunGrades, run_grades, version_records_for
 from comparisons.selectors.compare import run_band_for
 from comparisons.selectors.runs import pinned_changes_words, pinned_differences, repeat_runs
-from evalapp.db import raw_values, side_by_side
+from evalapp.db import column_string_pairs, raw_values, side_by_side
 from evalapp.errors import Problem, ServiceError
-from evalapp.jsonl import loads_exact
+from evalapp.jsonl import loads_exact_all
 from evalapp.keyset import filter_in_values, in_values
 from evalstats.manifest import (
     NEW_PARTITIONS,
@@ -59,14 +59,12 @@ SCORED_FIELDS = ("expected", "gold_chunk_id", "gold_doc_id", "gold_text", "gradi
 _ABSENT = object()
 
 
-def _records_by_hash(pairs: dict[str, tuple[str, str]], qids: set[str]) -> tuple[dict[str, dict], dict[str, dict]]:
-    """(qid -> old record, qid -> new record) of these qids from their (old, new) example hashes, in one
-    statement on the example table's primary key (no manifest line read again)."""
-    wanted = {pairs[q] for q in qids}
-    hashes = {h for pair in wanted for h in pair}
-    texts = dict(raw_values(filter_in_values(Example.objects.order_by(), "sha256", hashes), "sha256", "canonical"))
-    records = {h: loads_exact(t) for h, t in texts.items()}
-    return {q: records[pairs[q][0]] for q in qids}, {q: records[pairs[q][1]] for q in qids}
+def _records_by_hash(pairs: dict[str, tuple[str, str]], qids: set[str]) -> dict[str, dict]:
+    """example hash -> record, of the (old, new) examples of these qids, in one statement on the example
+    table's primary key (no manifest line read again)."""
+    hashes = {h for q in qids for h in pairs[q]}
+    texts = column_string_pairs(filter_in_values(Example.objects.order_by(), "sha256", hashes), "sha256", "canonical")
+    return dict(zip(texts, loads_exact_all(list(texts.values())), strict=True))
 
 
 def _records_on_both_sides(
@@ -103,23 +101,30 @@ def modified_fields(
     lets the records be read by hash alone."""
     wanted = set(qids)
     if example_pairs is not None and wanted.issubset(example_pairs):
-        olds, news = _records_by_hash(example_pairs, wanted)
+        records = _records_by_hash(example_pairs, wanted)
+        sides = (
+            (qid, records[example_pairs[qid][0]] or {}, records[example_pairs[qid][1]] or {}) for qid in sorted(wanted)
+        )
     else:
         olds, news = _records_on_both_sides(old, new, wanted)
+        sides = ((qid, olds.get(qid) or {}, news.get(qid) or {}) for qid in sorted(wanted))
     fields: dict[str, list[str]] = {}
     by: dict[str, list[str]] = {k: [] for k in (*SCORED_FIELDS, "metadata_only")}
-    for qid in sorted(wanted):
-        a, b = olds.get(qid) or {}, news.get(qid) or {}
+    # The lists of `by` a record's changed keys go to, worked out once per distinct list of keys (a
+    # relabelling changes the same few keys in thousands of records).
+    lists_for: dict[tuple[str, ...], list[list[str]]] = {}
+    for qid, a, b in sides:
         if a.keys() == b.keys():  # the usual case: no key set to build and nothing absent
             changed = sorted([k for k in a if a[k] != b[k]])
         else:
             changed = sorted(k for k in a.keys() | b.keys() if a.get(k, _ABSENT) != b.get(k, _ABSENT))
         fields[qid] = changed
-        scored = [k for k in SCORED_FIELDS if k in changed]
-        for k in scored:
-            by[k].append(qid)
-        if not scored:
-            by["metadata_only"].append(qid)
+        key = tuple(changed)
+        lists = lists_for.get(key)
+        if lists is None:
+            lists = lists_for[key] = [by[k] for k in SCORED_FIELDS if k in changed] or [by["metadata_only"]]
+        for qids_of in lists:
+            qids_of.append(qid)
     return fields, by
 
 

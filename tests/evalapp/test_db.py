@@ -72,3 +72,46 @@ def test_in_values_finds_exactly_the_values_whatever_characters_they_hold():
     for wanted in ([*awkward, "absent"], ["plain"], [], ["absent"]):
         got = filter_in_values(Dataset.objects.exclude(name="plain\x1f"), "name", wanted)
         assert sorted(got.values_list("name", flat=True)) == sorted(set(wanted) & set(awkward))
+
+
+def test_joined_pairs_are_the_two_columns_and_survive_a_value_holding_the_separator():
+    from annotation.models import Dataset
+    from evalapp.db import column_string_pairs
+
+    names = ["plain", "é中\U0001f600", "new\nline", 'quote"d', ""]
+    for name in names:
+        Dataset.objects.create(name=name, description=f"about {name}")
+    Dataset.objects.create(name="blank")  # description "": an empty second value still pairs
+    datasets = Dataset.objects.all()
+    assert column_string_pairs(datasets, "name", "description") == {
+        **{name: f"about {name}" for name in names},
+        "blank": "",
+    }
+    assert column_string_pairs(datasets.filter(name="no such name"), "name", "description") == {}
+    # A value holding the separator would shift every pair after it: the rows are read instead.
+    Dataset.objects.create(name="odd", description="one\x1ftwo")
+    assert column_string_pairs(datasets, "name", "description") == {
+        **{name: f"about {name}" for name in names},
+        "blank": "",
+        "odd": "one\x1ftwo",
+    }
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ['{"a":1}', '{"b":"x"}', "[]"],
+        ['{"n":1180591620717411303424}', '{"m":2.5}'],  # 2**70 in one text: json reads it, as an integer
+        ['{"x":NaN}', '{"y":1}'],  # orjson refuses NaN: json reads it
+        ['{"s":"caf\\u00e9 \\ud83d\\ude00"}', '{"t":[1,2.5,true,null,{"a":[]}]}'],
+        ["1234567890", "123456789"],  # 19 digits only if the texts ran together: no run of 19 in either
+        [],
+    ],
+)
+def test_records_parsed_together_are_what_json_reads_one_by_one(texts):
+    import json
+
+    from evalapp.jsonl import loads_exact_all
+
+    found, expected = loads_exact_all(texts), [json.loads(t) for t in texts]
+    assert repr(found) == repr(expected)  # the same values and types (an int stays an int, NaN stays NaN)

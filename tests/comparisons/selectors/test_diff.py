@@ -1,6 +1,7 @@
 """Dataset diffs: the four partitions, and a run that does not cover the version."""
 
 import json
+from typing import Any
 
 import pytest
 
@@ -287,6 +288,87 @@ def test_modified_fields_name_an_integer_beyond_64_bits_that_changed():
     fields, by = modified_fields(v1, v2, diff.modified, example_pairs=pairs)
     assert fields == {"q-0": ["count"], "q-1": ["note"]}
     assert by["metadata_only"] == ["q-0", "q-1"]
+
+
+# (old record's fields, new record's fields) beside the qid: values JSON and Python read alike, and those
+# where Python's `!=` and the JSON text disagree (1 == 1.0 == True, -0.0 == 0.0, NaN != NaN, 10**23 != 1e23).
+_EDGE_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "q-str": ({"expected": "a"}, {"expected": "b"}),
+    "q-int-float": ({"count": 1, "note": "a"}, {"count": 1.0, "note": "b"}),
+    "q-bool-int": ({"flag": True, "zero": False, "note": "a"}, {"flag": 1, "zero": 0.0, "note": "b"}),
+    "q-signed-zero": ({"x": -0.0, "note": "a"}, {"x": 0.0, "note": "b"}),
+    "q-nested": ({"m": {"a": [1, 2]}, "note": "a"}, {"m": {"a": [1.0, 2]}, "note": "b"}),
+    "q-list": ({"tags": ["a"]}, {"tags": ["b"]}),
+    "q-nan": ({"n": float("nan"), "note": "a"}, {"n": float("nan"), "note": "b"}),
+    "q-nan-word": ({"note": "NaN"}, {"note": "Infinity"}),
+    "q-escapes": ({'a"b': "line\nbreak", "c\\d": "tab\tx"}, {'a"b': "line\nbreak!", "c\\d": "tab\tx"}),
+    "q-nul": ({"note": "a\x00b"}, {"note": "a\x00c"}),
+    "q-keys": ({"gone": 1, "nulled": None}, {"nulled": "x", "new": None}),
+    "q-order": ({"é": "1", "z": "a", "Z": "a", "a": True}, {"é": "2", "z": "b", "Z": "b", "a": False}),
+    "q-kinds": ({"s": "1", "e": "", "l": [], "o": {}}, {"s": 1, "e": None, "l": {}, "o": []}),
+    "q-big": ({"big": 10**23, "huge": 2**70}, {"big": 1e23, "huge": 2**70 + 1}),
+    "q-stratum": ({"stratum": "policy_lookup"}, {"stratum": "procedural"}),
+}
+
+
+def _edge_versions():
+    support = DatasetFactory.create(name="edges")
+    olds = [record(qid, **old) for qid, (old, _) in sorted(_EDGE_CHANGES.items())]
+    news = [dict(r, **_EDGE_CHANGES[r["qid"]][1]) for r in olds]
+    for r in news:
+        for key in set(_EDGE_CHANGES[r["qid"]][0]) - set(_EDGE_CHANGES[r["qid"]][1]):
+            del r[key]
+    v1 = version(support, olds)
+    return v1, version(support, news, parent=v1)
+
+
+def test_modified_fields_of_values_python_and_the_json_text_disagree_on():
+    v1, v2 = _edge_versions()
+    diff, pairs = version_diff_detail(v1, v2)
+    assert diff.modified == tuple(sorted(_EDGE_CHANGES))
+    expected = {
+        "q-big": ["big", "huge"],
+        "q-bool-int": ["note"],
+        "q-escapes": ['a"b'],
+        "q-int-float": ["note"],
+        "q-keys": ["gone", "new", "nulled"],
+        "q-kinds": ["e", "l", "o", "s"],
+        "q-list": ["tags"],
+        "q-nan": ["n", "note"],
+        "q-nan-word": ["note"],
+        "q-nested": ["note"],
+        "q-nul": ["note"],
+        "q-order": ["Z", "a", "z", "é"],
+        "q-signed-zero": ["note"],
+        "q-str": ["expected"],
+        "q-stratum": ["stratum"],
+    }
+    by_lines = modified_fields(v1, v2, diff.modified)
+    assert by_lines[0] == expected
+    if pairs is not None:  # PostgreSQL: the records read by their example hashes
+        assert modified_fields(v1, v2, diff.modified, example_pairs=pairs) == by_lines
+    assert by_lines[1]["stratum"] == ["q-stratum"]
+    assert by_lines[1]["expected"] == ["q-str"]
+    assert by_lines[1]["metadata_only"] == sorted(set(_EDGE_CHANGES) - {"q-stratum", "q-str"})
+
+
+def test_modified_fields_of_changed_strings_read_no_record_twice(django_assert_num_queries):
+    """Changed text fields only (the usual relabelling): one statement, whatever the number of records."""
+    support = DatasetFactory.create(name="texts")
+    base = [record(f"q-{i:03d}", expected=f"answer {i}", note="n") for i in range(40)]
+    v1 = version(support, base)
+    changed = [dict(r, expected="relabelled") if i % 3 == 0 else r for i, r in enumerate(base)]
+    v2 = version(support, [dict(r, note="m") if i % 5 == 0 else r for i, r in enumerate(changed)], parent=v1)
+    diff, pairs = version_diff_detail(v1, v2)
+    with django_assert_num_queries(1):
+        fields, by = modified_fields(v1, v2, diff.modified, example_pairs=pairs)
+    assert fields == {
+        f"q-{i:03d}": [k for k, hit in (("expected", i % 3 == 0), ("note", i % 5 == 0)) if hit]
+        for i in range(40)
+        if i % 3 == 0 or i % 5 == 0
+    }
+    assert by["expected"] == [f"q-{i:03d}" for i in range(0, 40, 3)]
+    assert by["metadata_only"] == [f"q-{i:03d}" for i in range(40) if i % 5 == 0 and i % 3]
 
 
 def _graded_world():
