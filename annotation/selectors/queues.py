@@ -30,6 +30,7 @@ from annotation.selectors.queue_criteria import (
     own_values,
     values_by_item,
 )
+from evalapp.db import row_get
 from evalapp.errors import NotFound
 from evalapp.roles import user_roles
 from evalapp.validation import as_id
@@ -38,7 +39,8 @@ from evalapp.validation import as_id
 def queue_get(queue_id) -> Queue:
     """The queue by id, or NotFound naming it."""
     pk = as_id(queue_id)
-    queue = Queue.objects.filter(pk=pk).first() if pk is not None else None
+    # Every queue request reads its queue first: one primary-key read, not composed by the ORM each time.
+    queue = row_get(Queue, pk) if pk is not None else None
     if queue is None:
         raise NotFound(f"unknown queue {queue_id!r}")
     return queue

@@ -9,6 +9,7 @@ from django.db import connection
 
 from annotation.models import Answer, Assignment, Example, HumanLabel, Queue, QueueItem, Run, VersionEntry
 from annotation.services.queues import _digest
+from evalapp.db import columns_sql, row_instance
 from evalapp.keyset import ids_in
 
 # Candidates read per fill level before locking one: enough to shuffle, few enough to stay cheap.
@@ -70,19 +71,6 @@ def candidates_by_level(queue: Queue, annotator, offset: int) -> list[int]:
     rows = candidate_rows(queue, annotator, levels, offset)
     per_level = [level_ids(rows, level, offset) for level in levels]
     return [pk for ids in per_level for pk in sorted(ids, key=lambda pk: _digest(queue.seed, pk, annotator.pk))]
-
-
-def row_instance(model, values: Sequence[object]):
-    """A model instance from one row holding its concrete columns in field order, converted as the ORM
-    converts what it reads (JSON, datetimes and booleans on SQLite)."""
-    fields = model._meta.concrete_fields
-    converted = []
-    for field, value in zip(fields, values, strict=True):
-        col = field.get_col(model._meta.db_table)
-        for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
-            value = convert(value, col, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
 
 
 def lock_first(queue: Queue, annotator, ids: list[int]) -> tuple[QueueItem | None, bool]:
@@ -152,11 +140,7 @@ ITEM_JOIN = (
 
 def item_columns() -> str:
     """The select list of ITEM_JOIN's three rows, in the order `item_from_row` reads them."""
-    return ", ".join(
-        f"{alias}.{f.column}"
-        for alias, m in zip(("qi", "ans", "r"), _ITEM_MODELS, strict=True)
-        for f in m._meta.concrete_fields
-    )
+    return ", ".join(columns_sql(m, alias) for alias, m in zip(("qi", "ans", "r"), _ITEM_MODELS, strict=True))
 
 
 def item_from_row(row: Sequence[object]) -> QueueItem:

@@ -13,7 +13,8 @@ from typing import NamedTuple
 from django.db import connection
 
 from annotation.models import Assignment, HumanLabel, Queue, QueueItem, QueueMember
-from annotation.services.candidates import ITEM_JOIN, item_columns, item_from_row, row_instance
+from annotation.services.candidates import ITEM_JOIN, item_columns, item_from_row
+from evalapp.db import columns_sql, row_instance
 
 
 class OwnLabel(NamedTuple):
@@ -48,9 +49,8 @@ def assignment_with_label(item: QueueItem, annotator_id: int) -> tuple[Assignmen
     """The annotator's assignment on the item (one at most: unique on item and annotator) and their label on
     its answer (None when they have none); None when the item was never handed to them."""
     a, hl = Assignment._meta.db_table, HumanLabel._meta.db_table
-    columns = ", ".join(f"a.{f.column}" for f in Assignment._meta.concrete_fields)
     sql = (
-        f"SELECT {columns}, hl.id, hl.verdict, hl.rationale FROM {a} a"
+        f"SELECT {columns_sql(Assignment, 'a')}, hl.id, hl.verdict, hl.rationale FROM {a} a"
         f" LEFT JOIN {hl} hl ON hl.answer_id = %s AND hl.annotator_id = a.annotator_id"
         f" WHERE a.item_id = %s AND a.annotator_id = %s"
     )
