@@ -5,6 +5,8 @@ differ; on an ordinal scale, ranks further apart than the queue's tolerance)."""
 from collections import defaultdict
 from typing import Any
 
+from django.db import connection
+
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -128,10 +130,15 @@ def adjudicated_values(answer_ids, names: list[str]) -> dict[int, dict[str, str]
 def item_disputes(queue: Queue, item: QueueItem) -> tuple[bool, list[str]]:
     """(whether the item's verdicts differ, the criteria its values disagree on), from the labels of the
     annotators who submitted on it."""
-    done = Assignment.objects.filter(item=item, state=Assignment.DONE).values("annotator_id")
-    verdicts = set(
-        HumanLabel.objects.filter(answer_id=item.answer_id, annotator_id__in=done).values_list("verdict", flat=True)
-    )
+    # As SQL: a submit that completes an item asks, and the ORM's subquery cost more CPU than the answer.
+    a, hl = Assignment._meta.db_table, HumanLabel._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT hl.verdict FROM {hl} hl JOIN {a} a ON a.annotator_id = hl.annotator_id"
+            f" WHERE a.item_id = %s AND a.state = %s AND hl.answer_id = %s",
+            [item.pk, Assignment.DONE, item.answer_id],
+        )
+        verdicts = {verdict for (verdict,) in cursor.fetchall()}
     criteria = item_criteria(queue, item)
     names = [c.name for c in criteria]
     disputed = disputed_criteria(queue, criteria, values_by_item([item], names)[item.pk]) if criteria else []
