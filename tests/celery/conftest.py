@@ -37,7 +37,7 @@ def redis_available() -> bool:
 
 
 # Tests whose setup does not depend on the suite's database or broker (they bring their own) run once in CI:
-# those on Redis in the PostgreSQL + Redis pass, the rest in the embedded pass.
+# those on Redis in the PostgreSQL + Redis pass, the rest in the embedded pass (`stack` skips the other kind).
 ON_REDIS_PASS = os.environ.get("CELERY_BROKER_URL", "").startswith("redis://")
 redis_pass_only = pytest.mark.skipif(
     not ON_REDIS_PASS, reason="runs in the suite's Redis pass (CELERY_BROKER_URL=redis://…)"
@@ -218,7 +218,15 @@ def postgres_database() -> str:
 
 @pytest.fixture(params=["filesystem", "redis"])
 def stack(request, tmp_path):
-    """A stack on the embedded filesystem broker, on Redis, or on Redis with PostgreSQL ("redis+postgres")."""
+    """A stack on the embedded filesystem broker, on Redis, or on Redis with PostgreSQL ("redis+postgres").
+
+    A stack brings its own database and broker, whatever the suite's, so each kind runs in one of CI's two
+    passes (each real-worker test takes half a minute or more): the Redis kinds in the Redis pass, the
+    filesystem broker in the embedded one."""
+    if request.param.startswith("redis") and not ON_REDIS_PASS:
+        pytest.skip("a Redis stack runs in the suite's Redis pass (CELERY_BROKER_URL=redis://…)")
+    if request.param == "filesystem" and ON_REDIS_PASS:
+        pytest.skip("the filesystem broker's stack runs in the suite's embedded pass (no CELERY_BROKER_URL)")
     database_url = None
     if request.param.startswith("redis"):
         if not redis_available():

@@ -5,9 +5,7 @@ import json
 
 import pytest
 
-from tests.celery.conftest import redis_pass_only
-
-pytestmark = [pytest.mark.celery_worker, redis_pass_only]
+pytestmark = pytest.mark.celery_worker
 
 
 @pytest.mark.parametrize("stack", ["redis"], indirect=True)

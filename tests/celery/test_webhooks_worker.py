@@ -6,10 +6,9 @@ import time
 
 import pytest
 
-from tests.celery.conftest import redis_pass_only
 from tests.evalapp.webhooks.receiver import Receiver
 
-pytestmark = [pytest.mark.celery_worker, redis_pass_only]
+pytestmark = pytest.mark.celery_worker
 
 
 @pytest.mark.parametrize("stack", ["redis", "redis+postgres"], indirect=True)
