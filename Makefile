@@ -41,9 +41,12 @@ run: venv
 	$(PY) manage.py seed_demo > $(RUN_DIR)/seed_demo.txt
 	@$(PY) -m evalapp.serve --host $(HOST) --port $(PORT) --notice $(RUN_DIR)/seed_demo.txt
 
-# The whole test suite (browser tests skip with a reason where Chromium is not installed).
+# The whole test suite (browser tests skip with a reason where Chromium is not installed), spread over the
+# machine's cores by pytest-xdist, at most TEST_PROCESSES processes, each with its own test database;
+# `make test TEST_PROCESSES=0` runs it in one process.
+TEST_PROCESSES ?= 4
 test: venv
-	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -q -p no:cacheprovider $(if $(filter 0,$(TEST_PROCESSES)),-n 0,-n auto --maxprocesses $(TEST_PROCESSES) --dist loadgroup) $(PYTEST_ARGS)
 
 # The pages' JavaScript modules, unit-tested with Node's own test runner (Node 20+, no npm install).
 .PHONY: test-js

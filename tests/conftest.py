@@ -13,8 +13,14 @@ from annotation.services.users import user_upsert
 CHROMIUM = "/usr/bin/chromium"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
-    """Browser tests need Debian's Chromium; say so instead of failing where it is not installed."""
+    """The real-worker tests run one after another in one test process (`--dist loadgroup`): each starts a
+    broker, a judge server and worker processes of its own, and two at once on a 2-core machine would wait on
+    each other. Browser tests need Debian's Chromium; say so instead of failing where it is not installed."""
+    for item in items:
+        if item.nodeid.startswith("tests/celery/"):
+            item.add_marker(pytest.mark.xdist_group("real_workers"))
     if Path(CHROMIUM).exists() or shutil.which("chromium"):
         return
     skip = pytest.mark.skip(reason=f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)")

@@ -6,6 +6,15 @@ import os
 # says otherwise; the processes it starts (workers, servers, the installed wheel) inherit it. The tests of
 # production settings start their processes with DEBUG=false.
 os.environ.setdefault("DEBUG", "true")
+# Under pytest-xdist (`make test` runs the suite in several processes) each process keeps its own var/ folder:
+# their databases number rows alike, so uploads kept by row id (var/imports/1/…) would otherwise collide.
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _XDIST_WORKER:
+    from pathlib import Path
+
+    _var = Path(os.environ.get("EVALAPP_VAR_DIR") or Path(__file__).resolve().parents[2] / "var")
+    if _var.name != _XDIST_WORKER:
+        os.environ["EVALAPP_VAR_DIR"] = str(_var / _XDIST_WORKER)
 
 from evalapp.settings.base import *  # noqa: E402, F403
 

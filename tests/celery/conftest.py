@@ -25,7 +25,11 @@ from tests.judge_server import JudgeServer
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 CELERY = str(Path(sys.executable).with_name("celery"))
-REDIS_DB = int(os.environ.get("CELERY_TEST_REDIS_DB", "13"))
+# Under pytest-xdist (gw0, gw1, …) each test process takes its own Redis database (13, 11, 9, 7) and its own
+# PostgreSQL database below: two stacks flushing one database would take each other's tasks.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+XDIST_INDEX = int(XDIST_WORKER.removeprefix("gw") or 0)
+REDIS_DB = int(os.environ.get("CELERY_TEST_REDIS_DB", "13")) - 2 * XDIST_INDEX
 
 
 def redis_available() -> bool:
@@ -200,7 +204,9 @@ class Stack:
 
 POSTGRES_ADMIN = os.environ.get("CELERY_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres")
 # Its own name per checkout when several test runs share one PostgreSQL server.
-POSTGRES_DB = os.environ.get("CELERY_TEST_POSTGRES_DB", "test_evalapp_calibration_worker")
+POSTGRES_DB = os.environ.get("CELERY_TEST_POSTGRES_DB", "test_evalapp_calibration_worker") + (
+    f"_{XDIST_WORKER}" if XDIST_WORKER else ""
+)
 
 
 def postgres_database() -> str:
