@@ -2,6 +2,7 @@
 
 import pytest
 
+from evalapp import jsonl
 from evalapp.jsonl import MAX_DEPTH, _fast_object, parse_json_text, read_jsonl
 
 # Lines orjson reads: each must come out identical (types included: 1 is not 1.0, key order kept).
@@ -49,7 +50,11 @@ def test_the_fast_path_gives_what_the_strict_path_gives_or_stands_aside(text):
         assert repr(fast) == repr(strict)  # repr tells 1 from 1.0 and keeps key order
 
 
-def test_read_jsonl_reads_a_file_of_both_kinds_as_the_strict_path_does(tmp_path):
+# read_jsonl checks a block of lines at once: a line to itself (every line orjson reads takes the block's fast
+# path, every other its own), a few lines (blocks of both kinds), and the whole file in one block.
+@pytest.mark.parametrize("block_bytes", [1, 200, 1 << 20])
+def test_read_jsonl_reads_a_file_of_both_kinds_as_the_strict_path_does(tmp_path, monkeypatch, block_bytes):
+    monkeypatch.setattr(jsonl, "BLOCK_BYTES", block_bytes)
     lines = READ_ALIKE + STANDS_ASIDE
     path = tmp_path / "mixed.jsonl"
     path.write_text("\n".join(lines) + "\r\n", encoding="utf-8")
