@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+from django.db import connection
 
 from annotation import search
 from annotation.models import Chunk
@@ -200,3 +201,31 @@ def test_a_search_runs_a_bounded_number_of_statements(tmp_path, django_assert_ma
         search.search_chunks("zebra pla", limit=10)
     with django_assert_max_num_queries(7):  # and the source of the listed chunks
         search.search_chunks("zebra pla", limit=10, source="s1")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite's posting table is its primary key")
+def test_postgresql_scores_a_chunk_from_the_index_alone(db, tmp_path, monkeypatch):
+    """A ranking's random access (a chunk's postings of a word's terms) is an index-only scan of the postings'
+    primary key, which carries the weight (migration 0024): a search never reads the table itself."""
+    monkeypatch.setattr(topk, "_PROBE_TERMS", 0)  # every probe by chunk, as for a prefix of many completions
+    corpus_import(path=write_jsonl(tmp_path / "c.jsonl", rows(5)))
+    words = topk.lookup(search.query_words("plan pla"))
+    assert words is not None
+    pks = list(Chunk.objects.filter(retired=False).values_list("pk", flat=True)[:20])
+    captured = []
+
+    def capture(execute, sql, params, many, context):
+        captured.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        scores = topk._score(set(pks), words, [{} for _ in words])
+    assert scores and set(scores) <= set(pks)
+    sql, params = next((s, p) for s, p in captured if "chunk_id = ANY" in s)
+    with connection.cursor() as cursor:
+        # A table this small is cheaper to scan whole; forbid that, so the plan shows which index serves.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(r[0] for r in cursor.fetchall())
+    assert "Index Only Scan using annotation_search_posting_pkey" in plan, plan
