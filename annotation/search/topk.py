@@ -279,23 +279,46 @@ def _best(scores: dict[int, int], k: int) -> list[tuple[int, int]]:
 
 def count_matches(words: list[Word], filters: Filters, cap: int) -> int:
     """How many live chunks match every word (and the filters), counted up to cap + 1: the shortest list's
-    chunks, each checked for the other words."""
+    chunks, each checked for the other words.
+
+    On PostgreSQL every check is a probe of the chunk's postings (OFFSET 0 keeps the planner from turning it
+    into a join that hashes the whole of a longer list first), and a chunk is counted at its first term of the
+    shortest word rather than by DISTINCT (which PostgreSQL hashes whole before the LIMIT), so the count stops
+    once it passes cap: a common word's thousands of matches cost about cap probes, not its list."""
     s = min(range(len(words)), key=lambda i: words[i].postings)
-    where, params = in_list("p.term_id", sorted(words[s].terms))
+    pg = is_postgres()
+    terms = sorted(words[s].terms)
+    where, params = in_list("p.term_id", terms)
     conditions, join = [where], ""
     if filters.source:
         join = " JOIN annotation_chunk c ON c.id = p.chunk_id JOIN annotation_document d ON d.id = c.document_id"
         # The `+` keeps SQLite from walking every chunk of the source by its index.
-        conditions.append(f"{'d.source' if is_postgres() else '+d.source'} = %s")
+        conditions.append(f"{'d.source' if pg else '+d.source'} = %s")
         params.append(filters.source)
+    probe_end = " OFFSET 0" if pg else ""
+    others = []
     for n, word in enumerate(words):
         if n == s:
             continue
         term_in, tparams = _probe(f"q{n}.term_id", sorted(word.terms))
-        conditions.append(f"EXISTS (SELECT 1 FROM {POSTINGS} q{n} WHERE q{n}.chunk_id = p.chunk_id AND {term_in})")
+        others.append(
+            f"EXISTS (SELECT 1 FROM {POSTINGS} q{n} WHERE q{n}.chunk_id = p.chunk_id AND {term_in}{probe_end})"
+        )
         params += tparams
+    if pg and len(terms) > 1:
+        # Counted once: at the chunk's lowest term of the shortest word, checked (CASE fixes the order) only on
+        # the postings that hold every other word.
+        term_in, tparams = _probe("e.term_id", terms)
+        first = (
+            f"NOT EXISTS (SELECT 1 FROM {POSTINGS} e WHERE e.chunk_id = p.chunk_id AND e.term_id < p.term_id "
+            f"AND {term_in}{probe_end})"
+        )
+        params += tparams
+        others = [f"CASE WHEN {' AND '.join(others)} THEN {first} ELSE false END" if others else first]
+    conditions += others
+    chunks = "p.chunk_id" if pg else "DISTINCT p.chunk_id"
     sql = (
-        f"SELECT count(*) FROM (SELECT DISTINCT p.chunk_id FROM {POSTINGS} p{join} "
+        f"SELECT count(*) FROM (SELECT {chunks} FROM {POSTINGS} p{join} "
         f"WHERE {' AND '.join(conditions)} LIMIT {int(cap) + 1}) m"
     )
     with connection.cursor() as cur:

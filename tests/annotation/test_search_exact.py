@@ -229,3 +229,18 @@ def test_postgresql_scores_a_chunk_from_the_index_alone(db, tmp_path, monkeypatc
         cursor.execute("EXPLAIN " + sql, params)
         plan = "\n".join(r[0] for r in cursor.fetchall())
     assert "Index Only Scan using annotation_search_posting_pkey" in plan, plan
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("source", ["", "s1"])
+@pytest.mark.parametrize("q", ["pla", "plan pla", "the pla", "w3 pla", "data pl", "w1 w2"])
+def test_count_matches_counts_each_matching_chunk_once_up_to_the_cap(tmp_path, q, source):
+    """A chunk holding several completions of a prefix ("pla": plan, plans, planet, planar) is one match."""
+    corpus_import(path=write_jsonl(tmp_path / "c.jsonl", rows(7)))
+    words = topk.lookup(search.query_words(q))
+    assert words is not None
+    full = len(full_ranking(q, source=source))
+    assert full > 5  # the cap below is reached
+    filters = topk.Filters(source=source)
+    assert topk.count_matches(words, filters, cap=10**6) == full
+    assert topk.count_matches(words, filters, cap=5) == 6  # "more than 5"
