@@ -49,6 +49,9 @@ def setup_django(url: str) -> None:
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("LOG_LEVEL", "ERROR")
     os.environ.setdefault("EVALAPP_VAR_DIR", str(ROOT / "var" / "bench" / "pages-var"))
+    # Production settings (DEBUG off) redirect plain HTTP to HTTPS, and the test Client speaks plain HTTP: without
+    # this every page measured would be the redirect.
+    os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -396,6 +399,9 @@ def measure(client, url: str, repeat: int, before=None) -> tuple[float, int, flo
             times.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)
         status = response.status_code
+        if status != 200:
+            # A redirect or an error page is not the page: its time would mislead.
+            raise SystemExit(f"{url}: HTTP {status}, not the page; nothing measured")
     statements = [q["sql"] for q in ctx.captured_queries]
     # The page's own SQL, bare: each statement as it was sent (with its parameters inlined by Django's
     # capture), fetched whole through the same connection.

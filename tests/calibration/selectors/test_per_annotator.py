@@ -74,3 +74,54 @@ def test_version_page_shows_the_table(client, make_user):
     page = client.get(f"/judges/versions/{m.judge_version_id}/").content.decode()
     assert 'data-testid="per-annotator"' in page
     assert "<td>ann1</td><td>8</td>" in page
+
+
+def test_three_annotators_with_gaps_match_the_pairs_counted_one_by_one():
+    """Three annotators, one of whom skipped items, and a judge with an error and an invalid output: each
+    annotator's two tables are those of the pairs listed one by one (item by item, every other annotator)."""
+    import random
+
+    from evalstats import agreement_from_counts
+
+    rng = random.Random(7)
+    judge = JudgeFactory()
+    version = cast(JudgeVersion, JudgeVersionFactory(judge=judge))
+    truth = [rng.choice([C, X]) for _ in range(30)]
+    sample, items = sample_of(judge, truth)
+    labels: dict[str, list[str | None]] = {
+        "amy": [t if rng.random() < 0.85 else (X if t == C else C) for t in truth],
+        "bo": [t if rng.random() < 0.7 else (X if t == C else C) for t in truth],
+        "cy": [rng.choice([C, X]) if k % 3 else None for k in range(30)],  # skipped a third of the items
+    }
+    for name, row in labels.items():
+        user = cast(User, UserFactory(username=name))
+        for item, label in zip(items, row, strict=True):
+            if label is not None:
+                HumanLabel.objects.create(
+                    answer=item.answer, annotator=user, verdict=label, labelled_at=item.answer.run.started_at
+                )
+    verdicts = [t if k % 7 else "error" for k, t in enumerate(truth)]
+    verdicts[4] = "invalid"
+    m = Measurement.objects.get(run=measured(version, sample, items, verdicts))
+
+    out = per_annotator(m)
+    assert out is not None and list(out) == ["amy", "bo", "cy"]
+    index = {C: 0, X: 1}
+    seed = m.run.sample.seed
+    for who, row in labels.items():
+        judge_table, human_table = [[0, 0], [0, 0]], [[0, 0], [0, 0]]
+        for k, label in enumerate(row):
+            if label is None:
+                continue
+            said = verdicts[k] if verdicts[k] in index else (X if label == C else C)
+            judge_table[index[label]][index[said]] += 1
+            for other, other_row in labels.items():
+                their = other_row[k]
+                if other != who and their is not None:
+                    human_table[index[label]][index[their]] += 1
+        got = out[who]
+        assert got["n"] == sum(map(sum, judge_table)) and got["n_human"] == sum(map(sum, human_table))
+        assert got["kappa_judge"] == agreement_from_counts(judge_table, [C, X], positive=C).kappa
+        assert got["kappa_human"] == agreement_from_counts(human_table, [C, X], positive=C).kappa
+        assert got["kappa_human_ci95"] == bootstrap_kappa_ci(human_table, iters=2000, seed=seed).as_list()
+    assert out["cy"]["n"] == 20 and out["amy"]["n_human"] == 30 + 20
