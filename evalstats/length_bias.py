@@ -67,9 +67,12 @@ def length_pass_gap(
     ranked = passes[order]  # position i is the i-th shortest answer
     statistic = round(float(_gap(ranked, quarter)), 6)
     rng = np.random.default_rng(seed)
-    # Drawing positions in the length order and sorting them orders each draw by (length, input order).
-    draws = np.sort(rng.integers(0, n, size=(iters, n)), axis=1)
-    gaps = _gap(ranked[draws], quarter)
+    # Drawing positions in the length order: a draw's shortest quarter is its `quarter` smallest positions and
+    # its longest quarter its `quarter` largest. Partitioning each draw around those two ranks finds them in
+    # linear time (sorting it whole took twice as long); only which positions fall in each quarter matters
+    # for its pass rate, not their order within it, and a sum of 0/1 passes is exact in any order.
+    draws = np.partition(rng.integers(0, n, size=(iters, n)), [quarter - 1, n - quarter], axis=1)
+    gaps = 100.0 * (ranked[draws[:, n - quarter :]].mean(axis=-1) - ranked[draws[:, :quarter]].mean(axis=-1))
     tail = (1.0 - level) / 2 * 100
     lo, hi = (round(float(x), 6) for x in np.percentile(gaps, [tail, 100 - tail]))
     warning = None

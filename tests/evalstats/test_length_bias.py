@@ -64,3 +64,22 @@ def test_too_few_correct_answers_is_undefined():
 def test_mismatched_lengths_are_refused():
     with pytest.raises(ValueError):
         length_pass_gap([1, 2], [1], [True, True])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_the_interval_is_that_of_each_draw_sorted_whole(seed):
+    """Each draw ordered by (length, input order) in full, its quarters' pass rates compared: the definition,
+    which the partition of each draw around its quarters must give to the last bit (ties of length included)."""
+    rng = np.random.default_rng(seed)
+    n = 203
+    lengths = rng.integers(1, 40, size=n).tolist()  # many ties
+    judge = rng.integers(0, 2, size=n).tolist()
+    human = (rng.random(n) < 0.8).tolist()
+    got = length_pass_gap(lengths, judge, human, iters=400, seed=seed)
+
+    keep = np.asarray(human)
+    ranked = np.asarray(judge, dtype=float)[keep][np.argsort(np.asarray(lengths)[keep], kind="stable")]
+    m, quarter = len(ranked), len(ranked) // 4
+    draws = np.sort(np.random.default_rng(seed).integers(0, m, size=(400, m)), axis=1)
+    gaps = 100.0 * (ranked[draws][:, -quarter:].mean(axis=1) - ranked[draws][:, :quarter].mean(axis=1))
+    assert got.ci95 == [round(float(x), 6) for x in np.percentile(gaps, [2.5, 97.5])]
