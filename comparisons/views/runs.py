@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from annotation.models import Dataset, Run
@@ -17,15 +18,29 @@ from evalapp.errors import ServiceError
 from evalapp.roles import ENGINEER, role_required
 from evalapp.views import render_error
 
+# Runs a page of the runs list (`?page=N`, newest first).
+RUNS_PER_PAGE = 100
+
 
 @role_required(ENGINEER)
 def run_list(request):
-    """Every run with its pinned inputs, and a form to compare two of them."""
-    runs = list(Run.objects.select_related("dataset", "dataset_version").order_by("-started_at", "run_id")[:500])
+    """Every run with its pinned inputs, a page at a time, and a form to compare two of them (any run id; the
+    page's runs are suggested, the newest two filled in). A page that is not there shows another, never an error
+    (Django's Paginator.get_page: a number out of range the last page, anything that is not a number the first)."""
+    runs = Run.objects.select_related("dataset", "dataset_version").order_by("-started_at", "run_id")
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    shown = list(page.object_list)
     return render(
         request,
         "comparisons/runs_list.html",
-        {"runs": runs, "datasets": Dataset.objects.all(), "blind_run_ids": blind_scope(request.user).run_ids},
+        {
+            "runs": shown,
+            "page": page,
+            "a": shown[1].run_id if len(shown) > 1 else "",
+            "b": shown[0].run_id if shown else "",
+            "datasets": Dataset.objects.all(),
+            "blind_run_ids": blind_scope(request.user).run_ids,
+        },
     )
 
 
