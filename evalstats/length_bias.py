@@ -30,11 +30,9 @@ class LengthBias:
     reason: str | None = None
 
 
-def _gap(passes_by_length: npt.NDArray[np.float64], quarter: int) -> npt.NDArray[np.float64]:
-    """Points between the last and first `quarter` columns of each row (rows already in length order)."""
-    short = passes_by_length[..., :quarter].mean(axis=-1)
-    long = passes_by_length[..., -quarter:].mean(axis=-1)
-    return np.asarray(100.0 * (long - short), dtype=np.float64)
+def _gap(short: npt.NDArray[np.float64], long: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Points between the pass rates of the longest and the shortest quarter (each row's last axis)."""
+    return np.asarray(100.0 * (long.mean(axis=-1) - short.mean(axis=-1)), dtype=np.float64)
 
 
 def length_pass_gap(
@@ -65,14 +63,14 @@ def length_pass_gap(
         )
     order = np.argsort(lens, kind="stable")
     ranked = passes[order]  # position i is the i-th shortest answer
-    statistic = round(float(_gap(ranked, quarter)), 6)
+    statistic = round(float(_gap(ranked[:quarter], ranked[-quarter:])), 6)
     rng = np.random.default_rng(seed)
     # Drawing positions in the length order: a draw's shortest quarter is its `quarter` smallest positions and
     # its longest quarter its `quarter` largest. Partitioning each draw around those two ranks finds them in
     # linear time (sorting it whole took twice as long); only which positions fall in each quarter matters
     # for its pass rate, not their order within it, and a sum of 0/1 passes is exact in any order.
     draws = np.partition(rng.integers(0, n, size=(iters, n)), [quarter - 1, n - quarter], axis=1)
-    gaps = 100.0 * (ranked[draws[:, n - quarter :]].mean(axis=-1) - ranked[draws[:, :quarter]].mean(axis=-1))
+    gaps = _gap(ranked[draws[:, :quarter]], ranked[draws[:, n - quarter :]])
     tail = (1.0 - level) / 2 * 100
     lo, hi = (round(float(x), 6) for x in np.percentile(gaps, [tail, 100 - tail]))
     warning = None
