@@ -188,16 +188,18 @@ def parse_json_text(
     return value, None
 
 
-def _fast_object(raw: bytes) -> dict[str, Any] | None:
+def _fast_object(raw: bytes, *, bytes_checked: bool = False) -> dict[str, Any] | None:
     """The line's object parsed by orjson (several times faster than the json module) when orjson is
     certain to give exactly what ``parse_json_text`` gives, else None (then the strict path parses it and
-    names any fault). orjson refuses NaN, Infinity, numbers too large for a float, raw control characters
-    and lone surrogates alike, but it reads an integer beyond 64 bits as a float: a line holding 19 digits
-    in a row (anywhere, a string too) takes the strict path, as do a line with a NUL or surrogate escape,
-    one with more than MAX_DEPTH brackets, and anything that is not an object."""
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH or _long_digits(raw):
+    names any fault). orjson refuses NaN, Infinity, numbers too large for a float, raw control characters,
+    lone surrogates, a byte-order mark and bytes that are not UTF-8 alike, but it reads an integer beyond
+    64 bits as a float: a line holding 19 digits in a row (anywhere, a string too) takes the strict path, as
+    do a line with a NUL or surrogate escape, one with more than MAX_DEPTH brackets, and anything that is not
+    an object. `bytes_checked`: the caller found no 19 digits in a row and no such escape in a text that
+    holds this line (read_jsonl checks a block of lines at once)."""
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
         return None
-    if b"\\u" in raw and _SUSPECT_ESCAPE_BYTES.search(raw):
+    if not bytes_checked and (_long_digits(raw) or (b"\\u" in raw and _SUSPECT_ESCAPE_BYTES.search(raw))):
         return None
     try:
         value = orjson.loads(raw)
@@ -263,17 +265,13 @@ def read_jsonl(
                 number += 1
                 if report is not None and number % PROGRESS_EVERY == 0:
                     report(number)
-                if plain and raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
-                    # What orjson reads as an object here is what the strict path reads. What it refuses (a
-                    # byte-order mark, bytes that are not UTF-8, a blank or malformed line) goes the long way.
-                    try:
-                        value = orjson.loads(raw)
-                    except orjson.JSONDecodeError:
-                        value = None
-                    if type(value) is dict:
-                        records += 1
-                        yield number, value, None
-                        continue
+                # What orjson reads as an object is what the strict path reads. What it refuses (a byte-order
+                # mark, bytes that are not UTF-8, a blank or malformed line) or may misread goes the long way.
+                fast = _fast_object(raw, bytes_checked=plain)
+                if fast is not None:
+                    records += 1
+                    yield number, fast, None
+                    continue
                 result = _read_line(number, raw, hooks)
                 if result is not None:
                     records += 1
@@ -289,7 +287,8 @@ BLOCK_BYTES = 1 << 20
 def _read_line(
     number: int, raw: bytes, hooks: tuple[list[str], json.JSONDecoder]
 ) -> tuple[int, dict[str, Any] | None, Problem | None] | None:
-    """One line the long way: (number, object, None), (number, None, problem), or None for a blank line."""
+    """One line the fast path left (`_fast_object`), the long way: (number, object, None), (number, None,
+    problem), or None for a blank line."""
     if number == 1 and raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
     try:
@@ -300,9 +299,6 @@ def _read_line(
         return None
     if line.startswith("\ufeff"):
         return number, None, Problem("a UTF-8 byte-order mark is allowed only at the start of the file", line=number)
-    fast = _fast_object(raw)
-    if fast is not None:
-        return number, fast, None
     obj, problem = parse_json_text(line.rstrip("\r\n"), line=number, _hooks=hooks)
     if problem is not None:
         return number, None, problem
