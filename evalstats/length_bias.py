@@ -35,6 +35,40 @@ def _gap(short: npt.NDArray[np.float64], long: npt.NDArray[np.float64]) -> npt.N
     return np.asarray(100.0 * (long.mean(axis=-1) - short.mean(axis=-1)), dtype=np.float64)
 
 
+def length_bias_warning(statistic: float | None, ci95: list[float] | None, *, warn_points: float) -> str | None:
+    """The sentence that says a judge rewards (or penalises) length: when the interval excludes 0 and the gap
+    is at least `warn_points`; None otherwise (or when the statistic is undefined)."""
+    if statistic is None or ci95 is None:
+        return None
+    lo, hi = ci95
+    if not ((lo > 0 or hi < 0) and abs(statistic) >= warn_points):
+        return None
+    side = "more" if statistic > 0 else "less"
+    rewards = "rewards" if statistic > 0 else "penalises"
+    return (
+        f"the judge passes the longest quarter of correct answers {abs(statistic):.1f} points {side} often "
+        f"than the shortest (95% interval {lo:.1f} to {hi:.1f}): it {rewards} length"
+    )
+
+
+# Positions below this fit in 16 bits, where numpy sorts by radix (stable sort), in linear time.
+_RADIX_POSITIONS = 1 << 16
+
+
+def _ordered_draws(draws: npt.NDArray[np.int64], quarter: int) -> npt.NDArray[np.integer]:
+    """Each draw (a row of positions in the length order) with its `quarter` smallest positions first and its
+    `quarter` largest last: a draw's shortest and longest quarters. Only which positions fall in each quarter
+    matters for its pass rate, not their order within it (a sum of 0/1 passes is exact in any order).
+
+    Positions that fit in 16 bits are sorted whole by numpy's radix sort, about four times faster than
+    partitioning each row around the two ranks (2,000 draws of 7,000: 46 against 158 ms); larger draws are
+    partitioned, in linear time."""
+    n = draws.shape[1]
+    if n <= _RADIX_POSITIONS:
+        return np.sort(draws.astype(np.uint16), axis=1, kind="stable")
+    return np.partition(draws, [quarter - 1, n - quarter], axis=1)
+
+
 def length_pass_gap(
     lengths: Sequence[int],
     judge_pass: Sequence[int | bool],
@@ -64,21 +98,9 @@ def length_pass_gap(
     order = np.argsort(lens, kind="stable")
     ranked = passes[order]  # position i is the i-th shortest answer
     statistic = round(float(_gap(ranked[:quarter], ranked[-quarter:])), 6)
-    rng = np.random.default_rng(seed)
-    # Drawing positions in the length order: a draw's shortest quarter is its `quarter` smallest positions and
-    # its longest quarter its `quarter` largest. Partitioning each draw around those two ranks finds them in
-    # linear time (sorting it whole took twice as long); only which positions fall in each quarter matters
-    # for its pass rate, not their order within it, and a sum of 0/1 passes is exact in any order.
-    draws = np.partition(rng.integers(0, n, size=(iters, n)), [quarter - 1, n - quarter], axis=1)
+    draws = _ordered_draws(np.random.default_rng(seed).integers(0, n, size=(iters, n)), quarter)
     gaps = _gap(ranked[draws[:, :quarter]], ranked[draws[:, n - quarter :]])
     tail = (1.0 - level) / 2 * 100
     lo, hi = (round(float(x), 6) for x in np.percentile(gaps, [tail, 100 - tail]))
-    warning = None
-    if (lo > 0 or hi < 0) and abs(statistic) >= warn_points:
-        side = "more" if statistic > 0 else "less"
-        rewards = "rewards" if statistic > 0 else "penalises"
-        warning = (
-            f"the judge passes the longest quarter of correct answers {abs(statistic):.1f} points {side} often "
-            f"than the shortest (95% interval {lo:.1f} to {hi:.1f}): it {rewards} length"
-        )
+    warning = length_bias_warning(statistic, [lo, hi], warn_points=warn_points)
     return LengthBias(statistic, [lo, hi], warning, METHOD, n, quarter, quarter)

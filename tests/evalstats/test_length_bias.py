@@ -83,3 +83,19 @@ def test_the_interval_is_that_of_each_draw_sorted_whole(seed):
     draws = np.sort(np.random.default_rng(seed).integers(0, m, size=(400, m)), axis=1)
     gaps = 100.0 * (ranked[draws][:, -quarter:].mean(axis=1) - ranked[draws][:, :quarter].mean(axis=1))
     assert got.ci95 == [round(float(x), 6) for x in np.percentile(gaps, [2.5, 97.5])]
+
+
+def test_a_draw_too_large_for_16_bits_gives_the_sorted_definition_too():
+    """Above 65,536 answers the positions no longer fit the radix sort's 16 bits and each draw is partitioned
+    around its quarters instead: the same interval as each draw sorted whole."""
+    rng = np.random.default_rng(2)
+    n = 70_001
+    lengths = rng.integers(1, 3000, size=n)
+    judge = rng.integers(0, 2, size=n)
+    got = length_pass_gap(lengths.tolist(), judge.tolist(), [True] * n, iters=12, seed=7)
+
+    ranked = judge.astype(float)[np.argsort(lengths, kind="stable")]
+    quarter = n // 4
+    draws = np.sort(np.random.default_rng(7).integers(0, n, size=(12, n)), axis=1)
+    gaps = 100.0 * (ranked[draws][:, -quarter:].mean(axis=1) - ranked[draws][:, :quarter].mean(axis=1))
+    assert got.ci95 == [round(float(x), 6) for x in np.percentile(gaps, [2.5, 97.5])]
