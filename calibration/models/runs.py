@@ -135,6 +135,10 @@ class Measurement(models.Model):
     criteria = models.JSONField(default=dict, blank=True)
     # {repeats, n, flip_rate, flip_rate_ci95, kappa_self, kappa_self_ci95} of a run with repeats, else null.
     self_consistency = models.JSONField(null=True, blank=True)
+    # The gate's length bias worked out when the measurement was taken (calibration.selectors.reliability:
+    # statistic, ci95, method, n, n_short, n_long, reason; the warning is worded on reading, from the setting
+    # then). Null for a measurement taken before it was kept here: worked out on its first reading instead.
+    length_bias = models.JSONField(null=True, blank=True)
     measured_at = models.DateTimeField()
 
     class Meta:

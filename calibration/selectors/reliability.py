@@ -8,9 +8,9 @@ from django.conf import settings
 from django.db.models import Case, Value, When
 from django.db.models.functions import Length
 
-from calibration.models import Measurement, Verdict
+from calibration.models import CalibrationRun, Measurement, Verdict
 from calibration.selectors.summary import measurement_figure
-from evalstats.length_bias import length_pass_gap
+from evalstats.length_bias import length_bias_warning, length_pass_gap
 
 # Draws of the length-bias bootstrap, as many as the gate's other intervals.
 LENGTH_BIAS_ITERS = 2000
@@ -18,15 +18,23 @@ LENGTH_BIAS_ITERS = 2000
 
 def length_bias_gap(measurement: Measurement) -> dict:
     """The gate's `length_bias`: the judge's pass rate among human-correct answers, longest quarter minus
-    shortest, in points, with a bootstrap interval seeded by the sample's seed. Worked out once per
-    measurement (its verdicts and the answers' texts never change)."""
-    return measurement_figure(measurement, "length_bias_gap", lambda: _length_bias_gap(measurement))
+    shortest, in points, with a bootstrap interval seeded by the sample's seed, and a warning worded from
+    JUDGE_LENGTH_BIAS_WARN_POINTS as it is now. The figure is kept with the measurement when it is taken
+    (its verdicts and the answers' texts never change); a measurement taken before that works it out once
+    and keeps it in the cache."""
+    figure = measurement.length_bias
+    if figure is None:
+        figure = measurement_figure(measurement, "length_bias_gap", lambda: length_bias_measure(measurement.run))
+    warn = settings.JUDGE_LENGTH_BIAS_WARN_POINTS
+    return {**figure, "warning": length_bias_warning(figure["statistic"], figure["ci95"], warn_points=warn)}
 
 
-def _length_bias_gap(measurement: Measurement) -> dict:
+def length_bias_measure(run: CalibrationRun) -> dict:
+    """The length bias of a closed run's verdicts (their `human_verdict` written), as kept in
+    `Measurement.length_bias`: everything but the warning, which depends on a setting."""
     passes = Case(When(verdict="correct", then=Value(1)), default=Value(0))
     rows = list(
-        Verdict.objects.filter(run_id=measurement.run_id, human_verdict="correct")
+        Verdict.objects.filter(run_id=run.pk, human_verdict="correct")
         .order_by("item_id")
         .values_list(Length("item__answer__answer"), passes)
     )
@@ -35,13 +43,11 @@ def _length_bias_gap(measurement: Measurement) -> dict:
         [r[1] for r in rows],
         [True] * len(rows),
         iters=LENGTH_BIAS_ITERS,
-        seed=measurement.run.sample.seed,
-        warn_points=settings.JUDGE_LENGTH_BIAS_WARN_POINTS,
+        seed=run.sample.seed,
     )
     return {
         "statistic": got.statistic,
         "ci95": got.ci95,
-        "warning": got.warning,
         "method": got.method,
         "n": got.n,
         "n_short": got.n_short,

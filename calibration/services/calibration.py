@@ -14,6 +14,7 @@ from calibration.backends.runner import Outcome
 from calibration.models import CalibrationRun, Judge, JudgeVersion, Measurement, RepeatVerdict, SampleItem, Verdict
 from calibration.selectors.diagnostics import question_records
 from calibration.selectors.judges import judge_version_get
+from calibration.selectors.reliability import length_bias_measure
 from calibration.services import engine
 from calibration.services.criterion_measurement import criteria_measure, version_criteria_definitions
 from calibration.services.engine import FINAL_VERDICTS
@@ -326,6 +327,7 @@ def calibration_close(*, run_id: int) -> CalibrationRun | None:
         if run.judge_version.criteria
         else {},
         self_consistency=self_consistency_measure(run=run, verdicts=verdicts),
+        length_bias=length_bias_measure(run),
         measured_at=now,
     )
     run.status, run.finished_at, run.message = "done", now, ""

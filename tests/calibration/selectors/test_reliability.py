@@ -85,3 +85,57 @@ def test_unmeasured_gate_has_no_length_bias_and_blind_viewers_never_see_it():
 
     assert judge_gate(cast(JudgeVersion, JudgeVersionFactory()))["length_bias"] is None
     assert "length_bias" in GATE_WITHHELD
+
+
+def test_a_closed_run_keeps_its_length_bias_and_the_gate_reads_it_without_drawing_again(world, run_inline, monkeypatch):
+    """Closing a calibration works the length bias out once and keeps it on the measurement: the gate (page and
+    API alike) then reads it from the row, without the 2,000 draws, on any process and after any cache loss."""
+    version = judge_version_create(judge_name="span-judge", backend="span")[0]
+    run = run_inline(version, size=30)
+    correct = sorted(
+        (v.item_id, len(v.item.answer.answer), v.verdict == "correct")
+        for v in Verdict.objects.filter(run=run, human_verdict="correct").select_related("item__answer")
+    )
+    expected = length_pass_gap(
+        [c[1] for c in correct], [int(c[2]) for c in correct], [True] * len(correct), iters=2000, seed=run.sample.seed
+    )
+    kept = Measurement.objects.get(run=run).length_bias
+    assert kept == {
+        "statistic": expected.statistic,
+        "ci95": expected.ci95,
+        "method": "percentile bootstrap over items",
+        "n": len(correct),
+        "n_short": len(correct) // 4,
+        "n_long": len(correct) // 4,
+        "reason": None,
+    }
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("the kept figure is drawn again")
+
+    monkeypatch.setattr("calibration.selectors.reliability.length_pass_gap", no_drawing)
+    cache.clear()
+    assert judge_gate(version)["length_bias"] == {**kept, "warning": expected.warning}
+
+
+def test_a_kept_length_bias_is_worded_with_the_warning_setting_of_the_reading(tmp_path, settings):
+    version, _items = _measured_with_verdicts(tmp_path, lambda i: "correct")
+    kept = {
+        "statistic": 30.0,
+        "ci95": [12.5, 47.5],
+        "method": "percentile bootstrap over items",
+        "n": 23,
+        "n_short": 5,
+        "n_long": 5,
+        "reason": None,
+    }
+    Measurement.objects.filter(judge_version=version).update(length_bias=kept)
+    settings.JUDGE_LENGTH_BIAS_WARN_POINTS = 10.0
+    assert judge_gate(version)["length_bias"] == {
+        **kept,
+        "warning": "the judge passes the longest quarter of correct answers 30.0 points more often than the "
+        "shortest (95% interval 12.5 to 47.5): it rewards length",
+    }
+    settings.JUDGE_LENGTH_BIAS_WARN_POINTS = 40.0
+    assert judge_gate(version)["length_bias"] == {**kept, "warning": None}
+    assert Measurement.objects.get(judge_version=version).length_bias == kept  # read, never written back
