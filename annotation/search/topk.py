@@ -32,6 +32,9 @@ READ_WHOLE = 3000
 _PROBE_TERMS = 16
 # Chunks are scored in batches of this many, best upper bound first, so the k-th score rises early.
 _SCORE_BATCH = 256
+# PostgreSQL's match count reads another word's list whole into a hash when it is this short (postings), and
+# probes each candidate chunk for it otherwise: hashing 30,000 postings costs about what a thousand probes do.
+HASH_POSTINGS = 30_000
 
 
 @dataclass
@@ -281,10 +284,12 @@ def count_matches(words: list[Word], filters: Filters, cap: int) -> int:
     """How many live chunks match every word (and the filters), counted up to cap + 1: the shortest list's
     chunks, each checked for the other words.
 
-    On PostgreSQL every check is a probe of the chunk's postings (OFFSET 0 keeps the planner from turning it
-    into a join that hashes the whole of a longer list first), and a chunk is counted at its first term of the
-    shortest word rather than by DISTINCT (which PostgreSQL hashes whole before the LIMIT), so the count stops
-    once it passes cap: a common word's thousands of matches cost about cap probes, not its list."""
+    On PostgreSQL another word's list no longer than HASH_POSTINGS is read whole into a hash (a semi-join:
+    a bounded cost, where probing thousands of candidates for it is not); a longer one is probed chunk by
+    chunk (OFFSET 0 keeps the planner from hashing the whole of it first), so a common word's thousands of
+    matches cost about cap probes, not its list. A chunk is counted at its first term of the shortest word
+    rather than by DISTINCT (which PostgreSQL hashes whole before the LIMIT), so the count stops once it
+    passes cap."""
     s = min(range(len(words)), key=lambda i: words[i].postings)
     pg = is_postgres()
     terms = sorted(words[s].terms)
@@ -300,10 +305,14 @@ def count_matches(words: list[Word], filters: Filters, cap: int) -> int:
     for n, word in enumerate(words):
         if n == s:
             continue
-        term_in, tparams = _probe(f"q{n}.term_id", sorted(word.terms))
-        others.append(
-            f"EXISTS (SELECT 1 FROM {POSTINGS} q{n} WHERE q{n}.chunk_id = p.chunk_id AND {term_in}{probe_end})"
-        )
+        if pg and word.postings <= HASH_POSTINGS:
+            term_in, tparams = in_list(f"q{n}.term_id", sorted(word.terms))
+            others.append(f"p.chunk_id IN (SELECT q{n}.chunk_id FROM {POSTINGS} q{n} WHERE {term_in})")
+        else:
+            term_in, tparams = _probe(f"q{n}.term_id", sorted(word.terms))
+            others.append(
+                f"EXISTS (SELECT 1 FROM {POSTINGS} q{n} WHERE q{n}.chunk_id = p.chunk_id AND {term_in}{probe_end})"
+            )
         params += tparams
     if pg and len(terms) > 1:
         # Counted once: at the chunk's lowest term of the shortest word, checked (CASE fixes the order) only on

@@ -232,10 +232,13 @@ def test_postgresql_scores_a_chunk_from_the_index_alone(db, tmp_path, monkeypatc
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("hash_postings", [10**9, 0], ids=["hashed", "probed"])
 @pytest.mark.parametrize("source", ["", "s1"])
 @pytest.mark.parametrize("q", ["pla", "plan pla", "the pla", "w3 pla", "data pl", "w1 w2"])
-def test_count_matches_counts_each_matching_chunk_once_up_to_the_cap(tmp_path, q, source):
-    """A chunk holding several completions of a prefix ("pla": plan, plans, planet, planar) is one match."""
+def test_count_matches_counts_each_matching_chunk_once_up_to_the_cap(tmp_path, monkeypatch, q, source, hash_postings):
+    """A chunk holding several completions of a prefix ("pla": plan, plans, planet, planar) is one match;
+    the same count whether PostgreSQL hashes the other words' lists or probes each chunk for them."""
+    monkeypatch.setattr(topk, "HASH_POSTINGS", hash_postings)
     corpus_import(path=write_jsonl(tmp_path / "c.jsonl", rows(7)))
     words = topk.lookup(search.query_words(q))
     assert words is not None
