@@ -110,3 +110,16 @@ def test_retag_queue_is_empty_without_a_version(db):
     assert retag_qids(Dataset.objects.create(name="empty")) == []
     html = client_for("ex", "expert").get("/datasets/empty/").content.decode()
     assert "No published version yet." in html
+
+
+@pytest.mark.django_db
+def test_the_stale_chart_draws_in_german_too(decayed):
+    from django.utils import translation
+
+    from tests.machine_numbers import assert_machine_numbers_plain
+
+    expert = client_for("ex", "expert")
+    with translation.override("de"):
+        html = expert.get("/datasets/support/").content.decode()
+    assert 'data-testid="stale-chart"' in html
+    assert_machine_numbers_plain(html, at_least=20)

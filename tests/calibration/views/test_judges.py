@@ -87,3 +87,20 @@ def test_every_page_of_disagreements_walks_the_sample_in_order(world, run_inline
 
     assert shown == expected
     assert rows(client.get(f"{url}?page={pages + 5}").content.decode()) == expected[(pages - 1) * PER_PAGE :]
+
+
+@pytest.mark.django_db
+def test_the_version_pages_charts_draw_in_german_too(world, run_inline, client, make_user):
+    """The kappa scale, the baselines, the confusion heatmap, the strata and the history: SVG numbers, never
+    a locale's (German writes the kappa's position 212,5, which draws nothing)."""
+    from django.utils import translation
+
+    from tests.machine_numbers import assert_machine_numbers_plain
+
+    version, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10)
+    run_inline(version, size=60)
+    client.force_login(make_user("eng", "engineer"))
+    with translation.override("de"):
+        html = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    assert html.count("<svg") >= 5
+    assert_machine_numbers_plain(html, at_least=60)
