@@ -4,6 +4,8 @@ nowhere. Pages wrap their charts in {% localize off %} (or pass such a value thr
 
 import re
 
+from django.utils import translation
+
 # SVG's own attributes that take a number (a length may end in %).
 _SVG_NUMBERS = re.compile(r'\s(x|y|x1|x2|y1|y2|cx|cy|r|width|height|fill-opacity|stroke-width)="([^"]*)"')
 _PLAIN = re.compile(r"-?\d+(\.\d+)?%?")
@@ -29,3 +31,9 @@ def assert_machine_numbers_plain(html: str, *, at_least: int) -> None:
     numbers = machine_numbers(html)
     assert len(numbers) >= at_least, numbers
     assert [n for n in numbers if not _PLAIN.fullmatch(n)] == []
+
+
+def page_in_german(client, path: str, params: dict | None = None) -> str:
+    """The page's HTML rendered in German (which writes 0,5 for a half): the language to check these numbers in."""
+    with translation.override("de"):
+        return client.get(path, params or {}).content.decode()

@@ -6,6 +6,7 @@ from django.test import Client
 
 from annotation.services.users import user_upsert
 from tests.conftest import CORPUS, write_jsonl
+from tests.machine_numbers import assert_machine_numbers_plain, page_in_german
 
 PASSWORD = "pw-stale-123456"
 # Both gold passages change: q-0001 and q-0002 are stale, q-0003 (not answerable) has no gold to check.
@@ -114,12 +115,7 @@ def test_retag_queue_is_empty_without_a_version(db):
 
 @pytest.mark.django_db
 def test_the_stale_chart_draws_in_german_too(decayed):
-    from django.utils import translation
-
-    from tests.machine_numbers import assert_machine_numbers_plain
-
     expert = client_for("ex", "expert")
-    with translation.override("de"):
-        html = expert.get("/datasets/support/").content.decode()
+    html = page_in_german(expert, "/datasets/support/")
     assert 'data-testid="stale-chart"' in html
     assert_machine_numbers_plain(html, at_least=20)

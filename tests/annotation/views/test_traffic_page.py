@@ -7,6 +7,7 @@ import pytest
 from annotation.models import TrafficQuestion, WorkingExample
 from tests.annotation.selectors.test_traffic_coverage import classified_world
 from tests.annotation.traffic_world import traffic_world
+from tests.machine_numbers import assert_machine_numbers_plain, page_in_german
 
 pytestmark = pytest.mark.django_db
 
@@ -106,12 +107,7 @@ def test_a_bad_n_is_said_and_the_set_size_is_used(tmp_path, expert):
 
 def test_the_bars_draw_in_german_too(tmp_path, expert):
     """A share of 22.2 % is a bar 22.2 wide, never "22,2" (no width at all) where the page renders in German."""
-    from django.utils import translation
-
-    from tests.machine_numbers import assert_machine_numbers_plain
-
     classified_world(tmp_path)
-    with translation.override("de"):
-        page = expert.get("/tagging/shop/traffic/?n=5").content.decode()
+    page = page_in_german(expert, "/tagging/shop/traffic/", {"n": 5})
     assert_machine_numbers_plain(page, at_least=10)
     assert '<rect width="22.2" height="1">' in page

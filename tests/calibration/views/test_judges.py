@@ -8,6 +8,7 @@ import pytest
 from calibration.models import Verdict
 from calibration.selectors.diagnostics import disagreements
 from calibration.services.judges import judge_version_create
+from tests.machine_numbers import assert_machine_numbers_plain, page_in_german
 
 PER_PAGE = 2  # the page's 25, made small so the world's few disagreements span pages
 
@@ -93,14 +94,9 @@ def test_every_page_of_disagreements_walks_the_sample_in_order(world, run_inline
 def test_the_version_pages_charts_draw_in_german_too(world, run_inline, client, make_user):
     """The kappa scale, the baselines, the confusion heatmap, the strata and the history: SVG numbers, never
     a locale's (German writes the kappa's position 212,5, which draws nothing)."""
-    from django.utils import translation
-
-    from tests.machine_numbers import assert_machine_numbers_plain
-
     version, _ = judge_version_create(judge_name="span-judge", backend="span", min_n=10)
     run_inline(version, size=60)
     client.force_login(make_user("eng", "engineer"))
-    with translation.override("de"):
-        html = client.get(f"/judges/versions/{version.pk}/").content.decode()
+    html = page_in_german(client, f"/judges/versions/{version.pk}/")
     assert html.count("<svg") >= 5
     assert_machine_numbers_plain(html, at_least=60)

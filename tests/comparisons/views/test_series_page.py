@@ -3,10 +3,9 @@
 import re
 
 import pytest
-from django.utils import translation
 
 from tests.comparisons.support import build_series
-from tests.machine_numbers import assert_machine_numbers_plain
+from tests.machine_numbers import assert_machine_numbers_plain, page_in_german
 
 pytestmark = pytest.mark.django_db
 
@@ -17,8 +16,7 @@ def german_engineer(client, make_user, tmp_path):
     client.force_login(make_user("eng", "engineer"))
 
     def get(path: str, **params) -> str:
-        with translation.override("de"):
-            return client.get(path, params).content.decode()
+        return page_in_german(client, path, params)
 
     return get
 
