@@ -26,6 +26,9 @@ from typing import IO, Any
 
 READY = "ready."
 
+# Seconds between the main loop's looks at the signal flag and the children.
+POLL = 0.2
+
 
 def _pump(stream: IO[str], ready: threading.Event) -> None:
     """Copy a child's output to ours, line by line, and note when the worker reports it is ready."""
@@ -78,15 +81,18 @@ def main(argv: list[str] | None = None) -> int:
     ready = threading.Event()
     assert worker.stdout is not None
     threading.Thread(target=_pump, args=(worker.stdout, ready), daemon=True).start()
-    stopping = threading.Event()
+    # The handlers only write a flag. A handler runs on the main thread between any two of its bytecodes, so
+    # one that took a lock could wait forever for a lock its own thread holds: threading.Event.set takes the
+    # lock that Event.wait holds around its checks, and a Ctrl-C landing there hung this loop for good.
+    stopping = [False]
 
     def on_signal(signum: int, frame: object) -> None:
-        stopping.set()
+        stopping[0] = True
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     announced = False
-    while not stopping.is_set():
+    while not stopping[0]:
         if not announced and ready.is_set():
             notice = Path(args.notice).read_text(encoding="utf-8") if args.notice else ""
             print(
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         if any(child.poll() is not None for child in children):
             print("a child stopped on its own; stopping the other", file=sys.stderr, flush=True)
             break
-        stopping.wait(0.2)
+        time.sleep(POLL)
     print("stopping the web server and the worker…", flush=True)
     return _stop(children, args.grace)
 

@@ -66,3 +66,56 @@ def test_ctrl_c_stops_both_children_once_and_cleanly(tmp_path):
     assert len(output.splitlines()) < 200
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0  # the web server is gone
+
+
+# Drives evalapp.serve.main with two stand-in children (a shell that prints the worker's "ready." line, and a
+# sleep), raising SIGINT at the k-th line the main thread runs once the handler is in place, for every k up to
+# the script's argument: a Ctrl-C at any point of the loop, including inside whatever it waits on.
+_EVERY_MOMENT = r"""
+import signal, subprocess, sys
+import evalapp.serve as serve
+
+serve.POLL = 0.002
+popen = subprocess.Popen
+worker = ["sh", "-c", "echo 'celery@stand-in ready.'; exec sleep 60"]
+calls = []
+
+def stand_in(args, **kwargs):
+    calls.append(args)
+    return popen(worker if len(calls) % 2 else ["sleep", "60"], **kwargs)
+
+serve.subprocess.Popen = stand_in
+for k in range(1, int(sys.argv[1]) + 1):
+    seen = [0]
+
+    def tracer(frame, event, arg):
+        if event == "line" and signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            seen[0] += 1
+            if seen[0] == k:
+                signal.raise_signal(signal.SIGINT)
+        return tracer
+
+    sys.settrace(tracer)
+    code = serve.main(["--grace", "5"])
+    sys.settrace(None)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    assert code == 0, (k, code)
+    print("stopped at line", k, flush=True)
+"""
+
+
+def test_a_ctrl_c_at_any_moment_of_the_loop_stops_serve():
+    # Before, the handler called threading.Event.set while the loop waited in Event.wait: a signal landing
+    # where Event.wait holds its lock made the handler wait for that lock on the same thread, for ever.
+    moments = 120
+    out = subprocess.run(
+        [sys.executable, "-c", _EVERY_MOMENT, str(moments)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("stopped at line") == moments
+    assert out.stdout.count("stopping the web server and the worker") == moments
