@@ -25,7 +25,9 @@ django-postgres-copy) speak PostgreSQL's COPY only, and the project runs on SQLi
 """
 
 import json
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
@@ -126,7 +128,12 @@ def insert_rows(
     as `json_text`). Returns how many. `rows` may be a generator: it is read once, a batch at a time, so
     a million rows are never all held. Run it inside a transaction: a failure part-way leaves rows behind
     otherwise."""
-    connection = connections[using]
+    return _insert_rows(connections[using], model, fields, rows)
+
+
+def _insert_rows(
+    connection: BaseDatabaseWrapper, model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
     model_fields = _fields(model, fields)
     columns = [_column(connection, f) for f in model_fields]
     table = connection.ops.quote_name(model._meta.db_table)
@@ -172,6 +179,61 @@ def insert_rows(
                 cursor.execute(sql, params)
             written += len(part)
     return written
+
+
+class RowWriter:
+    """`insert_rows` on a thread of its own, behind the caller: while the database writes one batch, the
+    caller reads and checks the next (an import's parsing is Python, holding the interpreter; SQLite's and
+    psycopg's writing lets go of it, so on two cores the two overlap). The batches go through a queue of
+    `depth`: held in memory at once are the batch being written, at most `depth` waiting, and the one the
+    caller is building.
+
+    Used as a context manager inside the caller's transaction, on the caller's connection (shared with the
+    thread for the duration; the caller must not use the connection until the block ends). The block's end
+    waits for every batch to be written. A failed write is raised in the caller at its next `put` or at
+    the block's end; after it, later batches are dropped. When the block ends with an exception, the
+    batches not yet written are dropped and the thread is waited for before the exception goes on, so
+    the transaction rolls back with no write in flight."""
+
+    def __init__(self, model: type[models.Model], fields: Sequence[str], *, using: str = "default", depth: int = 1):
+        self.connection = connections[using]
+        self.model, self.fields = model, fields
+        self.written = 0
+        self._queue: queue.Queue[Sequence[Sequence[Any]] | None] = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self._stop = False
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "RowWriter":
+        self.connection.ensure_connection()
+        self.connection.inc_thread_sharing()
+        self._thread = threading.Thread(target=self._write, name="evalapp-row-writer", daemon=True)
+        self._thread.start()
+        return self
+
+    def put(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Queue one batch (the writer keeps the list: hand over a new one each time)."""
+        if self._error is not None:
+            raise self._error
+        if rows:
+            self._queue.put(rows)
+
+    def _write(self) -> None:
+        while (rows := self._queue.get()) is not None:
+            if self._error is None and not self._stop:
+                try:
+                    self.written += _insert_rows(self.connection, self.model, self.fields, rows)
+                except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                    self._error = exc
+
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        self._stop = exc is not None
+        self._queue.put(None)
+        assert self._thread is not None
+        self._thread.join()
+        self.connection.dec_thread_sharing()
+        if exc is None and self._error is not None:
+            raise self._error
 
 
 def update_rows(

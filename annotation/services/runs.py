@@ -15,7 +15,7 @@ from annotation.models import (
     missing_pins,
 )
 from annotation.selectors.datasets import latest_version
-from evalapp.bulk import insert_rows, json_text
+from evalapp.bulk import RowWriter, json_text
 from evalapp.db import column_strings
 from evalapp.errors import Problem, ServiceError
 from evalapp.jsonl import (
@@ -258,42 +258,46 @@ def run_import(*, path: str | Path, strict: bool = False) -> RunImportResult:
         batch: list[tuple] = []
         append, seen_at = batch.append, seen.get
         writing = run is not None and not problems
-        for line, obj, problem in records:
-            if problem or obj is None:
-                problems.extend([problem] if problem else [])
-                writing = False
-                continue
-            if not _answer_line_ok(obj):
-                _check_answer_line(obj, line, problems)
-                writing = writing and not problems
-            qid = obj.get("qid")
-            if type(qid) is str:
-                first = seen_at(qid)
-                if first is not None:
-                    problems.append(Problem(f"duplicate qid {qid!r} (first on line {first})", line=line, field="qid"))
+        with RowWriter(Answer, ANSWER_COLUMNS) as writer:
+            for line, obj, problem in records:
+                if problem or obj is None:
+                    problems.extend([problem] if problem else [])
                     writing = False
-                seen[qid] = line
-                if qids is not None and qid not in qids:
-                    assert version is not None
-                    qid_problems.append(
-                        Problem(
-                            f"qid {qid!r} is not in dataset version {version.dataset_hash[:19]}…",
-                            line=line,
-                            field="qid",
+                    continue
+                if not _answer_line_ok(obj):
+                    _check_answer_line(obj, line, problems)
+                    writing = writing and not problems
+                qid = obj.get("qid")
+                if type(qid) is str:
+                    first = seen_at(qid)
+                    if first is not None:
+                        problems.append(
+                            Problem(f"duplicate qid {qid!r} (first on line {first})", line=line, field="qid")
                         )
-                    )
-                    writing = False
-            answers += 1
-            if writing:
-                append(_answer_row(run_pk, obj))
-                if len(batch) >= BATCH:
-                    insert_rows(Answer, ANSWER_COLUMNS, batch)
-                    batch.clear()
-        problems = problems + header_problems + qid_problems
-        if problems:
-            raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
-        assert run is not None
-        insert_rows(Answer, ANSWER_COLUMNS, batch)
+                        writing = False
+                    seen[qid] = line
+                    if qids is not None and qid not in qids:
+                        assert version is not None
+                        qid_problems.append(
+                            Problem(
+                                f"qid {qid!r} is not in dataset version {version.dataset_hash[:19]}…",
+                                line=line,
+                                field="qid",
+                            )
+                        )
+                        writing = False
+                answers += 1
+                if writing:
+                    append(_answer_row(run_pk, obj))
+                    if len(batch) >= BATCH:
+                        writer.put(batch)
+                        batch = []
+                        append = batch.append
+            problems = problems + header_problems + qid_problems
+            if problems:
+                raise ServiceError(f"{path}: {len(problems)} problem(s); nothing was imported", problems)
+            assert run is not None
+            writer.put(batch)
     dataset = header.dataset
     return RunImportResult(run.run_id, answers, dataset.name if dataset else None, run.dataset_hash, header.missing)
 

@@ -164,11 +164,12 @@ def _peak_import(tmp_path, name, n):
 @pytest.mark.django_db
 def test_run_import_memory_does_not_grow_with_the_answers_text(tmp_path):
     questions_import(
-        path=write_jsonl(tmp_path / "q.jsonl", [question(f"q-{i:05d}") for i in range(8000)]), dataset_name="big"
+        path=write_jsonl(tmp_path / "q.jsonl", [question(f"q-{i:05d}") for i in range(12000)]), dataset_name="big"
     )
-    # Both sizes fill a write batch (2000 answers); past it, more answers add only their qids.
-    small = _peak_import(tmp_path, "small", 2500)
-    large = _peak_import(tmp_path, "large", 8000)
+    # Both sizes fill the write pipeline (a batch of 2000 answers being written, one waiting, one being read);
+    # past it, more answers add only their qids.
+    small = _peak_import(tmp_path, "small", 6500)
+    large = _peak_import(tmp_path, "large", 12000)
     # 5500 more answers of 2 KB each would be 11 MB more if they were held at once.
     assert large - small < 2_000_000, (small, large)
-    assert Answer.objects.count() == 10500
+    assert Answer.objects.count() == 18500
