@@ -256,8 +256,9 @@ def measure(kind: str, file: Path, n: int, database_url: str, var_dir: Path) -> 
         cwd=ROOT,
         capture_output=True,
         text=True,
-        check=True,
     )
+    if out.returncode:
+        sys.exit(f"the {kind} child failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
     result["per_second"] = n / result["seconds"] if result["seconds"] else 0
     return result
@@ -294,7 +295,11 @@ def main() -> None:
         args.kind, args.file = args.child
         return child(args)
     if args.code:
-        os.environ["IMPORT_BENCH_CODE"] = str(Path(args.code).resolve())
+        # The children run in that directory too: the project's code found first on the path is the
+        # working directory's (Celery puts it there), whatever else the path holds.
+        global ROOT
+        ROOT = Path(args.code).resolve()
+        os.environ["IMPORT_BENCH_CODE"] = str(ROOT)
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
