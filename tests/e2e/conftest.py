@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.shots import SCREENSHOTS
+
 # pytest-playwright runs an event loop in the test thread; Django refuses ORM calls from a thread
 # with a running loop unless told that this is fine (it is: the tests are not async code).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -24,7 +26,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +61,15 @@ def login(live_server):
         return page
 
     return _login
+
+
+@pytest.fixture(autouse=True)
+def _no_page_outlives_its_test(request):
+    """Close whatever browser contexts a test opened and left open (`browser.new_context()` outside the
+    `context` fixture, which closes its own): their pages would go on polling the session's live server
+    into the tests after, on data that is no longer there."""
+    browser = request.getfixturevalue("browser") if "browser" in request.fixturenames else None
+    yield
+    if browser is not None:
+        for context in list(browser.contexts):
+            context.close()

@@ -16,8 +16,9 @@ from tests.comparisons.support import (
     run_command,
     write_jsonl,
 )
+from tests.e2e.shots import SCREENSHOTS
 
-SHOTS = Path("/work/shots/paired")
+SHOTS = SCREENSHOTS / "paired"
 
 
 def _shoot(page, name: str, shots: Path = SHOTS):
@@ -125,7 +126,7 @@ def test_series_backfill_shows_the_gated_judge_and_the_questions_it_cannot_resco
     assert details.locator("li").all_text_contents() == [
         "q-0003: the question's expected answer changed and no verdict on the new expected exists"
     ]
-    _shoot(page, "series-backfill-judge", Path("/work/shots/backfill"))
+    _shoot(page, "series-backfill-judge", SCREENSHOTS / "backfill")
 
 
 def test_versions_page_ceiling_and_run_page_attribution(tmp_path, live_server, page, login, make_user, screenshot_dir):
@@ -182,7 +183,7 @@ def test_versions_page_pairs_by_pinned_fields_and_reads_the_movement(tmp_path, l
         "On the 9 unchanged questions the score held within the 28.3-point run-to-run band (0.667 → 0.778, +11.1 points)."
     )
     assert page.text_content("[data-testid='modified-by-2']") == "changed: expected 1"
-    _shoot(page, "versions", Path("/work/shots/history"))
+    _shoot(page, "versions", SCREENSHOTS / "history")
 
 
 def test_run_page_after_a_rechunk_and_stale_gold_on_discordant_questions(tmp_path, live_server, page, login, make_user):
@@ -197,7 +198,7 @@ def test_run_page_after_a_rechunk_and_stale_gold_on_discordant_questions(tmp_pat
         "(gone; found by its document)",
     ]
     assert page.locator("[data-testid=cause-generation] td").nth(1).text_content() == "2"
-    _shoot(page, "run-rechunk", Path("/work/shots/history"))
+    _shoot(page, "run-rechunk", SCREENSHOTS / "history")
 
     # The refunds paragraph is dropped: q-0001's gold is stale, and A and B answer it differently.
     doc = {"doc_id": "doc:P", "title": "Plans", "text": "Alpha intro.\n\nNew notice.\n\nTrials run thirty days."}
@@ -213,7 +214,7 @@ def test_run_page_after_a_rechunk_and_stale_gold_on_discordant_questions(tmp_pat
     )
     page.goto(f"{live_server.url}/compare/?a=A&b=B")
     assert "1 on discordant questions, where a stale label can move the difference: q-0001" in page.text_content("body")
-    _shoot(page, "compare-stale", Path("/work/shots/history"))
+    _shoot(page, "compare-stale", SCREENSHOTS / "history")
 
 
 def test_a_stratum_regression_is_shown_first(tmp_path, live_server, page, login, make_user):

@@ -1,16 +1,15 @@
 """Browser: the adjudication list reaches imported disputes a queue could never settle, an adjudicator
 settles one with the keyboard; a rework item shows the auditor's label only after the relabel."""
 
-from pathlib import Path
-
 import pytest
 
 from annotation.models import Adjudication, Queue
 from tests.annotation.conftest import import_disputed_run, make_run, pool  # noqa: F401  (fixtures)
 from tests.annotation.services.test_audits import audit_labels
+from tests.e2e.shots import SCREENSHOTS
 
 PASSWORD = "pw-" + "x" * 8
-SHOTS = Path("/work/shots/disputes")
+SHOTS = SCREENSHOTS / "disputes"
 
 
 def _shoot(page, name: str):

@@ -1,7 +1,6 @@
 """The judge pages in Chromium: a version's evidence, and a run's progress refreshing live."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -11,6 +10,7 @@ from calibration.services import engine
 from calibration.services.calibration import calibration_start, pending_item_ids
 from calibration.services.judges import judge_version_create
 from tests.calibration.world import load_world
+from tests.e2e.shots import SCREENSHOTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -297,7 +297,7 @@ def test_the_ceiling_counts_unresolved_disagreements(page, live_server, login, m
         "2 of these answers carry three or more human labels (3 annotators)"
     )
     expect(page.get_by_test_id("ceiling-multi")).to_contain_text("(too few answers for an interval)")
-    shots = Path("/work/shots/backfill")
+    shots = SCREENSHOTS / "backfill"
     shots.mkdir(parents=True, exist_ok=True)
     for width in (1280, 800):
         page.set_viewport_size({"width": width, "height": 900})
@@ -326,7 +326,7 @@ def test_a_sample_off_its_budget_says_so_on_the_version_page(page, live_server, 
         "(the floor of one answer per stratum raised howto, numeric): howto drew 1 (budget share 0), "
         "numeric drew 1 (budget share 0), policy_lookup drew 18 (budget share 20); weighted back to the budget"
     )
-    shots = Path("/work/shots/runsamp")
+    shots = SCREENSHOTS / "runsamp"
     for width in (1280, 800):
         page.set_viewport_size({"width": width, "height": 900})
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

@@ -6,9 +6,10 @@ import pytest
 
 from annotation.models import Assignment, HumanLabel, LabelEvent, QueueItem
 from tests.annotation.conftest import make_run  # noqa: F401  (the fixture, shared with the annotation tests)
+from tests.e2e.shots import SCREENSHOTS
 
 PASSWORD = "pw-" + "x" * 8
-SHOTS = "/work/shots/labday"
+SHOTS = SCREENSHOTS / "labday"
 FORM = "form[data-keyboard-form]"
 
 

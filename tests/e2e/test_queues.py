@@ -5,6 +5,7 @@ import pytest
 
 from annotation.models import Answer, HumanLabel, QueueItem
 from tests.annotation.conftest import make_run  # noqa: F401  (the fixture, shared with the annotation tests)
+from tests.e2e.shots import SCREENSHOTS
 
 PASSWORD = "pw-" + "x" * 8
 
@@ -140,13 +141,12 @@ def three_rater_queue(make_run, make_user):
 def test_stats_page_shows_multi_rater_agreement_under_the_pairwise_figures(
     page, live_server, login, three_rater_queue, screenshot_dir
 ):
-    from pathlib import Path
 
     from axe_playwright_python.sync_playwright import Axe
 
     from tests.e2e.test_accessibility import WCAG_AA
 
-    shots = Path("/work/shots/agree")
+    shots = SCREENSHOTS / "agree"
     shots.mkdir(parents=True, exist_ok=True)
     login(page, "erin", PASSWORD)
     for width in (1280, 800):
