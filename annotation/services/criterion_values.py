@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from annotation.models import Answer, Criterion, CriterionLabel, CriterionLabelEvent, Run
+from annotation.models import Criterion, CriterionLabel, CriterionLabelEvent, Run
 from evalapp.errors import Problem
 from evalstats.criteria import NAME_MAX
 
@@ -15,10 +15,11 @@ QUEUE_CRITERIA_MAX = 20
 
 
 def queue_criteria_check(
-    *, criteria: object, tolerance: object, answers: list[Answer], problems: list[Problem]
+    *, criteria: object, tolerance: object, run_pks: set[int], problems: list[Problem]
 ) -> tuple[list[str], dict[str, int]]:
     """The queue's criterion names and tolerance as given, checked against the dataset its answers' runs
-    pin (one dataset for them all); each fault is added to `problems` naming its field."""
+    (`run_pks`, their primary keys; none when the queue has no answers) pin, one dataset for them all; each
+    fault is added to `problems` naming its field."""
     if criteria is None:
         criteria = []
     if tolerance is None:
@@ -41,9 +42,9 @@ def queue_criteria_check(
                 Problem("a tolerance needs the ordinal criteria it applies to in criteria", field="tolerance")
             )
         return [], {}
-    if not answers:
+    if not run_pks:
         return [], {}
-    datasets = set(Run.objects.filter(pk__in={a.run_id for a in answers}).values_list("dataset_id", flat=True))
+    datasets = set(Run.objects.filter(pk__in=run_pks).values_list("dataset_id", flat=True))
     if None in datasets or len(datasets) != 1:
         problems.append(
             Problem(

@@ -5,6 +5,7 @@ import hashlib
 import random
 import re
 import secrets
+from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -56,18 +57,29 @@ def _digest(*parts) -> int:
     return int.from_bytes(hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()[:8], "big")
 
 
-def _strata_of(run: Run, qids) -> dict[str, str]:
-    """qid -> stratum from the run's dataset version ('' when the run has no version)."""
+def _strata_of(run: Run, qids=None) -> dict[str, str]:
+    """qid -> stratum from the run's dataset version ('' when the run has no version): of the qids given, or
+    of every line of the version (a whole run's answers: one read of the version, not a list of its qids)."""
     if run.dataset_version_id is None:
         return {}
-    return dict(
-        VersionEntry.objects.filter(version_id=run.dataset_version_id, qid__in=list(qids)).values_list("qid", "stratum")
-    )
+    entries = VersionEntry.objects.filter(version_id=run.dataset_version_id)
+    if qids is not None:
+        entries = entries.filter(qid__in=list(qids))
+    return dict(entries.values_list("qid", "stratum"))
 
 
-def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answer, str]]:
-    """(answer, stratum) pairs the queue will hold, or problems naming what is wrong."""
-    out: list[tuple[Answer, str]] = []
+class _Chosen(NamedTuple):
+    """An answer a queue will hold, as plain values (at ten thousand answers, model instances cost more than
+    the database does): its primary key, its run's and its stratum."""
+
+    pk: int
+    run_pk: int
+    stratum: str
+
+
+def _resolve_items(*, run_id, items, sample, seed, problems) -> list[_Chosen]:
+    """The answers the queue will hold, in order, or problems naming what is wrong."""
+    out: list[_Chosen] = []
     if bool(run_id) == bool(items):
         problems.append(Problem('give either "run_id" or "items", not both and not neither', field="run_id"))
         return out
@@ -76,16 +88,16 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answe
         if run is None:
             problems.append(Problem(f"unknown run {run_id!r}", field="run_id"))
             return out
-        answers = {a.qid: a for a in Answer.objects.filter(run=run).only("pk", "qid", "run_id")}
+        answers = dict(Answer.objects.filter(run=run).values_list("qid", "pk"))
         if not answers:
             problems.append(Problem(f"run {run_id!r} has no answers", field="run_id"))
             return out
-        strata = _strata_of(run, answers)
+        strata = _strata_of(run)
         qids = sorted(answers)
         if sample is not None:
             budget = run.dataset.strata_budget if run.dataset_id else None
             qids = sorted(stratified_sample({q: strata.get(q, "") for q in qids}, sample, seed=seed, budget=budget))
-        return [(answers[q], strata.get(q, "")) for q in qids]
+        return [_Chosen(answers[q], run.pk, strata.get(q, "")) for q in qids]
     if sample is not None:
         problems.append(Problem('"sample" draws from a whole run; give "run_id" with it', field="sample"))
     if not isinstance(items, list):
@@ -114,8 +126,8 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[tuple[Answe
         if run is None:
             continue
         strata = _strata_of(run, qids)
-        for answer in Answer.objects.filter(run=run, qid__in=list(qids)).only("pk", "qid", "run_id"):
-            found[(rid, answer.qid)] = (answer, strata.get(answer.qid, ""))
+        for qid, pk in Answer.objects.filter(run=run, qid__in=list(qids)).values_list("qid", "pk"):
+            found[(rid, qid)] = _Chosen(pk, run.pk, strata.get(qid, ""))
     for key, i in seen.items():
         if key not in found:
             known_run = Run.objects.filter(run_id=key[0]).exists()
@@ -218,11 +230,11 @@ def queue_create(
     seed = seed if seed is not None else secrets.randbits(31)
     chosen = _resolve_items(run_id=run_id, items=items, sample=sample, seed=seed, problems=problems)
     criteria, tolerance = queue_criteria_check(
-        criteria=criteria, tolerance=tolerance, answers=[answer for answer, _s in chosen], problems=problems
+        criteria=criteria, tolerance=tolerance, run_pks={c.run_pk for c in chosen}, problems=problems
     )
     if isinstance(name, str) and name.strip():
         # Annotators see the queue's name: it must not tell them which system or run made the answers.
-        runs = {answer.run_id for answer, _stratum in chosen}
+        runs = {c.run_pk for c in chosen}
         for rid, system in Run.objects.filter(pk__in=runs).values_list("run_id", "system"):
             leaked = [
                 w
@@ -262,8 +274,8 @@ def queue_create(
         # Plain rows, every column as the model's defaults would set it: at ten thousand items, model
         # instances cost more than the database does.
         rows = [
-            (queue.pk, new_item_key(), answer.pk, stratum, pos, QueueItem.OPEN, 0, 0)
-            for (answer, stratum), pos in zip(chosen, positions, strict=False)
+            (queue.pk, new_item_key(), c.pk, c.stratum, pos, QueueItem.OPEN, 0, 0)
+            for c, pos in zip(chosen, positions, strict=True)
         ]
         insert_rows(QueueItem, ITEM_COLUMNS, rows)
         if kind == Queue.KIND_LABELLING and overlap > 1:
