@@ -12,6 +12,9 @@ default runs: the caller gives every column the row needs.
                    on PostgreSQL, more than COPY_MIN rows (or a stream) go through COPY FROM STDIN, many
                    times faster than INSERTs with values bound on the client (as Django binds them); rows
                    may be a generator, read a batch at a time
+  RowWriter        insert_rows on a thread of its own while the caller prepares the next batch (an import
+                   reads and checks lines while the database writes the lines before), on the caller's
+                   connection and in its transaction
   update_rows      per-row values by primary key: executemany on SQLite, UPDATE … FROM unnest(arrays)
                    on PostgreSQL (a statement per UNNEST_BATCH rows)
   update_ids       the same values on any number of rows named by id, in one statement (the ids go as one
