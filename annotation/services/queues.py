@@ -59,7 +59,7 @@ def _digest(*parts) -> int:
 
 def _strata_of(run: Run, qids=None) -> dict[str, str]:
     """qid -> stratum from the run's dataset version ('' when the run has no version): of the qids given, or
-    of every line of the version (a whole run's answers: one read of the version, not a list of its qids)."""
+    of every line of the version (qids None)."""
     if run.dataset_version_id is None:
         return {}
     entries = VersionEntry.objects.filter(version_id=run.dataset_version_id)
@@ -84,7 +84,7 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[_Chosen]:
         problems.append(Problem('give either "run_id" or "items", not both and not neither', field="run_id"))
         return out
     if run_id:
-        run = Run.objects.filter(run_id=run_id).select_related("dataset").first()
+        run = Run.objects.filter(run_id=run_id).select_related("dataset", "dataset_version").first()
         if run is None:
             problems.append(Problem(f"unknown run {run_id!r}", field="run_id"))
             return out
@@ -92,7 +92,9 @@ def _resolve_items(*, run_id, items, sample, seed, problems) -> list[_Chosen]:
         if not answers:
             problems.append(Problem(f"run {run_id!r} has no answers", field="run_id"))
             return out
-        strata = _strata_of(run)
+        # The version read whole when the run answers most of it (no list of qids to send), else by the qids.
+        version = run.dataset_version
+        strata = _strata_of(run, None if version is not None and 2 * len(answers) >= version.examples else answers)
         qids = sorted(answers)
         if sample is not None:
             budget = run.dataset.strata_budget if run.dataset_id else None

@@ -20,9 +20,12 @@ from annotation.models import (
     QueueMember,
 )
 from annotation.services.claims import Conflict, lease_renew, queue_next
+from annotation.services.datasets import questions_import
 from annotation.services.labelling import item_adjudicate, label_submit
 from annotation.services.queues import queue_create, queue_members_add, queue_rubric_update
+from annotation.services.runs import run_import
 from evalapp.errors import ServiceError
+from tests.annotation.conftest import queue_questions
 from tests.annotation.services.conftest import _counts
 from tests.comparisons.support import run_command
 from tests.conftest import run_cmd, write_jsonl
@@ -63,6 +66,25 @@ def test_create_queue_over_a_whole_run(make_run, pool):
     assert queue.rubrics.get().text == "v1 text"
     assert queue_rubric_update(queue=queue, text="v2 text") == 2
     assert list(queue.rubrics.values_list("number", "text")) == [(1, "v1 text"), (2, "v2 text")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("answered", [[0, 4, 8], [0, 1, 2, 3, 4, 5, 7, 8]], ids=["a third", "most"])
+def test_a_queue_over_a_run_answering_part_of_its_version_has_each_answers_stratum(tmp_path, pool, answered):
+    """A run answering most of its version reads the version's strata whole, one answering a few reads them
+    by qid: the same strata either way."""
+    questions = queue_questions(9)
+    questions_import(path=write_jsonl(tmp_path / "q.jsonl", questions), dataset_name="part")
+    rows = [{"run_id": "part-run", "system": "s", "dataset": "part"}]
+    rows += [{"qid": f"q-{i:04d}", "answer": f"answer {i}"} for i in answered]
+    run_import(path=write_jsonl(tmp_path / "run.jsonl", rows))
+
+    queue = queue_create(name="part", annotators=["ann1", "ann2"], run_id="part-run", seed=1)
+
+    want = {q["qid"]: q["stratum"] for q in questions}
+    got = dict(QueueItem.objects.filter(queue=queue).values_list("answer__qid", "stratum"))
+    assert got == {f"q-{i:04d}": want[f"q-{i:04d}"] for i in answered}
+    assert len(set(got.values())) > 1
 
 
 @pytest.mark.django_db
