@@ -3,7 +3,7 @@
 import threading
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, connections, transaction
 
 from annotation.models import Answer, Run
 from evalapp.bulk import RowWriter, insert_rows
@@ -16,6 +16,12 @@ def a_run() -> Run:
     run = RunFactory()
     assert isinstance(run, Run)
     return run
+
+
+def sharing() -> int:
+    """How many holders share the default connection with other threads: a session's live server over an
+    in-memory SQLite database is one, so a test compares the count before and after."""
+    return int(vars(connections["default"])["_thread_sharing_count"])
 
 
 def rows(run: Run, start: int, stop: int) -> list[tuple]:
@@ -65,12 +71,13 @@ def test_the_writes_are_on_another_thread_and_in_the_callers_transaction(monkeyp
 def test_a_failed_write_is_raised_in_the_caller_and_later_batches_are_dropped():
     run = a_run()
     Answer.objects.create(run=run, qid="q-00005", answer="already here")
+    before = sharing()
     with pytest.raises(IntegrityError), transaction.atomic(), RowWriter(Answer, COLUMNS) as writer:
         writer.put(rows(run, 0, 10))  # q-00005 is taken
         writer.put(rows(run, 10, 20))
     assert list(Answer.objects.filter(run=run).values_list("qid", "answer")) == [("q-00005", "already here")]
     # The connection is the caller's alone again.
-    assert not connection.allow_thread_sharing
+    assert sharing() == before
 
 
 @pytest.mark.django_db
@@ -92,12 +99,13 @@ def test_a_failed_write_is_raised_at_the_next_put():
 @pytest.mark.django_db
 def test_the_callers_exception_waits_for_the_writer_then_goes_on_and_nothing_stays():
     run = a_run()
+    before = sharing()
     with pytest.raises(ValueError, match="line 7"), transaction.atomic(), RowWriter(Answer, COLUMNS) as writer:
         writer.put(rows(run, 0, 1000))
         writer.put(rows(run, 1000, 2000))
         raise ValueError("line 7: bad")
     assert writer._thread is not None and not writer._thread.is_alive()
-    assert not connection.allow_thread_sharing
+    assert sharing() == before
     assert Answer.objects.filter(run=run).count() == 0
 
 
