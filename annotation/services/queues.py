@@ -231,13 +231,13 @@ def queue_create(
         )
     seed = seed if seed is not None else secrets.randbits(31)
     chosen = _resolve_items(run_id=run_id, items=items, sample=sample, seed=seed, problems=problems)
+    run_pks = {c.run_pk for c in chosen}
     criteria, tolerance = queue_criteria_check(
-        criteria=criteria, tolerance=tolerance, run_pks={c.run_pk for c in chosen}, problems=problems
+        criteria=criteria, tolerance=tolerance, run_pks=run_pks, problems=problems
     )
     if isinstance(name, str) and name.strip():
         # Annotators see the queue's name: it must not tell them which system or run made the answers.
-        runs = {c.run_pk for c in chosen}
-        for rid, system in Run.objects.filter(pk__in=runs).values_list("run_id", "system"):
+        for rid, system in Run.objects.filter(pk__in=run_pks).values_list("run_id", "system"):
             leaked = [
                 w
                 for w in (rid, system)
